@@ -1,0 +1,1 @@
+export { alisio, cli } from "./main.js"

@@ -1,0 +1,62 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type * as Stream from "effect/Stream"
+import type { OutputTruncatedError, ProviderError } from "./Errors.js"
+import { ToolCallId } from "./Ids.js"
+import type { Message } from "./Message.js"
+import type { ToolSpec } from "./Tool.js"
+import { Usage } from "./Usage.js"
+
+/** Reasoning effort levels a model may accept. */
+export const ReasoningEffort = Schema.Literal("minimal", "low", "medium", "high")
+export type ReasoningEffort = typeof ReasoningEffort.Type
+
+/** What the runner knows of a model (discovery merged with the catalog). */
+export const ModelInfo = Schema.Struct({
+  id: Schema.String,
+  provider: Schema.String,
+  contextWindow: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  maxOutputTokens: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  reasoningEfforts: Schema.optional(Schema.Array(ReasoningEffort))
+})
+export type ModelInfo = typeof ModelInfo.Type
+
+/** One request to a model. */
+export interface ModelRequest {
+  readonly model: string
+  readonly system?: string
+  readonly messages: ReadonlyArray<Message>
+  readonly tools: ReadonlyArray<ToolSpec>
+  readonly maxOutputTokens: number
+  readonly effort?: ReasoningEffort
+}
+
+/** Why a response ended, mapped from each server's words. */
+export const FinishReason = Schema.Literal("stop", "tool_calls", "length", "content_filter", "other")
+export type FinishReason = typeof FinishReason.Type
+
+/** The pieces a provider streams back. Tool calls are announced, fed argument fragments, then ended. */
+export const ResponsePart = Schema.Union(
+  Schema.TaggedStruct("TextDelta", { text: Schema.String }),
+  Schema.TaggedStruct("ReasoningDelta", { text: Schema.String }),
+  Schema.TaggedStruct("ToolCallStart", { id: ToolCallId, name: Schema.String }),
+  Schema.TaggedStruct("ToolCallDelta", { id: ToolCallId, argumentsDelta: Schema.String }),
+  Schema.TaggedStruct("ToolCallEnd", { id: ToolCallId }),
+  Schema.TaggedStruct("Finish", { reason: FinishReason, usage: Schema.optional(Usage) })
+)
+export type ResponsePart = typeof ResponsePart.Type
+
+/** The errors a model stream can end with. */
+export type ModelError = ProviderError | OutputTruncatedError
+
+/** A language model provider: a request in, a stream of response parts out. */
+export interface LanguageModelService {
+  /** The provider id, e.g. `openai`. */
+  readonly provider: string
+  readonly stream: (request: ModelRequest) => Stream.Stream<ResponsePart, ModelError>
+  /** The models the provider serves, discovery merged with its catalog. */
+  readonly models: Effect.Effect<ReadonlyArray<ModelInfo>, ProviderError>
+}
+
+export class LanguageModel extends Context.Tag("@alisio/domain/LanguageModel")<LanguageModel, LanguageModelService>() {}

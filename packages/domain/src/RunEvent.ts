@@ -1,0 +1,251 @@
+import * as Either from "effect/Either"
+import type * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { EventId, RunId, SessionId, ToolCallId } from "./Ids.js"
+import { OutputBudgetSource, TimeoutInfo, TruncationInfo } from "./Limits.js"
+import { Message } from "./Message.js"
+import { ToolEffect } from "./Tool.js"
+import { Usage } from "./Usage.js"
+
+/** The version of the event stream; stays 1 while changes are additive (EV-2). */
+export const RUN_EVENT_SCHEMA_VERSION = 1 as const
+
+/** How a tool call ended. */
+export const ToolCallStatus = Schema.Literal("completed", "error", "denied", "cancelled")
+export type ToolCallStatus = typeof ToolCallStatus.Type
+
+/** How a run ended, as stored in `runs.status` and reported for child sessions. */
+export const RunStatus = Schema.Literal(
+  "queued",
+  "running",
+  "completed",
+  "turns_exceeded",
+  "failed",
+  "cancelled",
+  "interrupted"
+)
+export type RunStatus = typeof RunStatus.Type
+
+/** Why a run failed. */
+export const RunFailureCode = Schema.Literal("timeout", "output_truncated", "provider_error", "internal")
+export type RunFailureCode = typeof RunFailureCode.Type
+
+/** What a human wait was about. */
+export const ApprovalKind = Schema.Literal("tool", "external_directory")
+export type ApprovalKind = typeof ApprovalKind.Type
+
+const Count = Schema.NonNegativeInt
+const Millis = Schema.NonNegativeInt
+const Tokens = Schema.Int.pipe(Schema.positive())
+
+/** One payload Schema per event type: the `data` of the envelope. */
+export const RunEventData = {
+  run_started: Schema.Struct({
+    provider: Schema.String,
+    model: Schema.String,
+    requestId: Schema.optional(Schema.String),
+    parentSessionId: Schema.optional(SessionId),
+    readOnly: Schema.Boolean
+  }),
+  message: Schema.Struct({ message: Message }),
+  text_delta: Schema.Struct({ text: Schema.String }),
+  reasoning_delta: Schema.Struct({ text: Schema.String }),
+  tool_call_started: Schema.Struct({
+    toolCallId: ToolCallId,
+    name: Schema.String,
+    arguments: Schema.String,
+    effect: ToolEffect
+  }),
+  tool_progress: Schema.Struct({ toolCallId: ToolCallId, text: Schema.String }),
+  tool_call_completed: Schema.Struct({
+    toolCallId: ToolCallId,
+    name: Schema.String,
+    status: ToolCallStatus,
+    result: Schema.String,
+    durationMs: Millis
+  }),
+  approval_requested: Schema.Struct({
+    approvalId: Schema.String,
+    kind: ApprovalKind,
+    toolCallId: Schema.optional(ToolCallId),
+    tool: Schema.optional(Schema.String),
+    effect: Schema.optional(ToolEffect),
+    path: Schema.optional(Schema.String),
+    summary: Schema.String
+  }),
+  approval_resolved: Schema.Struct({
+    approvalId: Schema.String,
+    approved: Schema.Boolean,
+    by: Schema.Literal("person", "policy")
+  }),
+  turn_completed: Schema.Struct({
+    turn: Schema.Int.pipe(Schema.positive()),
+    durationMs: Millis,
+    ttftMs: Schema.optional(Millis),
+    usage: Schema.optional(Usage),
+    finishReason: Schema.String
+  }),
+  request_retry: Schema.Struct({
+    attempt: Schema.Int.pipe(Schema.positive()),
+    of: Count,
+    reason: Schema.Literal("first_token_timeout"),
+    afterMs: Millis
+  }),
+  truncation_recovery: Schema.Struct({
+    attempt: Schema.Int.pipe(Schema.positive()),
+    of: Count,
+    reason: Schema.Literal("tool_call_cut", "empty_response"),
+    maxOutputTokens: Tokens,
+    effort: Schema.optional(Schema.String)
+  }),
+  response_truncated: Schema.Struct({
+    maxOutputTokens: Tokens,
+    source: OutputBudgetSource,
+    model: Schema.String
+  }),
+  run_completed: Schema.Struct({
+    text: Schema.String,
+    turns: Count,
+    usage: Usage
+  }),
+  run_failed: Schema.Struct({
+    code: RunFailureCode,
+    error: Schema.String,
+    providerCode: Schema.optional(Schema.String),
+    timeout: Schema.optional(TimeoutInfo),
+    truncation: Schema.optional(TruncationInfo)
+  }),
+  run_cancelled: Schema.Struct({ reason: Schema.String }),
+  turns_exceeded: Schema.Struct({ maxTurns: Schema.Int.pipe(Schema.positive()), turns: Count }),
+  child_session_started: Schema.Struct({
+    childSessionId: SessionId,
+    childRunId: RunId,
+    title: Schema.optional(Schema.String),
+    narrowed: Schema.optional(Schema.Array(Schema.String))
+  }),
+  child_session_ended: Schema.Struct({
+    childSessionId: SessionId,
+    childRunId: RunId,
+    status: RunStatus
+  }),
+  decision_completed: Schema.Struct({
+    decisionId: Schema.String,
+    pack: Schema.optional(Schema.String),
+    provider: Schema.String,
+    latencyMs: Millis,
+    decisionCount: Count,
+    rejectedCount: Count,
+    confidenceMin: Schema.Number
+  }),
+  decision_fallback: Schema.Struct({
+    decisionId: Schema.String,
+    pack: Schema.optional(Schema.String),
+    provider: Schema.String,
+    latencyMs: Millis,
+    reason: Schema.String
+  })
+} as const
+
+type DataSchemas = typeof RunEventData
+
+/** Every event type the core emits. */
+export type RunEventType = keyof DataSchemas
+
+/** Event type → payload type (EV-5). */
+export type RunEventDataMap = { readonly [K in RunEventType]: DataSchemas[K]["Type"] }
+
+/** The types streamed to observers and never stored (EV-3). */
+export type EphemeralRunEventType = "text_delta" | "reasoning_delta" | "tool_progress"
+export const ephemeralRunEventTypes: ReadonlySet<string> = new Set<EphemeralRunEventType>([
+  "text_delta",
+  "reasoning_delta",
+  "tool_progress"
+])
+export const isEphemeralType = (type: string): type is EphemeralRunEventType => ephemeralRunEventTypes.has(type)
+
+/** The events that end a run: exactly one per run. */
+export type TerminalRunEventType = "run_completed" | "run_failed" | "run_cancelled" | "turns_exceeded"
+export const terminalRunEventTypes: ReadonlySet<string> = new Set<TerminalRunEventType>([
+  "run_completed",
+  "run_failed",
+  "run_cancelled",
+  "turns_exceeded"
+])
+export const isTerminalType = (type: string): type is TerminalRunEventType => terminalRunEventTypes.has(type)
+
+export const runEventTypes = Object.keys(RunEventData) as ReadonlyArray<RunEventType>
+
+/** The fields every event carries (EV-2). `time` is an ISO-8601 timestamp. */
+export const RunEventEnvelope = {
+  schemaVersion: Schema.Literal(RUN_EVENT_SCHEMA_VERSION),
+  runId: RunId,
+  seq: Schema.Int.pipe(Schema.positive()),
+  eventId: Schema.optional(EventId),
+  correlationId: Schema.optional(Schema.String),
+  sessionId: SessionId,
+  time: Schema.String
+}
+
+const eventSchema = <K extends RunEventType>(type: K) =>
+  Schema.Struct({ ...RunEventEnvelope, type: Schema.Literal(type), data: RunEventData[type] })
+
+type EventSchemas = { readonly [K in RunEventType]: ReturnType<typeof eventSchema<K>> }
+
+/** One Schema per event type, keyed by type. */
+export const RunEventSchemas: EventSchemas = Object.fromEntries(
+  runEventTypes.map((type) => [type, eventSchema(type)])
+) as unknown as EventSchemas
+
+/** The envelope fields as a type. */
+export type RunEventHeader = Schema.Struct.Type<typeof RunEventEnvelope>
+
+/** An event of type K. */
+export type RunEventOf<K extends RunEventType> = Schema.Simplify<
+  RunEventHeader & { readonly type: K; readonly data: RunEventDataMap[K] }
+>
+
+/** The discriminated union of every known event (EV-5). */
+export const KnownRunEvent = Schema.Union(...runEventTypes.map((type) => RunEventSchemas[type])) as unknown as Schema.Schema<
+  { [K in RunEventType]: EventSchemas[K]["Type"] }[RunEventType],
+  { [K in RunEventType]: EventSchemas[K]["Encoded"] }[RunEventType]
+>
+export type KnownRunEvent = typeof KnownRunEvent.Type
+
+/** An event whose type this version does not know; consumers must ignore it. */
+export const UnknownRunEvent = Schema.Struct({
+  ...RunEventEnvelope,
+  type: Schema.String,
+  data: Schema.optional(Schema.Unknown)
+})
+export type UnknownRunEvent = typeof UnknownRunEvent.Type
+
+/** A decoded line: a known event, or one to ignore. */
+export type DecodedRunEvent =
+  | { readonly _tag: "Known"; readonly event: KnownRunEvent }
+  | { readonly _tag: "Unknown"; readonly event: UnknownRunEvent }
+
+type AnyEventSchema = Schema.Schema<KnownRunEvent, unknown>
+const knownDecoders: Record<string, (u: unknown) => Either.Either<KnownRunEvent, ParseResult.ParseError>> =
+  Object.fromEntries(
+    runEventTypes.map((type) => [type, Schema.decodeUnknownEither(RunEventSchemas[type] as unknown as AnyEventSchema)])
+  )
+const decodeUnknownEvent = Schema.decodeUnknownEither(UnknownRunEvent)
+
+/**
+ * Decodes one event as read from JSON. Extra fields are ignored; a type this version does not
+ * know decodes as `Unknown` instead of failing; a known type with a bad payload fails.
+ */
+export const decodeRunEvent = (input: unknown): Either.Either<DecodedRunEvent, ParseResult.ParseError> => {
+  const type = typeof input === "object" && input !== null ? (input as { type?: unknown }).type : undefined
+  if (typeof type === "string" && Object.hasOwn(knownDecoders, type)) {
+    return Either.map(knownDecoders[type]!(input), (event) => ({ _tag: "Known", event }))
+  }
+  return Either.map(decodeUnknownEvent(input), (event) => ({ _tag: "Unknown", event }))
+}
+
+const encoders: Record<string, (event: KnownRunEvent) => unknown> = Object.fromEntries(
+  runEventTypes.map((type) => [type, Schema.encodeSync(RunEventSchemas[type] as unknown as AnyEventSchema)])
+)
+
+/** The JSON form of an event (what `alisio run --json` writes, one per line). */
+export const encodeRunEvent = (event: KnownRunEvent): unknown => encoders[event.type]!(event)

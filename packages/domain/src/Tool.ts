@@ -1,0 +1,79 @@
+import type * as Effect from "effect/Effect"
+import * as JSONSchema from "effect/JSONSchema"
+import * as Schema from "effect/Schema"
+import { ToolError } from "./Errors.js"
+import type { RunId, SessionId, ToolCallId } from "./Ids.js"
+import type { ToolResultContent } from "./Message.js"
+
+/** What a tool can change: nothing, the workspace, the world beyond it, or the host itself (TL-2). */
+export const ToolEffect = Schema.Literal("read", "write", "external", "internal")
+export type ToolEffect = typeof ToolEffect.Type
+
+/** A JSON Schema object describing a tool's arguments, as sent to the model. */
+export type JsonSchema = { readonly [key: string]: unknown }
+
+/** The tool as the model sees it. */
+export interface ToolSpec {
+  readonly name: string
+  readonly description: string
+  readonly parameters: JsonSchema
+}
+
+/** What a tool returns to the model. */
+export interface ToolResult {
+  readonly content: ReadonlyArray<ToolResultContent>
+  readonly isError?: boolean
+}
+
+/** What a tool handler knows about the call it serves. */
+export interface ToolContext {
+  readonly sessionId: SessionId
+  readonly runId: RunId
+  readonly toolCallId: ToolCallId
+  readonly cwd: string
+  readonly readOnly: boolean
+  /** Streams a piece of output to observers as `tool_progress` (never stored). */
+  readonly progress: (text: string) => Effect.Effect<void>
+}
+
+/** A tool: its spec, effect and handler. Arguments arrive as parsed JSON, not yet validated. */
+export interface Tool<R = never> extends ToolSpec {
+  readonly effect: ToolEffect
+  readonly execute: (args: unknown, context: ToolContext) => Effect.Effect<ToolResult, ToolError, R>
+}
+
+/** A result holding one text part. */
+export const textResult = (text: string, options?: { readonly isError?: boolean }): ToolResult =>
+  options?.isError === true ? { content: [{ _tag: "text", text }], isError: true } : { content: [{ _tag: "text", text }] }
+
+/** Builds a tool whose arguments are validated by `input`; a bad argument becomes a `ToolError` the model sees. */
+export const defineTool = <A, I, R>(definition: {
+  readonly name: string
+  readonly description: string
+  readonly effect: ToolEffect
+  readonly input: Schema.Schema<A, I, never>
+  /** Defaults to the JSON Schema derived from `input`. */
+  readonly parameters?: JsonSchema
+  readonly run: (input: A, context: ToolContext) => Effect.Effect<ToolResult, ToolError, R>
+}): Tool<R> => {
+  const decode = Schema.decodeUnknownEither(definition.input, { errors: "all", onExcessProperty: "ignore" })
+  return {
+    name: definition.name,
+    description: definition.description,
+    effect: definition.effect,
+    parameters: definition.parameters ?? jsonSchemaOf(definition.input),
+    execute: (args, context) => {
+      const decoded = decode(args)
+      if (decoded._tag === "Left") {
+        return new ToolError({ message: `Invalid arguments for ${definition.name}: ${decoded.left.message}` })
+      }
+      return definition.run(decoded.right, context)
+    }
+  }
+}
+
+/** The JSON Schema of a Schema, without the `$schema` marker models do not need. */
+export const jsonSchemaOf = (schema: Schema.Schema<any, any, never>): JsonSchema => {
+  const { $schema: _, ...rest } = JSONSchema.make(schema) as unknown as JsonSchema
+  return rest
+}

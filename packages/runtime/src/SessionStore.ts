@@ -1,0 +1,178 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import type { SessionLockedError, SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
+import type { EventId, RunId, SessionId, ToolCallId } from "@alisio/domain/Ids"
+import type { Message } from "@alisio/domain/Message"
+import type { KnownRunEvent, RunStatus, ToolCallStatus } from "@alisio/domain/RunEvent"
+import type { ToolEffect } from "@alisio/domain/Tool"
+import type { Usage } from "@alisio/domain/Usage"
+
+/** A session row. Child sessions have a parent and a status of their own. */
+export interface Session {
+  readonly id: SessionId
+  readonly parentId?: SessionId
+  readonly title?: string
+  readonly cwd: string
+  readonly status: RunStatus
+  readonly pinned: boolean
+  readonly archived: boolean
+  /** Epoch milliseconds. */
+  readonly createdAt: number
+  readonly updatedAt: number
+}
+
+export interface NewSession {
+  readonly id?: SessionId
+  readonly parentId?: SessionId
+  readonly title?: string
+  readonly cwd: string
+  readonly status?: RunStatus
+}
+
+/** A stored message with its position in the session (1-based, increasing). */
+export interface StoredMessage {
+  readonly sessionId: SessionId
+  readonly position: number
+  readonly runId?: RunId
+  readonly message: Message
+  readonly createdAt: number
+}
+
+/** A persisted event: the event as published, with its global `eventId`. */
+export type StoredEvent = KnownRunEvent & { readonly eventId: EventId }
+
+/** The process that owns a run or lock: a pid plus a token telling a reused pid apart. */
+export interface ProcessOwner {
+  readonly pid: number
+  readonly token: string
+  readonly host?: string
+}
+
+export interface RunRecord {
+  readonly id: RunId
+  readonly sessionId: SessionId
+  readonly requestId?: string
+  readonly status: RunStatus
+  readonly model: string
+  readonly provider: string
+  readonly usage?: Usage
+  readonly error?: string
+  readonly owner: ProcessOwner
+  readonly createdAt: number
+  readonly startedAt?: number
+  readonly endedAt?: number
+}
+
+export interface BeginRun {
+  readonly id: RunId
+  readonly sessionId: SessionId
+  readonly requestId?: string
+  readonly model: string
+  readonly provider: string
+  readonly owner: ProcessOwner
+}
+
+export interface EndRun {
+  readonly status: RunStatus
+  readonly usage?: Usage
+  readonly error?: string
+}
+
+/** A journal entry: one tool call (TL-4). */
+export interface ToolCallRecord {
+  readonly id: ToolCallId
+  readonly sessionId: SessionId
+  readonly runId?: RunId
+  readonly name: string
+  readonly effect?: ToolEffect
+  readonly arguments: string
+  readonly status: ToolCallStatus | "running"
+  readonly result?: string
+  readonly startedAt?: number
+  readonly endedAt?: number
+}
+
+/** A page of rows and the cursor of the next one (absent at the end). */
+export interface Page<A> {
+  readonly items: ReadonlyArray<A>
+  readonly next?: string
+}
+
+export interface PageRequest {
+  readonly limit: number
+  /** A cursor returned by a previous page; absent for the first page. */
+  readonly cursor?: string
+  /** `backward` starts at the newest row (the last page first). */
+  readonly direction?: "forward" | "backward"
+}
+
+export type StoreFailure = StoreError
+
+/**
+ * The session database (ST-1…ST-4). Every method is one transaction. The run methods are
+ * optional (ST-3): the runner records runs only when the store implements them.
+ */
+export interface SessionStoreService {
+  readonly createSession: (input: NewSession) => Effect.Effect<Session, StoreFailure>
+  readonly session: (id: SessionId) => Effect.Effect<Session, SessionNotFoundError | StoreFailure>
+  readonly sessions: (filter?: {
+    readonly cwd?: string
+    readonly parentId?: SessionId | null
+    readonly limit?: number
+  }) => Effect.Effect<ReadonlyArray<Session>, StoreFailure>
+  /** The most recently updated root session in `cwd`. */
+  readonly latestSession: (cwd: string) => Effect.Effect<Option.Option<Session>, StoreFailure>
+  readonly setSessionStatus: (id: SessionId, status: RunStatus) => Effect.Effect<void, StoreFailure>
+
+  /** Appends messages atomically (an assistant message with its tool results is one call). */
+  readonly appendMessages: (
+    sessionId: SessionId,
+    messages: ReadonlyArray<Message>,
+    runId?: RunId
+  ) => Effect.Effect<ReadonlyArray<StoredMessage>, StoreFailure>
+  readonly messages: (sessionId: SessionId) => Effect.Effect<ReadonlyArray<StoredMessage>, StoreFailure>
+
+  /** Commits one event and returns its global `eventId`. */
+  readonly appendEvent: (event: KnownRunEvent) => Effect.Effect<EventId, StoreFailure>
+  readonly events: (sessionId: SessionId, runId?: RunId) => Effect.Effect<ReadonlyArray<StoredEvent>, StoreFailure>
+
+  readonly toolCallStarted: (
+    call: Omit<ToolCallRecord, "status" | "result" | "endedAt">
+  ) => Effect.Effect<void, StoreFailure>
+  readonly toolCallEnded: (
+    id: ToolCallId,
+    outcome: { readonly status: ToolCallStatus; readonly result: string; readonly endedAt: number }
+  ) => Effect.Effect<void, StoreFailure>
+  readonly toolCalls: (sessionId: SessionId) => Effect.Effect<ReadonlyArray<ToolCallRecord>, StoreFailure>
+
+  readonly pluginState: {
+    readonly get: (pluginId: string, key: string) => Effect.Effect<Option.Option<unknown>, StoreFailure>
+    readonly set: (pluginId: string, key: string, value: unknown) => Effect.Effect<void, StoreFailure>
+  }
+
+  /**
+   * Holds the session's write lock for the life of the scope. A lock held by a live process
+   * fails with `SessionLockedError`; one left by a dead process is taken over.
+   */
+  readonly lockSession: (
+    id: SessionId,
+    owner: ProcessOwner
+  ) => Effect.Effect<void, SessionLockedError | StoreFailure, Scope.Scope>
+
+  readonly beginRun?: (input: BeginRun) => Effect.Effect<{ readonly run: RunRecord; readonly existing: boolean }, StoreFailure>
+  readonly endRun?: (id: RunId, end: EndRun) => Effect.Effect<void, StoreFailure>
+  readonly runByRequest?: (sessionId: SessionId, requestId: string) => Effect.Effect<Option.Option<RunRecord>, StoreFailure>
+  readonly runs?: (sessionId: SessionId) => Effect.Effect<ReadonlyArray<RunRecord>, StoreFailure>
+  readonly messagesPage?: (sessionId: SessionId, page: PageRequest) => Effect.Effect<Page<StoredMessage>, StoreFailure>
+  readonly eventsPage?: (sessionId: SessionId, page: PageRequest) => Effect.Effect<Page<StoredEvent>, StoreFailure>
+  /**
+   * Marks `interrupted` the runs and child sessions left queued or running by processes that
+   * are no longer alive (ST-4, CH-3); returns how many runs and sessions changed.
+   */
+  readonly interruptRuns?: () => Effect.Effect<{ readonly runs: number; readonly sessions: number }, StoreFailure>
+}
+
+export class SessionStore extends Context.Tag("@alisio/runtime/SessionStore")<SessionStore, SessionStoreService>() {}
+

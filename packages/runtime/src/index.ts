@@ -1,0 +1,1 @@
+export * as SessionStore from "./SessionStore.js"
