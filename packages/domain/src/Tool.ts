@@ -34,6 +34,20 @@ export interface ToolContext {
   readonly readOnly: boolean
   /** Streams a piece of output to observers as `tool_progress` (never stored). */
   readonly progress: (text: string) => Effect.Effect<void>
+  /**
+   * Asks for access to a path outside the workspace (TL-3): succeeds when it is inside, or when a
+   * person (or the policy) approves; fails with a `ToolError` the model sees when denied. The wait
+   * on a person pauses the run's clock (LIM-1).
+   */
+  readonly approveExternalPath: (path: string) => Effect.Effect<void, ToolError>
+  /** Asks the person a question (`ask_user_question`); fails with a `ToolError` when nobody can answer. */
+  readonly askUser: (question: UserQuestion) => Effect.Effect<string, ToolError>
+}
+
+/** A question for the person running the agent, with optional suggested answers. */
+export interface UserQuestion {
+  readonly question: string
+  readonly options?: ReadonlyArray<string>
 }
 
 /** A tool: its spec, effect and handler. Arguments arrive as parsed JSON, not yet validated. */
