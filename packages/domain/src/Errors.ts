@@ -75,6 +75,14 @@ export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
   path: Schema.optional(Schema.String)
 }) {}
 
+/** Attachment bytes could not be stored, or did not come back intact (ST-5). */
+export class BlobError extends Schema.TaggedError<BlobError>()("BlobError", {
+  reason: Schema.Literal("bad_hash", "bad_media_type", "not_found", "altered", "read_only", "disk_full", "io"),
+  message: Schema.String,
+  hash: Schema.optional(Schema.String),
+  path: Schema.optional(Schema.String)
+}) {}
+
 /** A tool call could not run or failed; the model sees `message` as the tool's result. */
 export class ToolError extends Schema.TaggedError<ToolError>()("ToolError", {
   message: Schema.String

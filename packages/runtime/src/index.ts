@@ -1,1 +1,3 @@
+export * as BlobStore from "./BlobStore.js"
+export * as ProcessOwner from "./ProcessOwner.js"
 export * as SessionStore from "./SessionStore.js"

@@ -1,0 +1,15 @@
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+const N = 1000
+const measure = (name, eff) => Effect.gen(function*() {
+  for (let i = 0; i < 100; i++) yield* eff
+  const w = performance.now(); const st = process.cpuUsage(); for (let i = 0; i < N; i++) yield* eff; const u = process.cpuUsage(st)
+  console.log(name.padEnd(16), ((u.user + u.system) / 1000 / N).toFixed(3), "ms cpu", ((performance.now() - w) / N).toFixed(3), "ms wall")
+})
+const imm = () => new Promise((r) => setImmediate(r))
+await Effect.runPromise(Effect.gen(function*() {
+  yield* measure("promise", Effect.promise(imm))
+  yield* measure("sync stream", Stream.runDrain(Stream.make(1, 2, 3)))
+  yield* measure("fromEffect async", Stream.runDrain(Stream.fromEffect(Effect.promise(imm))))
+  yield* measure("scoped sync", Effect.scoped(Effect.addFinalizer(() => Effect.void)))
+}))

@@ -1,0 +1,62 @@
+import type { ResponsePart } from "@alisio/domain/LanguageModel"
+import type { Assembler } from "./Assembler.js"
+import type { Failure } from "./ErrorMapping.js"
+import { SseDecoder, type SseEvent } from "./Sse.js"
+
+/** What one `next()` produced. */
+export type Pulled =
+  | { readonly _tag: "Parts"; readonly parts: Array<ResponsePart> }
+  | { readonly _tag: "End" }
+  | { readonly _tag: "Failed"; readonly failure: Failure }
+  /** Reading the body threw (connection reset, aborted): the caller maps the cause. */
+  | { readonly _tag: "ReadError"; readonly cause: unknown }
+
+const end: Pulled = { _tag: "End" }
+
+/**
+ * Reads an SSE body into response parts. `next()` keeps reading until a read completes at least one
+ * part, so keep-alive comments and partial lines are never reported as progress. Parts produced
+ * before a failure in the same read are returned first; the failure comes on the following call.
+ * Plain promises on purpose: one awaited read per network chunk, no per-read effect overhead.
+ */
+export class PartReader {
+  private readonly decoder = new SseDecoder()
+  private readonly events: Array<SseEvent> = []
+  private finished = false
+  private failed: Failure | undefined = undefined
+
+  constructor(
+    private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
+    private readonly assembler: Assembler
+  ) {}
+
+  async next(): Promise<Pulled> {
+    while (true) {
+      if (this.failed !== undefined) return { _tag: "Failed", failure: this.failed }
+      if (this.finished) return end
+      let chunk: Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]>>
+      try {
+        chunk = await this.reader.read()
+      } catch (cause) {
+        return { _tag: "ReadError", cause }
+      }
+      if (chunk.done) this.decoder.end(this.events)
+      else this.decoder.push(chunk.value, this.events)
+      const out: Array<ResponsePart> = []
+      for (const event of this.events) {
+        const step = this.assembler.onEvent(event, out)
+        if (step === undefined) continue
+        if (step === "done") this.finished = true
+        else this.failed = step
+        break
+      }
+      this.events.length = 0
+      if (chunk.done && !this.finished && this.failed === undefined) {
+        const last = this.assembler.onEnd(out)
+        if (last === "done") this.finished = true
+        else this.failed = last
+      }
+      if (out.length > 0) return { _tag: "Parts", parts: out }
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Random from "effect/Random"
+import type { Failure } from "./ErrorMapping.js"
+
+export interface RetryPolicy {
+  /** Retries after the first attempt; 0 disables retrying. */
+  readonly maxRetries: number
+  readonly baseDelayMs: number
+  readonly maxDelayMs: number
+  /** A `Retry-After` longer than this is not waited for: the error goes to the caller at once. */
+  readonly maxRetryAfterMs: number
+}
+
+export const defaultRetryPolicy: RetryPolicy = {
+  maxRetries: 2,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+  maxRetryAfterMs: 60_000
+}
+
+/**
+ * How long to wait before retry number `retry` (1-based), or none when the failure must go to the
+ * caller. The server's `Retry-After` wins; otherwise capped exponential backoff with ±25% jitter.
+ */
+export const retryDelay = (
+  policy: RetryPolicy,
+  failure: Failure,
+  retry: number
+): Effect.Effect<Option.Option<number>> => {
+  if (!failure.retryable || retry > policy.maxRetries) return Effect.succeed(Option.none())
+  const asked = failure.error.retryAfterMs
+  if (asked !== undefined) {
+    return Effect.succeed(asked > policy.maxRetryAfterMs ? Option.none() : Option.some(asked))
+  }
+  const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1))
+  return Effect.map(Random.nextRange(0.75, 1.25), (jitter) => Option.some(Math.round(backoff * jitter)))
+}

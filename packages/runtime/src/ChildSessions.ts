@@ -1,0 +1,249 @@
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberMap from "effect/FiberMap"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import {
+  type ChildHandle,
+  ChildSessionLimitError,
+  type ChildOutcome,
+  type SpawnOptions
+} from "@alisio/domain/ChildSession"
+import type { SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
+import { RunId, type SessionId } from "@alisio/domain/Ids"
+import type { RunStatus } from "@alisio/domain/RunEvent"
+import type { ToolEffect } from "@alisio/domain/Tool"
+import { emptyUsage } from "@alisio/domain/Usage"
+import { CurrentRun } from "./CurrentRun.js"
+import { Runner } from "./Runner.js"
+import { SessionStore } from "./SessionStore.js"
+import { type Approvals, narrowPolicy } from "./Tools.js"
+
+/** Runtime guards on the tree, not left to prompts (defaults: depth 3, 8 running children per root). */
+export interface ChildSessionLimits {
+  readonly maxDepth: number
+  readonly maxConcurrentPerRoot: number
+}
+export const defaultChildSessionLimits: ChildSessionLimits = { maxDepth: 3, maxConcurrentPerRoot: 8 }
+
+/** `spawn` was called outside a running tool, so there is no parent run to attach the child to. */
+export class NoParentRunError extends Error {
+  readonly _tag = "NoParentRunError"
+}
+
+/** A node of a session tree. */
+export interface SessionTreeNode {
+  readonly sessionId: SessionId
+  readonly title?: string
+  readonly status: RunStatus
+  readonly children: ReadonlyArray<SessionTreeNode>
+}
+
+/**
+ * Child sessions (CH-1…CH-3): a child is a persisted session linked to its parent, run by the same
+ * Runner with permissions narrowed to the intersection with its parent's, forked into the parent
+ * run's FiberMap so that ending the parent interrupts it (CH-2). No agent logic lives here.
+ */
+export class ChildSessions extends Context.Tag("@alisio/runtime/ChildSessions")<ChildSessions, {
+  /** Spawns a child of the run whose tool calls this; needs `CurrentRun`. */
+  readonly spawn: (options: SpawnOptions) => Effect.Effect<ChildHandle, ChildSessionLimitError | StoreError>
+  readonly await: (child: ChildHandle) => Effect.Effect<ChildOutcome>
+  readonly abort: (child: ChildHandle) => Effect.Effect<void>
+  readonly list: (parent: SessionId) => Effect.Effect<ReadonlyArray<ChildHandle & { readonly status: RunStatus }>, StoreError>
+  readonly tree: (root: SessionId) => Effect.Effect<SessionTreeNode, StoreError | SessionNotFoundError>
+}>() {}
+
+const effects: ReadonlyArray<ToolEffect> = ["read", "write", "external", "internal"]
+
+/** Narrows what a child asks for to what its parent has; returns the grant and what was narrowed away. */
+export const narrowPermissions = (
+  parent: {
+    readonly toolNames: ReadonlySet<string>
+    readonly capabilities: ReadonlySet<string>
+    readonly approvals: Approvals
+    readonly readOnly: boolean
+  },
+  asked: SpawnOptions
+) => {
+  const narrowed: Array<string> = []
+  const tools = asked.tools === undefined ? [...parent.toolNames] : asked.tools.filter((name) => parent.toolNames.has(name))
+  for (const name of asked.tools ?? []) if (!parent.toolNames.has(name)) narrowed.push(`tool:${name}`)
+  const capabilities = asked.capabilities === undefined
+    ? [...parent.capabilities]
+    : asked.capabilities.filter((c) => parent.capabilities.has(c))
+  for (const c of asked.capabilities ?? []) if (!parent.capabilities.has(c)) narrowed.push(`capability:${c}`)
+  const approvals = Object.fromEntries(
+    effects.map((effect) => {
+      const mine = parent.approvals[effect]
+      if (asked.approvals === undefined) return [effect, mine]
+      const granted = narrowPolicy(mine, asked.approvals)
+      if (granted !== asked.approvals) narrowed.push(`approvals.${effect}:${asked.approvals}`)
+      return [effect, granted]
+    })
+  ) as unknown as Approvals
+  if (parent.readOnly && asked.readOnly === false) narrowed.push("readOnly:false")
+  return { tools, capabilities, approvals, readOnly: parent.readOnly || asked.readOnly === true, narrowed }
+}
+
+interface Child {
+  readonly handle: ChildHandle
+  readonly outcome: Deferred.Deferred<ChildOutcome>
+  readonly fiber: Ref.Ref<Option.Option<Fiber.RuntimeFiber<unknown, unknown>>>
+}
+
+export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
+  Effect.gen(function* () {
+    const runner = yield* Runner
+    const store = yield* SessionStore
+    const children = yield* Ref.make(new Map<SessionId, Child>())
+    const runningPerRoot = yield* Ref.make(new Map<SessionId, number>())
+
+    const reserve = (root: SessionId) =>
+      Ref.modify(runningPerRoot, (map) => {
+        const running = map.get(root) ?? 0
+        if (running >= limits.maxConcurrentPerRoot) return [false, map] as const
+        return [true, new Map(map).set(root, running + 1)] as const
+      })
+    const release = (root: SessionId) =>
+      Ref.update(runningPerRoot, (map) => new Map(map).set(root, Math.max(0, (map.get(root) ?? 1) - 1)))
+
+    const spawn = (options: SpawnOptions) =>
+      Effect.gen(function* () {
+        const parent = yield* Effect.serviceOption(CurrentRun)
+        if (Option.isNone(parent)) {
+          return yield* Effect.die(new NoParentRunError("ChildSessions.spawn must be called from a tool of a running session"))
+        }
+        const run = parent.value
+        if (run.depth + 1 > limits.maxDepth) {
+          return yield* new ChildSessionLimitError({
+            limit: "depth",
+            max: limits.maxDepth,
+            message: `A child session would be ${run.depth + 1} levels deep; the limit is ${limits.maxDepth}.`
+          })
+        }
+        if (!(yield* reserve(run.rootSessionId))) {
+          return yield* new ChildSessionLimitError({
+            limit: "concurrency",
+            max: limits.maxConcurrentPerRoot,
+            message: `This session tree already runs ${limits.maxConcurrentPerRoot} child sessions, the most allowed at once.`
+          })
+        }
+        const grant = narrowPermissions(run, options)
+        const session = yield* store.createSession({
+          parentId: run.sessionId,
+          cwd: run.cwd,
+          status: "queued",
+          ...(options.title === undefined ? {} : { title: options.title })
+        }).pipe(Effect.tapError(() => release(run.rootSessionId)))
+        const handle: ChildHandle = { sessionId: session.id, runId: RunId.make(crypto.randomUUID()) }
+        const outcome = yield* Deferred.make<ChildOutcome>()
+        const fiberRef = yield* Ref.make<Option.Option<Fiber.RuntimeFiber<unknown, unknown>>>(Option.none())
+        yield* Ref.update(children, (map) => new Map(map).set(session.id, { handle, outcome, fiber: fiberRef }))
+        yield* run.events.emit("child_session_started", {
+          childSessionId: session.id,
+          childRunId: handle.runId,
+          ...(options.title === undefined ? {} : { title: options.title }),
+          ...(grant.narrowed.length === 0 ? {} : { narrowed: grant.narrowed })
+        })
+
+        const settle = (result: Omit<ChildOutcome, "sessionId" | "runId">) =>
+          Effect.gen(function* () {
+            yield* release(run.rootSessionId)
+            yield* run.events.emit("child_session_ended", {
+              childSessionId: session.id,
+              childRunId: handle.runId,
+              status: result.status
+            }).pipe(Effect.ignoreLogged)
+            yield* Deferred.succeed(outcome, { ...handle, ...result })
+          })
+
+        const childRun = runner.run({
+          sessionId: session.id,
+          runId: handle.runId,
+          cwd: run.cwd,
+          prompt: options.prompt,
+          model: options.model ?? run.model,
+          provider: run.provider,
+          ...(run.modelInfo === undefined || options.model !== undefined ? {} : { modelInfo: run.modelInfo }),
+          tools: grant.tools,
+          capabilities: grant.capabilities,
+          approvals: grant.approvals,
+          readOnly: grant.readOnly,
+          limits: { ...run.limits, ...options.limits },
+          depth: run.depth + 1,
+          rootSessionId: run.rootSessionId
+        }).pipe(
+          Effect.onExit((exit) =>
+            Exit.isSuccess(exit)
+              ? settle({
+                status: exit.value.status,
+                text: exit.value.text,
+                usage: exit.value.usage,
+                ...(exit.value.error === undefined ? {} : { error: exit.value.error })
+              })
+              : settle({
+                status: Exit.isInterrupted(exit) ? "cancelled" : "failed",
+                text: "",
+                usage: emptyUsage,
+                ...(Exit.isInterrupted(exit) ? {} : { error: "The child session could not start." })
+              })
+          )
+        )
+        const fiber = yield* FiberMap.run(run.children, session.id, childRun)
+        yield* Ref.set(fiberRef, Option.some(fiber))
+        return handle
+      })
+
+    const find = (child: ChildHandle) => Effect.map(Ref.get(children), (map) => map.get(child.sessionId))
+
+    return ChildSessions.of({
+      spawn,
+      await: (child) =>
+        Effect.flatMap(find(child), (found) =>
+          found === undefined
+            ? Effect.dieMessage(`No child session ${child.sessionId} was spawned by this process`)
+            : Deferred.await(found.outcome)
+        ),
+      abort: (child) =>
+        Effect.flatMap(find(child), (found) =>
+          found === undefined
+            ? Effect.void
+            : Effect.flatMap(Ref.get(found.fiber), (fiber) => Option.isSome(fiber) ? Fiber.interrupt(fiber.value) : Effect.void)
+        ).pipe(Effect.asVoid),
+      list: (parent) =>
+        Effect.gen(function* () {
+          const known = yield* Ref.get(children)
+          const sessions = yield* store.sessions({ parentId: parent })
+          return yield* Effect.forEach(sessions, (session) =>
+            Effect.gen(function* () {
+              const runId = known.get(session.id)?.handle.runId ??
+                (store.runs === undefined ? undefined : (yield* store.runs(session.id)).at(-1)?.id)
+              return { sessionId: session.id, runId: runId ?? RunId.make(session.id), status: session.status }
+            })
+          )
+        }),
+      tree: (root) =>
+        Effect.gen(function* () {
+          const build = (id: SessionId): Effect.Effect<SessionTreeNode, StoreError | SessionNotFoundError> =>
+            Effect.gen(function* () {
+              const session = yield* store.session(id)
+              const kids = yield* store.sessions({ parentId: id })
+              const nodes = yield* Effect.forEach(kids, (kid) => build(kid.id))
+              return {
+                sessionId: session.id,
+                status: session.status,
+                ...(session.title === undefined ? {} : { title: session.title }),
+                children: nodes
+              }
+            })
+          return yield* build(root)
+        })
+    })
+  })
+
+export const layer = (limits?: Partial<ChildSessionLimits>) =>
+  Layer.effect(ChildSessions, make({ ...defaultChildSessionLimits, ...limits }))

@@ -1,0 +1,428 @@
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { ApprovalPolicy } from "@alisio/domain/ChildSession"
+import { ConfigError } from "@alisio/domain/Errors"
+import { ReasoningEffort } from "@alisio/domain/LanguageModel"
+import { Limits } from "@alisio/domain/Limits"
+import * as YAML from "yaml"
+
+const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+const PositiveInt = Schema.Int.pipe(Schema.positive())
+const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })
+const AnyMap = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** An approval policy per tool effect (TL-2); effects left out keep the runtime's defaults. */
+export const ApprovalSettings = Schema.Struct({
+  read: optional(ApprovalPolicy),
+  write: optional(ApprovalPolicy),
+  external: optional(ApprovalPolicy),
+  internal: optional(ApprovalPolicy)
+})
+export type ApprovalSettings = typeof ApprovalSettings.Type
+
+/** Catalog values for one model, overriding what discovery or the built-in catalog say. */
+export const ModelOverride = Schema.Struct({
+  contextWindow: optional(PositiveInt),
+  maxOutputTokens: optional(PositiveInt),
+  reasoningEfforts: optional(Schema.Array(ReasoningEffort))
+})
+export type ModelOverride = typeof ModelOverride.Type
+
+/** An OpenAI-compatible provider. `api` defaults to `chat`; the key comes from `apiKey` or the `apiKeyEnv` variable. */
+export const ProviderConfig = Schema.Struct({
+  baseURL: optional(Schema.String),
+  apiKey: optional(Schema.Redacted(Schema.String)),
+  apiKeyEnv: optional(Schema.String),
+  api: optional(Schema.Literal("chat", "responses")),
+  outputTokensParam: optional(Schema.Literal("max_tokens", "max_completion_tokens", "max_output_tokens")),
+  headers: optional(StringMap),
+  models: optional(Schema.Record({ key: Schema.String, value: ModelOverride }))
+})
+export type ProviderConfig = typeof ProviderConfig.Type
+
+/** A builtin plugin's settings: `enabled`, and whatever else the plugin reads (PL-2). */
+export const BuiltinPluginConfig = Schema.Struct({ enabled: optional(Schema.Boolean) }, AnyMap)
+export type BuiltinPluginConfig = typeof BuiltinPluginConfig.Type
+
+/** An external plugin: its source (npm spec or path), or the source with settings. */
+export const PluginEntry = Schema.Union(
+  Schema.String,
+  Schema.Struct({ source: Schema.String, enabled: optional(Schema.Boolean), config: optional(AnyMap) })
+)
+export type PluginEntry = typeof PluginEntry.Type
+
+export const StdioMcpServer = Schema.Struct({
+  type: Schema.Literal("stdio"),
+  command: Schema.String,
+  args: optional(Schema.Array(Schema.String)),
+  env: optional(StringMap),
+  cwd: optional(Schema.String),
+  enabled: optional(Schema.Boolean)
+})
+
+export const HttpMcpServer = Schema.Struct({
+  type: Schema.Literal("http"),
+  url: Schema.String,
+  headers: optional(StringMap),
+  enabled: optional(Schema.Boolean)
+})
+
+/** An MCP server: a command over stdio, or a streamable-HTTP URL. */
+export const McpServer = Schema.Union(StdioMcpServer, HttpMcpServer)
+export type McpServer = typeof McpServer.Type
+
+// In the file `type` may be left out: a `url` means http, otherwise stdio.
+const McpServerEntry = Schema.transform(
+  Schema.Struct({ type: optional(Schema.Literal("stdio", "http")) }, AnyMap),
+  McpServer,
+  {
+    strict: false,
+    decode: (entry) => (entry.type !== undefined ? entry : { ...entry, type: "url" in entry ? "http" : "stdio" }),
+    encode: (server) => server
+  }
+)
+
+/** `provider/model`, e.g. `openai/gpt-4o`. */
+export const ModelRef = Schema.String.pipe(
+  Schema.pattern(/^[^/\s]+\/\S+$/, { message: () => "Expected \"provider/model\", e.g. \"openai/gpt-4o\"" })
+)
+
+/** The configuration file (CFG-1); every key is optional. */
+export const ConfigFile = Schema.Struct({
+  providers: optional(Schema.Record({ key: Schema.String, value: ProviderConfig })),
+  defaultModel: optional(ModelRef),
+  limits: optional(Limits),
+  approvals: optional(ApprovalSettings),
+  builtinPlugins: optional(Schema.Record({ key: Schema.String, value: BuiltinPluginConfig })),
+  plugins: optional(Schema.Array(PluginEntry)),
+  mcpServers: optional(Schema.Record({ key: Schema.String, value: McpServerEntry }))
+})
+export type ConfigFile = typeof ConfigFile.Type
+
+/** The effective configuration and what the person should hear about it. */
+export interface LoadedConfig {
+  readonly config: ConfigFile
+  /** Unknown keys, an ignored project file: one line each, printed once. */
+  readonly warnings: ReadonlyArray<string>
+  /** The files applied, global first. */
+  readonly files: ReadonlyArray<string>
+}
+
+export class AlisioConfig extends Context.Tag("@alisio/runtime/Config")<AlisioConfig, LoadedConfig>() {}
+
+/** Command-line settings that override the files. */
+export interface ConfigFlags {
+  readonly model?: string | undefined
+  readonly limits?: Limits | undefined
+  readonly approvals?: ApprovalSettings | undefined
+  /** Builtin plugins to disable (`--disable-plugin`). */
+  readonly disablePlugins?: ReadonlyArray<string> | undefined
+  /** External plugins to add (`--plugin`). */
+  readonly plugins?: ReadonlyArray<string> | undefined
+}
+
+export interface ConfigSources {
+  readonly globalFile: string
+  readonly projectFile?: string | undefined
+  /** Without it, a project file is reported and ignored. */
+  readonly trustProject: boolean
+  readonly flags?: ConfigFlags | undefined
+}
+
+/** The configuration of one YAML text, with warnings for unknown keys; `file` names it in messages. */
+export const parse = (
+  text: string,
+  file: string
+): Either.Either<{ readonly config: ConfigFile; readonly warnings: ReadonlyArray<string> }, ConfigError> => {
+  const lineCounter = new YAML.LineCounter()
+  const doc = YAML.parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true })
+  const at = (offset: number) => {
+    const { line, col } = lineCounter.linePos(offset)
+    return { line: Math.max(line, 1), col: Math.max(col, 1) }
+  }
+  const syntaxError = doc.errors[0]
+  if (syntaxError !== undefined) {
+    const { line, col } = at(syntaxError.pos[0])
+    const reason = syntaxError.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")
+    return Either.left(new ConfigError({ message: `${file}:${line}:${col}: invalid YAML: ${reason}`, file, line }))
+  }
+  let value: unknown
+  try {
+    value = doc.toJS({ maxAliasCount: 1_000 }) ?? {}
+  } catch (error) {
+    return Either.left(new ConfigError({ message: `${file}: invalid YAML: ${(error as Error).message}`, file }))
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return Either.left(
+      new ConfigError({
+        message: `${file}:1:1: expected a mapping of settings (key: value), got ${describeValue(value)}`,
+        file,
+        line: 1
+      })
+    )
+  }
+  const where = (path: ReadonlyArray<PropertyKey>, target: "key" | "value") => at(locate(doc, path, target))
+
+  const decoded = decodeIgnoringExtra(value)
+  if (Either.isLeft(decoded)) {
+    const problems = describeIssues(decoded.left.issue, value).map((problem) => ({
+      ...problem,
+      ...where(problem.path, problem.target)
+    }))
+    problems.sort((a, b) => a.line - b.line || a.col - b.col)
+    const first = problems[0]!
+    const others = problems.length - 1
+    const more = others > 0 ? ` (and ${others} more problem${others > 1 ? "s" : ""})` : ""
+    return Either.left(
+      new ConfigError({
+        message: `${file}:${first.line}:${first.col}: ${first.text}${more}`,
+        file,
+        path: formatPath(first.path),
+        line: first.line
+      })
+    )
+  }
+  const warnings: Array<string> = []
+  const strict = decodeRejectingExtra(value)
+  if (Either.isLeft(strict)) {
+    const unknown = ParseResult.ArrayFormatter.formatIssueSync(strict.left.issue)
+      .filter((leaf) => leaf._tag === "Unexpected")
+      .map((leaf) => ({ path: leaf.path, ...where(leaf.path, "key") }))
+      .sort((a, b) => a.line - b.line || a.col - b.col)
+    for (const { col, line, path } of unknown) {
+      warnings.push(`${file}:${line}:${col}: unknown key ${formatPath(path)} is ignored`)
+    }
+  }
+  for (const warning of doc.warnings) {
+    const { line, col } = at(warning.pos[0])
+    warnings.push(`${file}:${line}:${col}: ${warning.message.split("\n")[0]}`)
+  }
+  return Either.right({ config: decoded.right, warnings })
+}
+
+const decodeIgnoringExtra = Schema.decodeUnknownEither(ConfigFile, { errors: "all", onExcessProperty: "ignore" })
+const decodeRejectingExtra = Schema.decodeUnknownEither(ConfigFile, { errors: "all", onExcessProperty: "error" })
+
+interface Problem {
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly target: "key" | "value"
+  readonly text: string
+}
+
+/** One readable problem per path; alternatives of a union are joined with "or". */
+const describeIssues = (issue: ParseResult.ParseIssue, input: unknown): Array<Problem> => {
+  const leaves = ParseResult.ArrayFormatter.formatIssueSync(issue)
+  // `Schema.optional` adds `| undefined`, whose mismatch says nothing useful.
+  const useful = leaves.filter((leaf) => !leaf.message.startsWith("Expected undefined,"))
+  const byPath = new Map<string, { path: ReadonlyArray<PropertyKey>; missing: boolean; expected: Array<string> }>()
+  for (const leaf of useful.length > 0 ? useful : leaves) {
+    const key = JSON.stringify(leaf.path.map(String))
+    const entry = byPath.get(key) ?? { path: leaf.path, missing: false, expected: [] }
+    if (leaf._tag === "Missing") entry.missing = true
+    else if (leaf._tag !== "Unexpected") entry.expected.push(expectation(leaf.message))
+    byPath.set(key, entry)
+  }
+  const problems: Array<Problem> = []
+  for (const { path, missing, expected } of byPath.values()) {
+    if (missing) {
+      const parent = path.slice(0, -1)
+      const name = String(path[path.length - 1])
+      const text = `required key "${name}" is missing`
+      problems.push({ path, target: "value", text: parent.length === 0 ? text : `${formatPath(parent)}: ${text}` })
+    } else if (expected.length > 0) {
+      const wanted = joinAlternatives([...new Set(expected.flatMap((text) => text.split(" | ")))])
+      problems.push({
+        path,
+        target: "value",
+        text: `${formatPath(path)}: expected ${wanted}, got ${describeValue(valueAt(input, path))}`
+      })
+    }
+  }
+  return problems
+}
+
+const joinAlternatives = (items: ReadonlyArray<string>): string =>
+  items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} or ${items[items.length - 1]}`
+
+/** "Expected X, actual Y" → a readable X. */
+const expectation = (message: string): string => {
+  const match = /^Expected ([\s\S]*?), actual [\s\S]*$/.exec(message)
+  const expected = match?.[1] ?? message.replace(/^Expected /, "")
+  if (expected.startsWith("{")) return "a mapping (key: value)"
+  if (/^(ReadonlyArray|Array)<|^readonly \[/.test(expected)) return "a list"
+  switch (expected) {
+    case "string":
+      return "a string"
+    case "number":
+      return "a number"
+    case "boolean":
+      return "true or false"
+    default:
+      return expected
+  }
+}
+
+const describeValue = (value: unknown): string => {
+  if (value === undefined || value === null) return "an empty value"
+  if (Array.isArray(value)) return "a list"
+  if (typeof value === "object") return "a mapping"
+  const text = JSON.stringify(value)
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text
+}
+
+const valueAt = (input: unknown, path: ReadonlyArray<PropertyKey>): unknown => {
+  let value = input
+  for (const key of path) {
+    if (typeof value !== "object" || value === null) return undefined
+    value = (value as Record<PropertyKey, unknown>)[key]
+  }
+  return value
+}
+
+/** `limits.maxTurns`, `plugins[1].source`, `providers["my.host"].baseURL`. */
+export const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
+  path.map((key, i) =>
+    typeof key === "number"
+      ? `[${key}]`
+      : /^[A-Za-z_$][\w$-]*$/.test(String(key))
+      ? `${i === 0 ? "" : "."}${String(key)}`
+      : `[${JSON.stringify(String(key))}]`
+  ).join("")
+
+/**
+ * The offset of the YAML node at a decoded path: the key itself (unknown keys), or its value.
+ * A path that does not exist (a missing key) points at the deepest key that does.
+ */
+const locate = (doc: YAML.Document, path: ReadonlyArray<PropertyKey>, target: "key" | "value"): number => {
+  const start = (node: unknown): number | undefined =>
+    YAML.isNode(node) && node.range !== undefined && node.range !== null ? node.range[0] : undefined
+  let node: unknown = doc.contents
+  let offset = start(node) ?? 0
+  for (let i = 0; i < path.length; i++) {
+    if (YAML.isAlias(node)) node = node.resolve(doc)
+    const key = path[i]!
+    if (YAML.isMap(node)) {
+      const pair = node.items.find((item) =>
+        (YAML.isScalar(item.key) ? String(item.key.value) : String(item.key)) === String(key)
+      )
+      if (pair === undefined) return offset
+      const keyOffset = start(pair.key) ?? offset
+      if (i === path.length - 1 && target === "key") return keyOffset
+      node = pair.value
+      offset = start(pair.value) ?? keyOffset
+      // A missing key below reports the line of its parent's key.
+      if (i < path.length - 1) offset = keyOffset
+    } else if (YAML.isSeq(node) && typeof key === "number") {
+      const item = node.items[key]
+      if (item === undefined) return offset
+      node = item
+      offset = start(item) ?? offset
+    } else {
+      return offset
+    }
+  }
+  return start(node) ?? offset
+}
+
+/** Merges configurations, later ones winning key by key; plugin lists add up, MCP servers replace by name. */
+export const mergeConfigs = (...configs: ReadonlyArray<ConfigFile>): ConfigFile =>
+  configs.reduce((base, over) => {
+    const merged = deepMerge(base, over) as Record<string, unknown>
+    if (base.mcpServers !== undefined || over.mcpServers !== undefined) {
+      merged["mcpServers"] = { ...base.mcpServers, ...over.mcpServers }
+    }
+    if (base.plugins !== undefined || over.plugins !== undefined) {
+      const seen = new Set<string>()
+      merged["plugins"] = [...(base.plugins ?? []), ...(over.plugins ?? [])].filter((entry) => {
+        const source = typeof entry === "string" ? entry : entry.source
+        if (seen.has(source)) return false
+        seen.add(source)
+        return true
+      })
+    }
+    return merged as ConfigFile
+  }, {} as ConfigFile)
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => {
+  if (typeof value !== "object" || value === null) return false
+  const prototype = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === null
+}
+
+// Plain objects merge key by key; anything else (lists, secrets) is replaced whole.
+const deepMerge = (base: unknown, over: unknown): unknown => {
+  if (over === undefined) return base
+  if (!isPlainObject(base) || !isPlainObject(over)) return over
+  const merged: Record<string, unknown> = { ...base }
+  for (const [key, value] of Object.entries(over)) {
+    if (value !== undefined) merged[key] = deepMerge(base[key], value)
+  }
+  return merged
+}
+
+/** Applies command-line flags over the files' configuration. */
+export const merge = (config: ConfigFile, flags: ConfigFlags): ConfigFile => {
+  const fromFlags: Record<string, unknown> = {}
+  if (flags.model !== undefined) fromFlags["defaultModel"] = flags.model
+  if (flags.limits !== undefined) fromFlags["limits"] = flags.limits
+  if (flags.approvals !== undefined) fromFlags["approvals"] = flags.approvals
+  if (flags.disablePlugins !== undefined && flags.disablePlugins.length > 0) {
+    fromFlags["builtinPlugins"] = Object.fromEntries(flags.disablePlugins.map((id) => [id, { enabled: false }]))
+  }
+  if (flags.plugins !== undefined && flags.plugins.length > 0) fromFlags["plugins"] = flags.plugins
+  return mergeConfigs(config, fromFlags as ConfigFile)
+}
+
+/** Reads a configuration file; a missing file is an empty configuration. */
+const readFile = (fs: FileSystem.FileSystem, file: string) =>
+  fs.readFileString(file).pipe(
+    Effect.map(Option.some),
+    Effect.catchAll((error) =>
+      error._tag === "SystemError" && error.reason === "NotFound"
+        ? Effect.succeed(Option.none<string>())
+        : Effect.fail(new ConfigError({ message: `${file}: cannot be read (${error.message})`, file }))
+    )
+  )
+
+/**
+ * Loads the global file, then the project file when trusted (otherwise a warning), then the flags.
+ */
+export const make = (sources: ConfigSources): Effect.Effect<LoadedConfig, ConfigError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const configs: Array<ConfigFile> = []
+    const warnings: Array<string> = []
+    const files: Array<string> = []
+    const load = (file: string) =>
+      Effect.gen(function*() {
+        const text = yield* readFile(fs, file)
+        if (Option.isNone(text)) return
+        const parsed = yield* parse(text.value, file)
+        configs.push(parsed.config)
+        warnings.push(...parsed.warnings)
+        files.push(file)
+      })
+    yield* load(sources.globalFile)
+    if (sources.projectFile !== undefined && sources.projectFile !== sources.globalFile) {
+      if (sources.trustProject) {
+        yield* load(sources.projectFile)
+      } else if (yield* fs.exists(sources.projectFile).pipe(Effect.orElseSucceed(() => false))) {
+        warnings.push(`${sources.projectFile} is ignored: project configuration applies only with --trust-project`)
+      }
+    }
+    const fromFiles = mergeConfigs(...configs)
+    const config = sources.flags === undefined ? fromFiles : merge(fromFiles, sources.flags)
+    return { config, warnings, files }
+  })
+
+export const layer = (sources: ConfigSources): Layer.Layer<AlisioConfig, ConfigError, FileSystem.FileSystem> =>
+  Layer.effect(AlisioConfig, make(sources))
+
+export const layerTest = (config: ConfigFile = {}, warnings: ReadonlyArray<string> = []): Layer.Layer<AlisioConfig> =>
+  Layer.succeed(AlisioConfig, { config, warnings, files: [] })

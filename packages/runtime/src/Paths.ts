@@ -1,0 +1,68 @@
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as os from "node:os"
+import * as path from "node:path"
+
+/** Where Alisio keeps its files. */
+export interface AlisioPaths {
+  /** Configuration: `config.yaml`, global plugins. */
+  readonly configHome: string
+  /** State: the session database, blobs, plugin storage. */
+  readonly stateHome: string
+  /** `<configHome>/config.yaml`. */
+  readonly globalConfigFile: string
+}
+
+export class Paths extends Context.Tag("@alisio/runtime/Paths")<Paths, AlisioPaths>() {}
+
+/** The environment the paths depend on. */
+export interface PathsEnvironment {
+  readonly ALISIO_HOME?: string | undefined
+  readonly XDG_CONFIG_HOME?: string | undefined
+  readonly XDG_STATE_HOME?: string | undefined
+  /** The user's home folder. */
+  readonly home: string
+}
+
+/**
+ * `ALISIO_HOME` puts both under one folder (config in it, state in its `state/`); otherwise the
+ * XDG folders, `~/.config/alisio` and `~/.local/state/alisio` by default. Relative XDG values are
+ * ignored, as the XDG specification says.
+ */
+export const resolve = (env: PathsEnvironment): AlisioPaths => {
+  const nonEmpty = (value: string | undefined) => (value === undefined || value === "" ? undefined : value)
+  const alisioHome = nonEmpty(env.ALISIO_HOME)
+  if (alisioHome !== undefined) {
+    const root = path.resolve(alisioHome)
+    return { configHome: root, stateHome: path.join(root, "state"), globalConfigFile: path.join(root, "config.yaml") }
+  }
+  const xdg = (value: string | undefined, fallback: string) => {
+    const given = nonEmpty(value)
+    return given !== undefined && path.isAbsolute(given) ? given : path.join(env.home, fallback)
+  }
+  const configHome = path.join(xdg(env.XDG_CONFIG_HOME, ".config"), "alisio")
+  const stateHome = path.join(xdg(env.XDG_STATE_HOME, path.join(".local", "state")), "alisio")
+  return { configHome, stateHome, globalConfigFile: path.join(configHome, "config.yaml") }
+}
+
+/** The project configuration file of a workspace. */
+export const projectConfigFile = (cwd: string): string => path.join(cwd, ".alisio", "config.yaml")
+
+const variable = (name: string) => Config.option(Config.string(name)).pipe(Config.map(Option.getOrUndefined))
+
+/** Reads the environment through Effect's `ConfigProvider` (tests can supply their own). */
+export const make: Effect.Effect<AlisioPaths> = Effect.gen(function*() {
+  const [ALISIO_HOME, XDG_CONFIG_HOME, XDG_STATE_HOME] = yield* Effect.all([
+    variable("ALISIO_HOME"),
+    variable("XDG_CONFIG_HOME"),
+    variable("XDG_STATE_HOME")
+  ]).pipe(Effect.orDie)
+  return resolve({ ALISIO_HOME, XDG_CONFIG_HOME, XDG_STATE_HOME, home: os.homedir() })
+})
+
+export const layer: Layer.Layer<Paths> = Layer.effect(Paths, make)
+
+export const layerTest = (paths: AlisioPaths): Layer.Layer<Paths> => Layer.succeed(Paths, paths)

@@ -1,0 +1,82 @@
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
+import type * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
+import type { StoreError } from "@alisio/domain/Errors"
+import type { RunId, SessionId } from "@alisio/domain/Ids"
+import {
+  isEphemeralType,
+  type KnownRunEvent,
+  RUN_EVENT_SCHEMA_VERSION,
+  type RunEventDataMap,
+  type RunEventOf,
+  type RunEventType
+} from "@alisio/domain/RunEvent"
+import { SessionStore } from "./SessionStore.js"
+
+/** The identity every event of one run carries (EV-2). */
+export interface RunStamp {
+  readonly runId: RunId
+  readonly sessionId: SessionId
+  readonly correlationId?: string
+}
+
+/** Emits the events of one run: stamped with `seq`, persisted (unless ephemeral), then published. */
+export interface RunEmitter {
+  readonly emit: <K extends RunEventType>(type: K, data: RunEventDataMap[K]) => Effect.Effect<RunEventOf<K>, StoreError>
+}
+
+/**
+ * The run event bus (EV-1…EV-3). A persisted event is committed, and has its `eventId`, before
+ * any subscriber sees it; ephemeral ones are published only. Per run, seq order is publish order.
+ */
+export class RunEvents extends Context.Tag("@alisio/runtime/RunEvents")<RunEvents, {
+  readonly emitter: (
+    stamp: RunStamp,
+    observe?: (event: KnownRunEvent) => Effect.Effect<void>
+  ) => Effect.Effect<RunEmitter>
+  /** Every event published from now on, of every run, until the scope closes. */
+  readonly subscribe: Effect.Effect<Queue.Dequeue<KnownRunEvent>, never, Scope.Scope>
+}>() {}
+
+export const make = Effect.gen(function* () {
+  const store = yield* SessionStore
+  const bus = yield* PubSub.unbounded<KnownRunEvent>()
+
+  const emitter = (stamp: RunStamp, observe?: (event: KnownRunEvent) => Effect.Effect<void>) =>
+    Effect.gen(function* () {
+      const lock = yield* Effect.makeSemaphore(1)
+      let seq = 0
+      const emit = <K extends RunEventType>(type: K, data: RunEventDataMap[K]) =>
+        lock.withPermits(1)(
+          Effect.gen(function* () {
+            const now = yield* Clock.currentTimeMillis
+            const event = {
+              schemaVersion: RUN_EVENT_SCHEMA_VERSION,
+              type,
+              runId: stamp.runId,
+              seq: seq + 1,
+              ...(stamp.correlationId === undefined ? {} : { correlationId: stamp.correlationId }),
+              sessionId: stamp.sessionId,
+              time: new Date(now).toISOString(),
+              data
+            } as unknown as KnownRunEvent
+            const published = isEphemeralType(type)
+              ? event
+              : ({ ...event, eventId: yield* store.appendEvent(event) } as KnownRunEvent)
+            seq += 1
+            yield* PubSub.publish(bus, published)
+            if (observe !== undefined) yield* observe(published)
+            return published as RunEventOf<K>
+          })
+        )
+      return { emit } satisfies RunEmitter
+    })
+
+  return RunEvents.of({ emitter, subscribe: PubSub.subscribe(bus) })
+})
+
+export const layer = Layer.effect(RunEvents, make)

@@ -1,0 +1,201 @@
+// The session database's connection: opening checks, pragmas, error mapping and transactions.
+import { constants as fsConstants } from "node:fs"
+import { access, mkdir, open as openFile } from "node:fs/promises"
+import { dirname } from "node:path"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Scope from "effect/Scope"
+import { StoreError } from "@alisio/domain/Errors"
+
+/** Runs one SQL statement; the rows for statements that return rows, `[]` otherwise. */
+export type Run = (sql: string, params?: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<unknown>, StoreError>
+
+export interface Database {
+  readonly filename: string
+  /** The statement runner; call it only inside `use` or `transaction`, which own the connection. */
+  readonly run: Run
+  /** Runs `body` with the connection to itself; a single statement is its own transaction. */
+  readonly use: <A, E, R>(body: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** Runs `body` as one write transaction (`BEGIN IMMEDIATE`), rolled back on failure or interruption. */
+  readonly transaction: <A, E, R>(body: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
+}
+
+export const MEMORY = ":memory:"
+
+/** How long a writer waits for another process's transaction before giving up. */
+export const BUSY_TIMEOUT_MS = 5000
+
+const SQLITE_HEADER = "SQLite format 3\u0000"
+
+const describe = (filename: string): string =>
+  filename === MEMORY ? "the in-memory session database" : filename
+
+const sqliteCode = (error: unknown): string | undefined => {
+  for (let value: unknown = error, depth = 0; depth < 3 && typeof value === "object" && value !== null; depth++) {
+    const code = (value as { readonly code?: unknown }).code
+    if (typeof code === "string") return code
+    value = (value as { readonly cause?: unknown }).cause
+  }
+  return undefined
+}
+
+const detailOf = (error: unknown): string => {
+  const cause = typeof error === "object" && error !== null && "cause" in error ? error.cause : error
+  return cause instanceof Error ? cause.message : String(cause)
+}
+
+/** What the person can do about `reason`, for the message. */
+const remedy = {
+  not_a_database:
+    "Move the file aside (Alisio then starts a new database there) or point Alisio at another state directory.",
+  newer_version: "Update Alisio, or point it at another state directory; the file was left as it was.",
+  read_only: "Make the file and its folder writable, or point Alisio at another state directory.",
+  disk_full: "Free some disk space and try again; nothing was half-written.",
+  corrupt: "Restore the file from a backup, or move it aside so Alisio starts a new database.",
+  not_found: "",
+  io: "Check the file and its folder, then try again."
+} as const
+
+export const storeError = (
+  filename: string,
+  reason: StoreError["reason"],
+  what: string
+): StoreError =>
+  new StoreError({
+    reason,
+    message: `${what}${remedy[reason] === "" ? "" : ` ${remedy[reason]}`}`,
+    ...(filename === MEMORY ? {} : { path: filename })
+  })
+
+const isWritable = (path: string): Effect.Effect<boolean> =>
+  Effect.promise(() => access(path, fsConstants.W_OK).then(() => true, () => false))
+
+/** Turns a SQLite failure into a `StoreError` whose message names the file and what to do. */
+export const fromSqlite = (filename: string, error: unknown): Effect.Effect<StoreError> => {
+  const code = sqliteCode(error) ?? ""
+  const file = describe(filename)
+  const detail = detailOf(error)
+  if (code === "SQLITE_NOTADB") {
+    return Effect.succeed(storeError(filename, "not_a_database", `${file} is not a SQLite database.`))
+  }
+  if (code.startsWith("SQLITE_CORRUPT")) {
+    return Effect.succeed(storeError(filename, "corrupt", `${file} is damaged (${detail}).`))
+  }
+  if (code === "SQLITE_FULL") {
+    return Effect.succeed(storeError(filename, "disk_full", `Cannot write ${file}: the disk is full.`))
+  }
+  if (code.startsWith("SQLITE_READONLY") || code === "SQLITE_PERM" || code === "SQLITE_AUTH") {
+    return Effect.succeed(storeError(filename, "read_only", `Cannot write ${file}: it or its folder is read-only.`))
+  }
+  if (code.startsWith("SQLITE_CANTOPEN")) {
+    const folder = filename === MEMORY ? filename : dirname(filename)
+    return Effect.map(isWritable(folder), (writable) =>
+      writable
+        ? storeError(filename, "io", `Cannot open ${file} (${detail}).`)
+        : storeError(filename, "read_only", `Cannot write ${file}: its folder ${folder} is read-only.`))
+  }
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
+    return Effect.succeed(storeError(
+      filename,
+      "io",
+      `${file} stayed locked by another process for more than ${BUSY_TIMEOUT_MS / 1000} s. Try again when the other Alisio process is idle.`
+    ))
+  }
+  if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
+    return Effect.succeed(storeError(filename, "not_found", `A write to ${file} names a session that does not exist.`))
+  }
+  return Effect.succeed(storeError(filename, "io", `Cannot use ${file} (${detail}).`))
+}
+
+const fsReason = (error: unknown): StoreError["reason"] => {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  return code === "ENOSPC" ? "disk_full" : code === "EACCES" || code === "EPERM" || code === "EROFS" ? "read_only" : "io"
+}
+
+const prepareFolder = (filename: string): Effect.Effect<void, StoreError> =>
+  Effect.tryPromise({
+    try: () => mkdir(dirname(filename), { recursive: true, mode: 0o700 }),
+    catch: (error) =>
+      storeError(filename, fsReason(error), `Cannot create the folder of ${filename} (${detailOf(error)}).`)
+  })
+
+/** Refuses a file that is not empty and does not start like a SQLite database, before SQLite touches it. */
+const checkHeader = (filename: string): Effect.Effect<void, StoreError> =>
+  Effect.tryPromise({
+    try: async () => {
+      const handle = await openFile(filename, "r").catch((error: NodeJS.ErrnoException) => {
+        if (error.code === "ENOENT") return undefined
+        throw error
+      })
+      if (handle === undefined) return true
+      try {
+        const { buffer, bytesRead } = await handle.read(Buffer.alloc(16), 0, 16, 0)
+        return bytesRead === 0 || buffer.toString("latin1", 0, bytesRead) === SQLITE_HEADER
+      } finally {
+        await handle.close()
+      }
+    },
+    catch: (error) => storeError(filename, fsReason(error), `Cannot read ${filename} (${detailOf(error)}).`)
+  }).pipe(
+    Effect.filterOrFail(
+      (isSqlite) => isSqlite,
+      () => storeError(filename, "not_a_database", `${filename} is not a SQLite database, so Alisio cannot keep sessions in it.`)
+    ),
+    Effect.asVoid
+  )
+
+/**
+ * Opens the database for the life of the scope. The store is the client's only user: it
+ * reserves the single connection once and serialises its own work with a semaphore, because
+ * going through the statement API costs a scope per statement — more than the insert itself.
+ */
+export const open = (filename: string): Effect.Effect<Database, StoreError, Scope.Scope> =>
+  Effect.gen(function* () {
+    if (filename !== MEMORY) {
+      yield* prepareFolder(filename)
+      yield* checkHeader(filename)
+    }
+    const client = yield* SqliteClient.make({ filename }).pipe(
+      Effect.provideServiceEffect(Reactivity.Reactivity, Reactivity.make),
+      // better-sqlite3 throws while opening (a damaged file, a read-only folder): convert it here.
+      Effect.catchAllDefect((defect) =>
+        sqliteCode(defect) === undefined ? Effect.die(defect) : Effect.flatMap(fromSqlite(filename, defect), Effect.fail)
+      )
+    )
+    const connection = yield* Effect.orDie(client.reserve)
+    const mutex = yield* Effect.makeSemaphore(1)
+    const run: Run = (sql, params = []) =>
+      Effect.catchAll(connection.execute(sql, params, undefined), (error) => Effect.flip(fromSqlite(filename, error)))
+
+    yield* run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
+    yield* run("PRAGMA foreign_keys = ON")
+    yield* run("PRAGMA synchronous = NORMAL")
+
+    const rollback = Effect.ignore(run("ROLLBACK"))
+    const transaction: Database["transaction"] = (body) =>
+      mutex.withPermits(1)(Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function* () {
+          yield* run("BEGIN IMMEDIATE")
+          const exit = yield* Effect.exit(restore(body))
+          if (Exit.isFailure(exit)) {
+            yield* rollback
+            return yield* exit
+          }
+          const committed = yield* Effect.exit(run("COMMIT"))
+          if (Exit.isFailure(committed)) {
+            yield* rollback
+            return yield* Effect.failCause(committed.cause)
+          }
+          return exit.value
+        })
+      ))
+
+    return {
+      filename,
+      run,
+      use: mutex.withPermits(1),
+      transaction
+    }
+  })

@@ -1,0 +1,158 @@
+// Row Schemas of the session database and their mapping to the store's records.
+import * as Schema from "effect/Schema"
+import { BlobHash, RunId, SessionId, ToolCallId } from "@alisio/domain/Ids"
+import { Message } from "@alisio/domain/Message"
+import { RunStatus, ToolCallStatus } from "@alisio/domain/RunEvent"
+import { ToolEffect } from "@alisio/domain/Tool"
+import { Usage } from "@alisio/domain/Usage"
+import type { BlobMeta, RunRecord, Session, StoredMessage, ToolCallRecord } from "../SessionStore.js"
+
+const Millis = Schema.Number
+const Flag = Schema.NullOr(Schema.Number)
+
+export const MessageJson = Schema.parseJson(Message)
+export const UsageJson = Schema.parseJson(Usage)
+
+export const SessionRow = Schema.Struct({
+  id: SessionId,
+  parent_id: Schema.NullOr(SessionId),
+  title: Schema.NullOr(Schema.String),
+  cwd: Schema.String,
+  status: RunStatus,
+  pinned: Flag,
+  archived: Flag,
+  created_at: Millis,
+  updated_at: Millis
+})
+export const sessionColumns = "id, parent_id, title, cwd, status, pinned, archived, created_at, updated_at"
+
+export const toSession = (row: typeof SessionRow.Type): Session => ({
+  id: row.id,
+  ...(row.parent_id === null ? {} : { parentId: row.parent_id }),
+  ...(row.title === null ? {} : { title: row.title }),
+  cwd: row.cwd,
+  status: row.status,
+  pinned: row.pinned === 1,
+  archived: row.archived === 1,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at
+})
+
+export const MessageRow = Schema.Struct({
+  session_id: SessionId,
+  position: Schema.Int,
+  run_id: Schema.NullOr(RunId),
+  message: MessageJson,
+  created_at: Millis
+})
+export const messageColumns = "session_id, position, run_id, message, created_at"
+
+export const toStoredMessage = (row: typeof MessageRow.Type): StoredMessage => ({
+  sessionId: row.session_id,
+  position: row.position,
+  ...(row.run_id === null ? {} : { runId: row.run_id }),
+  message: row.message,
+  createdAt: row.created_at
+})
+
+/** An event row: its global seq and the JSON of the event as the producer encoded it. */
+export const EventRow = Schema.Struct({
+  seq: Schema.Int,
+  payload: Schema.parseJson()
+})
+
+export const RunRow = Schema.Struct({
+  id: RunId,
+  session_id: SessionId,
+  request_id: Schema.NullOr(Schema.String),
+  status: RunStatus,
+  provider: Schema.String,
+  model: Schema.String,
+  usage: Schema.NullOr(UsageJson),
+  error: Schema.NullOr(Schema.String),
+  owner_pid: Schema.Int,
+  owner_token: Schema.String,
+  owner_host: Schema.NullOr(Schema.String),
+  created_at: Millis,
+  started_at: Schema.NullOr(Millis),
+  ended_at: Schema.NullOr(Millis)
+})
+export const runColumns =
+  "id, session_id, request_id, status, provider, model, usage, error, owner_pid, owner_token, owner_host, created_at, started_at, ended_at"
+
+export const toRunRecord = (row: typeof RunRow.Type): RunRecord => ({
+  id: row.id,
+  sessionId: row.session_id,
+  ...(row.request_id === null ? {} : { requestId: row.request_id }),
+  status: row.status,
+  provider: row.provider,
+  model: row.model,
+  ...(row.usage === null ? {} : { usage: row.usage }),
+  ...(row.error === null ? {} : { error: row.error }),
+  owner: {
+    pid: row.owner_pid,
+    token: row.owner_token,
+    ...(row.owner_host === null ? {} : { host: row.owner_host })
+  },
+  createdAt: row.created_at,
+  ...(row.started_at === null ? {} : { startedAt: row.started_at }),
+  ...(row.ended_at === null ? {} : { endedAt: row.ended_at })
+})
+
+export const ToolCallRow = Schema.Struct({
+  id: ToolCallId,
+  session_id: SessionId,
+  run_id: Schema.NullOr(RunId),
+  name: Schema.NullOr(Schema.String),
+  effect: Schema.NullOr(ToolEffect),
+  arguments: Schema.String,
+  status: Schema.Union(ToolCallStatus, Schema.Literal("running")),
+  result: Schema.NullOr(Schema.String),
+  started_at: Schema.NullOr(Millis),
+  ended_at: Schema.NullOr(Millis)
+})
+export const toolCallColumns = "id, session_id, run_id, name, effect, arguments, status, result, started_at, ended_at"
+
+export const toToolCallRecord = (row: typeof ToolCallRow.Type): ToolCallRecord => ({
+  id: row.id,
+  sessionId: row.session_id,
+  ...(row.run_id === null ? {} : { runId: row.run_id }),
+  // Journals written before v4 did not record the tool's name.
+  name: row.name ?? "",
+  ...(row.effect === null ? {} : { effect: row.effect }),
+  arguments: row.arguments,
+  status: row.status,
+  ...(row.result === null ? {} : { result: row.result }),
+  ...(row.started_at === null ? {} : { startedAt: row.started_at }),
+  ...(row.ended_at === null ? {} : { endedAt: row.ended_at })
+})
+
+/** A live owner candidate: a row left queued or running, and who left it. */
+export const UnfinishedRow = Schema.Struct({
+  id: Schema.String,
+  owner_pid: Schema.NullOr(Schema.Int),
+  owner_token: Schema.NullOr(Schema.String),
+  owner_host: Schema.NullOr(Schema.String)
+})
+
+export const LockRow = Schema.Struct({
+  pid: Schema.Int,
+  token: Schema.String,
+  host: Schema.NullOr(Schema.String)
+})
+
+export const BlobRow = Schema.Struct({
+  hash: BlobHash,
+  size: Schema.Int,
+  media_type: Schema.String,
+  created_at: Millis
+})
+
+export const toBlobMeta = (row: typeof BlobRow.Type): BlobMeta => ({
+  hash: row.hash,
+  size: row.size,
+  mediaType: row.media_type,
+  createdAt: row.created_at
+})
+
+export const PluginValueRow = Schema.Struct({ value: Schema.parseJson() })

@@ -1,0 +1,189 @@
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { ToolError } from "@alisio/domain/Errors"
+import type { StoreError } from "@alisio/domain/Errors"
+import type { ToolCallPart, ToolResultMessage } from "@alisio/domain/Message"
+import { textOf } from "@alisio/domain/Message"
+import type { ToolCallStatus } from "@alisio/domain/RunEvent"
+import type { Tool, ToolContext, ToolResult } from "@alisio/domain/Tool"
+import { isAbsolute, relative, resolve } from "node:path"
+import { CurrentRun } from "../CurrentRun.js"
+import { HumanWaits } from "../HumanWaits.js"
+import { Interaction } from "../Interaction.js"
+import { SessionStore } from "../SessionStore.js"
+import { allowedInReadOnly } from "../Tools.js"
+
+const EVENT_RESULT_CHARS = 4_000
+
+const resultMessage = (call: ToolCallPart, text: string, isError: boolean): ToolResultMessage => ({
+  role: "tool",
+  toolCallId: call.id,
+  toolName: call.name,
+  content: [{ _tag: "text", text }],
+  isError
+})
+
+/** The result stored for a call that was stopped before it finished: never dropped silently. */
+export const cancelledResult = (call: ToolCallPart): ToolResultMessage =>
+  resultMessage(call, "The tool call was cancelled before it finished.", true)
+
+const isInside = (root: string, path: string): boolean => {
+  const rel = relative(root, path)
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel))
+}
+
+let approvalCounter = 0
+
+/**
+ * Runs one complete tool call: journal, approval (a human wait), the handler, and the events
+ * `tool_call_started` / `tool_call_completed` (TL-2…TL-4). A bad call (unknown tool, invalid JSON,
+ * refused by policy) becomes an error result the model sees.
+ */
+export const executeToolCall = (
+  call: ToolCallPart,
+  tools: ReadonlyMap<string, Tool>
+): Effect.Effect<ToolResultMessage, StoreError, CurrentRun | SessionStore | HumanWaits | Interaction> =>
+  Effect.gen(function* () {
+    const run = yield* CurrentRun
+    const store = yield* SessionStore
+    const waits = yield* HumanWaits
+    const interaction = yield* Interaction
+    const tool = tools.get(call.name)
+    const startedAt = yield* Clock.currentTimeMillis
+    const effect = tool?.effect ?? "external"
+
+    yield* run.events.emit("tool_call_started", { toolCallId: call.id, name: call.name, arguments: call.arguments, effect })
+    yield* store.toolCallStarted({
+      id: call.id,
+      sessionId: run.sessionId,
+      runId: run.runId,
+      name: call.name,
+      effect,
+      arguments: call.arguments,
+      startedAt
+    })
+
+    const finish = (status: ToolCallStatus, result: ToolResultMessage) =>
+      Effect.gen(function* () {
+        const endedAt = yield* Clock.currentTimeMillis
+        const text = textOf(result.content)
+        yield* store.toolCallEnded(call.id, { status, result: text, endedAt })
+        yield* run.events.emit("tool_call_completed", {
+          toolCallId: call.id,
+          name: call.name,
+          status,
+          result: text.length > EVENT_RESULT_CHARS ? `${text.slice(0, EVENT_RESULT_CHARS)}…` : text,
+          durationMs: Math.max(0, endedAt - startedAt)
+        })
+        return result
+      })
+
+    const askApproval = (request: {
+      readonly kind: "tool" | "external_directory"
+      readonly summary: string
+      readonly path?: string
+    }) =>
+      waits.around(
+        run.sessionId,
+        request.kind === "tool" ? "tool_approval" : "external_directory",
+        Effect.gen(function* () {
+          const approvalId = `${run.runId}:${++approvalCounter}`
+          yield* run.events.emit("approval_requested", {
+            approvalId,
+            kind: request.kind,
+            toolCallId: call.id,
+            tool: call.name,
+            effect,
+            ...(request.path === undefined ? {} : { path: request.path }),
+            summary: request.summary
+          })
+          const answer = yield* interaction.approve({
+            sessionId: run.sessionId,
+            approvalId,
+            kind: request.kind,
+            summary: request.summary,
+            tool: call.name,
+            effect,
+            ...(request.path === undefined ? {} : { path: request.path })
+          })
+          yield* run.events.emit("approval_resolved", { approvalId, approved: answer.approved, by: answer.by })
+          return answer.approved
+        })
+      )
+
+    if (tool === undefined || !run.toolNames.has(call.name)) {
+      const available = [...run.toolNames].sort().join(", ")
+      return yield* finish("error", resultMessage(call, `Unknown tool "${call.name}". Available tools: ${available || "none"}.`, true))
+    }
+    if (run.readOnly && !allowedInReadOnly(tool.effect)) {
+      return yield* finish("denied", resultMessage(call, `The tool "${call.name}" changes files or the world and this run is read-only.`, true))
+    }
+    const args = parseArguments(call.arguments)
+    if (Option.isNone(args)) {
+      return yield* finish("error", resultMessage(call, `The arguments of ${call.name} are not valid JSON: ${call.arguments.slice(0, 200)}`, true))
+    }
+
+    const policy = run.approvals[tool.effect]
+    const approved =
+      policy === "approve" ? true : policy === "deny" ? false : yield* askApproval({ kind: "tool", summary: summarize(call) })
+    if (!approved) {
+      return yield* finish("denied", resultMessage(call, `The user denied permission to run ${call.name}.`, true))
+    }
+
+    const context: ToolContext = {
+      sessionId: run.sessionId,
+      runId: run.runId,
+      toolCallId: call.id,
+      cwd: run.cwd,
+      readOnly: run.readOnly,
+      progress: (text) => Effect.asVoid(Effect.orDie(run.events.emit("tool_progress", { toolCallId: call.id, text }))),
+      approveExternalPath: (path) => {
+        const absolute = resolve(run.cwd, path)
+        if (isInside(run.cwd, absolute)) return Effect.void
+        return askApproval({ kind: "external_directory", summary: `${call.name} wants to access ${absolute}, outside the workspace`, path: absolute }).pipe(
+          Effect.orDie,
+          Effect.flatMap((ok) =>
+            ok ? Effect.void : new ToolError({ message: `Access to ${absolute}, outside the workspace ${run.cwd}, was denied.` })
+          )
+        )
+      },
+      askUser: (question) =>
+        waits.around(run.sessionId, "question", interaction.ask(run.sessionId, question)).pipe(
+          Effect.mapError((error) => new ToolError({ message: error.message }))
+        )
+    }
+
+    const outcome = yield* tool.execute(args.value, context).pipe(
+      Effect.map((result: ToolResult) => ({ status: result.isError === true ? "error" as const : "completed" as const, result })),
+      Effect.catchAll((error) => Effect.succeed({ status: "error" as const, result: { content: [{ _tag: "text" as const, text: error.message }], isError: true } })),
+      Effect.catchAllDefect((defect) =>
+        Effect.succeed({
+          status: "error" as const,
+          result: { content: [{ _tag: "text" as const, text: `The tool ${call.name} crashed: ${String(defect)}` }], isError: true }
+        })
+      ),
+      Effect.onInterrupt(() => Effect.ignore(finish("cancelled", cancelledResult(call))))
+    )
+    return yield* finish(outcome.status, {
+      role: "tool",
+      toolCallId: call.id,
+      toolName: call.name,
+      content: outcome.result.content,
+      isError: outcome.result.isError === true
+    })
+  })
+
+const parseArguments = (text: string): Option.Option<unknown> => {
+  if (text.trim() === "") return Option.some({})
+  try {
+    return Option.some(JSON.parse(text))
+  } catch {
+    return Option.none()
+  }
+}
+
+const summarize = (call: ToolCallPart): string => {
+  const args = call.arguments.length > 300 ? `${call.arguments.slice(0, 300)}…` : call.arguments
+  return `${call.name} ${args}`
+}

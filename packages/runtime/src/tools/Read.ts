@@ -1,0 +1,173 @@
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { ToolError } from "@alisio/domain/Errors"
+import { defineTool, textResult, type Tool } from "@alisio/domain/Tool"
+import * as fs from "node:fs/promises"
+import { binaryKind, formatBytes, looksBinary, readSample } from "./internal/files.js"
+import { integerAtLeast } from "./internal/schema.js"
+import { resolvePath, tryFs } from "./internal/workspace.js"
+
+export interface ReadOptions {
+  /** Most lines returned by one call (default 2 000). */
+  readonly maxLines?: number
+  /** Most bytes of output returned by one call (default 256 KiB). */
+  readonly maxBytes?: number
+  /** Longer lines are cut (default 2 000 characters). */
+  readonly maxLineLength?: number
+}
+
+const Input = Schema.Struct({
+  path: Schema.String.annotations({ description: "The file, relative to the workspace (or absolute)." }),
+  offset: Schema.optional(integerAtLeast(0, "The first line to return, counting from 1. Default 1.")),
+  limit: Schema.optional(integerAtLeast(1, "How many lines to return at most."))
+})
+
+interface Window {
+  readonly lines: ReadonlyArray<string>
+  readonly first: number
+  /** Lines seen, up to where reading stopped. */
+  readonly seen: number
+  readonly stoppedBy: "end" | "limit" | "bytes"
+}
+
+/** `read` (TL-1): a text file with line numbers, by line range, under a size cap; binary files are reported. */
+export const make = (options: ReadOptions = {}): Tool => {
+  const maxLines = options.maxLines ?? 2_000
+  const maxBytes = options.maxBytes ?? 256 * 1024
+  const maxLineLength = options.maxLineLength ?? 2_000
+
+  return defineTool({
+    name: "read",
+    description: "Reads a text file, each line prefixed with its number. Long files come in windows of " +
+      `at most ${maxLines} lines or ${formatBytes(maxBytes)}: pass offset and limit to read a range. ` +
+      "Binary files are reported, not shown.",
+    effect: "read",
+    input: Input,
+    run: (input, context) =>
+      Effect.gen(function*() {
+        const target = yield* resolvePath(context, input.path)
+        const stat = yield* tryFs(target.display, () => fs.stat(target.absolute))
+        if (stat.isDirectory()) {
+          return yield* new ToolError({ message: `${target.display} is a directory; use ls to list it` })
+        }
+        if (!stat.isFile()) {
+          return yield* new ToolError({ message: `${target.display} is not a regular file` })
+        }
+        if (stat.size === 0) return textResult(`${target.display} is empty.`)
+        const sample = yield* readSample(target.absolute, target.display)
+        if (looksBinary(sample)) {
+          const kind = binaryKind(sample) ?? "binary data"
+          return textResult(
+            `${target.display} is a binary file (${kind}, ${formatBytes(stat.size)}); its bytes are not shown.`
+          )
+        }
+        const first = Math.max(1, input.offset ?? 1)
+        const count = Math.min(input.limit ?? maxLines, maxLines)
+        const window = yield* readWindow(target.absolute, target.display, first, count, maxBytes, maxLineLength)
+        if (window.lines.length === 0) {
+          return yield* new ToolError({
+            message: `${target.display} has ${window.seen} lines; offset ${first} is past the end`
+          })
+        }
+        const last = first + window.lines.length - 1
+        const numbered = window.lines.map((line, i) => `${String(first + i).padStart(6)}\t${line}`).join("\n")
+        const footer = window.stoppedBy === "limit"
+          ? `\n[lines ${first}-${last} shown; the file goes on: read with offset=${last + 1} for more]`
+          : window.stoppedBy === "bytes"
+          ? `\n[output cap of ${formatBytes(maxBytes)} reached after line ${last}; ` +
+            `read with offset=${last + 1} for more]`
+          : first > 1
+          ? `\n[lines ${first}-${last} of ${window.seen}]`
+          : ""
+        return textResult(numbered + footer)
+      })
+  })
+}
+
+/** Reads lines `first … first+count-1` in chunks, so neither a huge file nor a huge line is held whole. */
+const readWindow = (
+  absolute: string,
+  display: string,
+  first: number,
+  count: number,
+  maxBytes: number,
+  maxLineLength: number
+): Effect.Effect<Window, ToolError> =>
+  Effect.acquireUseRelease(
+    tryFs(display, () => fs.open(absolute, "r")),
+    (handle) =>
+      Effect.gen(function*() {
+        const decoder = new TextDecoder("utf-8")
+        const buffer = new Uint8Array(64 * 1024)
+        const lines: Array<string> = []
+        let bytes = 0
+        let seen = 0
+        let current = ""
+        let currentLength = 0
+        let position = 0
+        let stoppedBy: Window["stoppedBy"] | undefined
+
+        // Returns false once the window is full.
+        const endLine = (): boolean => {
+          seen++
+          if (seen >= first) {
+            if (current.endsWith("\r") && currentLength === current.length) current = current.slice(0, -1)
+            const line = currentLength > maxLineLength
+              ? `${current.slice(0, maxLineLength)}… [${currentLength - maxLineLength} more characters]`
+              : current
+            const size = Buffer.byteLength(line) + 8
+            if (bytes + size > maxBytes && lines.length > 0) {
+              stoppedBy = "bytes"
+              return false
+            }
+            lines.push(line)
+            bytes += size
+            if (lines.length >= count) {
+              stoppedBy = "limit"
+              return false
+            }
+          }
+          current = ""
+          currentLength = 0
+          return true
+        }
+        // Text decoded but not consumed when the window filled up.
+        let leftover = ""
+        const addText = (text: string): void => {
+          let start = 0
+          for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", start)) {
+            append(text.slice(start, newline))
+            start = newline + 1
+            if (!endLine()) {
+              leftover = text.slice(start)
+              return
+            }
+          }
+          append(text.slice(start))
+        }
+        const append = (piece: string) => {
+          // Lines before the window are only counted; long lines keep just what is shown.
+          if (seen + 1 >= first && current.length <= maxLineLength) current += piece.slice(0, maxLineLength + 1)
+          currentLength += piece.length
+        }
+
+        while (stoppedBy === undefined) {
+          const { bytesRead } = yield* tryFs(display, () => handle.read(buffer, 0, buffer.length, position))
+          position += bytesRead
+          if (bytesRead === 0) {
+            addText(decoder.decode())
+            if (stoppedBy === undefined && currentLength > 0) endLine()
+            stoppedBy = stoppedBy ?? "end"
+            break
+          }
+          addText(decoder.decode(buffer.subarray(0, bytesRead), { stream: true }))
+        }
+        if (stoppedBy === "limit" && leftover === "") {
+          // A window that ends exactly at the last line is the whole rest of the file.
+          const { bytesRead } = yield* tryFs(display, () => handle.read(buffer, 0, 1, position))
+          if (bytesRead === 0) stoppedBy = "end"
+        }
+        return { lines, first, seen, stoppedBy: stoppedBy ?? "end" }
+      }),
+    (handle) => Effect.promise(() => handle.close())
+  )

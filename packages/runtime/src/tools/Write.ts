@@ -1,0 +1,35 @@
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { ToolError } from "@alisio/domain/Errors"
+import { defineTool, textResult, type Tool } from "@alisio/domain/Tool"
+import * as fs from "node:fs/promises"
+import { countLines, formatBytes, writeFileAtomic } from "./internal/files.js"
+import { resolvePath } from "./internal/workspace.js"
+
+const Input = Schema.Struct({
+  path: Schema.String.annotations({ description: "The file, relative to the workspace (or absolute)." }),
+  content: Schema.String.annotations({ description: "The whole new content of the file." })
+})
+
+/** `write` (TL-1): replaces or creates a file, with its parent folders, atomically. */
+export const make = (): Tool =>
+  defineTool({
+    name: "write",
+    description: "Writes a whole file, creating it and its parent folders when missing, or replacing it. " +
+      "To change part of an existing file, prefer edit.",
+    effect: "write",
+    input: Input,
+    run: (input, context) =>
+      Effect.gen(function*() {
+        const target = yield* resolvePath(context, input.path)
+        const existing = yield* Effect.promise(() => fs.stat(target.real).then((stat) => stat, () => undefined))
+        if (existing?.isDirectory() === true) {
+          return yield* new ToolError({ message: `${target.display} is a directory; give a file path` })
+        }
+        // Writing through the real path keeps a symlink pointing at the file it names.
+        yield* writeFileAtomic(target.real, target.display, input.content)
+        const lines = countLines(input.content)
+        const size = `${lines} line${lines === 1 ? "" : "s"}, ${formatBytes(Buffer.byteLength(input.content))}`
+        return textResult(`${existing === undefined ? "Created" : "Wrote"} ${target.display} (${size}).`)
+      })
+  })

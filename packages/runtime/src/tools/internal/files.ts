@@ -1,0 +1,98 @@
+import * as Effect from "effect/Effect"
+import type { ToolError } from "@alisio/domain/Errors"
+import { randomUUID } from "node:crypto"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { tryFs } from "./workspace.js"
+
+/** How many leading bytes decide whether a file is binary. */
+export const SNIFF_BYTES = 8192
+
+// Backspace, tab, line feed, vertical tab, form feed, carriage return and escape appear in text.
+const TEXT_CONTROLS: ReadonlySet<number> = new Set([8, 9, 10, 11, 12, 13, 27])
+
+/** A NUL byte, or many control characters, in the leading bytes mark a file as binary. */
+export const looksBinary = (sample: Uint8Array): boolean => {
+  let control = 0
+  for (const byte of sample) {
+    if (byte === 0) return true
+    if (byte < 32 && !TEXT_CONTROLS.has(byte)) control++
+  }
+  return sample.length > 0 && control / sample.length > 0.1
+}
+
+const signatures: ReadonlyArray<readonly [string, ReadonlyArray<number>]> = [
+  ["a PNG image", [0x89, 0x50, 0x4e, 0x47]],
+  ["a JPEG image", [0xff, 0xd8, 0xff]],
+  ["a GIF image", [0x47, 0x49, 0x46, 0x38]],
+  ["a PDF document", [0x25, 0x50, 0x44, 0x46]],
+  ["a zip archive", [0x50, 0x4b, 0x03, 0x04]],
+  ["a gzip archive", [0x1f, 0x8b]],
+  ["an ELF executable", [0x7f, 0x45, 0x4c, 0x46]],
+  ["a WebAssembly module", [0x00, 0x61, 0x73, 0x6d]],
+  ["an SQLite database", [0x53, 0x51, 0x4c, 0x69, 0x74, 0x65]]
+]
+
+/** A short description of a binary file's kind from its magic bytes, when known. */
+export const binaryKind = (sample: Uint8Array): string | undefined =>
+  signatures.find(([, magic]) => magic.every((byte, i) => sample[i] === byte))?.[0]
+
+/** Reads up to `SNIFF_BYTES` from the start of a file. */
+export const readSample = (absolute: string, display: string): Effect.Effect<Uint8Array, ToolError> =>
+  Effect.acquireUseRelease(
+    tryFs(display, () => fs.open(absolute, "r")),
+    (handle) =>
+      tryFs(display, async () => {
+        const buffer = new Uint8Array(SNIFF_BYTES)
+        const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0)
+        return buffer.subarray(0, bytesRead)
+      }),
+    (handle) => Effect.promise(() => handle.close())
+  )
+
+/**
+ * Writes a file through a temporary sibling and a rename, so readers never see half a file.
+ * Creates missing parent folders; keeps the mode of a file it replaces.
+ */
+export const writeFileAtomic = (target: string, display: string, content: string): Effect.Effect<void, ToolError> =>
+  Effect.gen(function*() {
+    const directory = path.dirname(target)
+    yield* tryFs(display, () => fs.mkdir(directory, { recursive: true }))
+    const existingMode = yield* Effect.promise(() => fs.stat(target).then((s) => s.mode & 0o7777, () => undefined))
+    const temporary = path.join(directory, `.${path.basename(target)}.${randomUUID().slice(0, 8)}.tmp`)
+    yield* tryFs(display, async () => {
+      await fs.writeFile(temporary, content, existingMode === undefined ? {} : { mode: existingMode })
+      await fs.rename(temporary, target)
+    }).pipe(
+      Effect.tapError(() => Effect.promise(() => fs.rm(temporary, { force: true }))),
+      // Once started, the write finishes (or cleans up) so no temporary file is left behind.
+      Effect.uninterruptible
+    )
+  })
+
+/** Counts lines the way editors do: a trailing newline does not start another line. */
+export const countLines = (text: string): number => {
+  if (text.length === 0) return 0
+  let lines = 1
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines++
+  return text.endsWith("\n") ? lines - 1 : lines
+}
+
+/** The 1-based line number at a character offset. */
+export const lineAt = (text: string, offset: number): number => {
+  let line = 1
+  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) line++
+  return line
+}
+
+/** Cuts an over-long line for display. */
+export const clipLine = (line: string, max: number): string =>
+  line.length <= max ? line : `${line.slice(0, max)}… [${line.length - max} more characters]`
+
+/** A size in bytes for people: `512 B`, `12.3 KiB`, `4.0 MiB`. */
+export const formatBytes = (bytes: number): string =>
+  bytes < 1024
+    ? `${bytes} B`
+    : bytes < 1024 * 1024
+    ? `${(bytes / 1024).toFixed(1)} KiB`
+    : `${(bytes / 1024 / 1024).toFixed(1)} MiB`

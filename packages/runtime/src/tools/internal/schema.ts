@@ -1,0 +1,17 @@
+import * as Schema from "effect/Schema"
+
+/**
+ * An integer argument of at least `minimum`. The JSON Schema is written out so models get a
+ * plain `{ type: "integer" }` rather than `$ref`s into Effect's definitions.
+ */
+export const integerAtLeast = (minimum: number, description: string) =>
+  Schema.Int.pipe(Schema.greaterThanOrEqualTo(minimum)).annotations({
+    description,
+    jsonSchema: { type: "integer", minimum, description }
+  })
+
+/** A string argument with something other than whitespace in it. */
+export const nonBlankString = (description: string) =>
+  Schema.String.pipe(
+    Schema.filter((text) => text.trim().length > 0, { message: () => "must not be blank" })
+  ).annotations({ description, jsonSchema: { type: "string", description } })

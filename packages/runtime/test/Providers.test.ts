@@ -1,0 +1,163 @@
+import { ProviderError, StoreError, UnknownModelError } from "@alisio/domain/Errors"
+import { SessionId } from "@alisio/domain/Ids"
+import type { LanguageModelService, ModelInfo } from "@alisio/domain/LanguageModel"
+import * as Providers from "@alisio/runtime/Providers"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+/** A provider serving `ids`; `discoveries` counts how often its models were asked for. */
+const provider = (id: string, ids: ReadonlyArray<string>, options: { readonly fail?: boolean } = {}) => {
+  const counter = { discoveries: 0 }
+  const service: LanguageModelService = {
+    provider: id,
+    stream: () => Stream.empty,
+    models: Effect.suspend(() => {
+      counter.discoveries++
+      return options.fail === true
+        ? Effect.fail(new ProviderError({ code: "network", message: "The server could not be reached." }))
+        : Effect.succeed(ids.map((model): ModelInfo => ({ id: model, provider: id, maxOutputTokens: 4096 })))
+    })
+  }
+  return { service, counter }
+}
+
+const tempDir = Effect.acquireRelease(
+  Effect.sync(() => mkdtempSync(join(tmpdir(), "alisio-providers-"))),
+  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+)
+
+const registry = (options: Providers.Options = {}) =>
+  Effect.gen(function*() {
+    const providers = yield* Providers.make(options)
+    yield* providers.register("openai", provider("openai", ["gpt-4o", "anthropic/claude-sonnet-4.5"]).service)
+    yield* providers.register("local", provider("local", ["qwen3-coder"]).service)
+    return providers
+  })
+
+describe("Providers", () => {
+  it.effect("PRV-1 registration is additive, in order, and a later registration replaces the same id", () =>
+    Effect.gen(function*() {
+      const providers = yield* registry()
+      const replacement = provider("local", ["llama3"]).service
+      yield* providers.register("extra", provider("extra", []).service)
+      yield* providers.register("local", replacement)
+      const list = yield* providers.list
+      assert.deepStrictEqual(list.map((entry) => entry.id), ["openai", "extra", "local"])
+      assert.strictEqual(list.find((entry) => entry.id === "local")!.service, replacement)
+      assert.strictEqual((yield* providers.resolve("local/llama3")).model, "llama3")
+    }))
+
+  it.effect("PRV-1 resolves provider/model, bare names to openai, and router ids containing a slash", () =>
+    Effect.gen(function*() {
+      const providers = yield* registry()
+      const local = yield* providers.resolve("local/qwen3-coder")
+      assert.strictEqual(local.provider, "local")
+      assert.strictEqual(local.model, "qwen3-coder")
+      assert.strictEqual(local.service.provider, "local")
+      assert.deepStrictEqual(local.info, Option.some({ id: "qwen3-coder", provider: "local", maxOutputTokens: 4096 }))
+      const bare = yield* providers.resolve(" gpt-4o ")
+      assert.deepStrictEqual([bare.provider, bare.model], ["openai", "gpt-4o"])
+      const routed = yield* providers.resolve("anthropic/claude-sonnet-4.5")
+      assert.deepStrictEqual([routed.provider, routed.model], ["openai", "anthropic/claude-sonnet-4.5"])
+    }))
+
+  it.effect("PRV-1 an unknown provider or model is an UnknownModelError listing what is available", () =>
+    Effect.gen(function*() {
+      const providers = yield* Providers.make({ defaultProvider: "nowhere" })
+      const empty = yield* Effect.flip(providers.resolve("gpt-4o"))
+      assert.instanceOf(empty, UnknownModelError)
+      assert.include(empty.message, "Unknown provider \"nowhere\"")
+
+      const registered = yield* registry()
+      const model = yield* Effect.flip(registered.resolve("local/gpt-9"))
+      assert.instanceOf(model, UnknownModelError)
+      assert.include(model.message, "provider \"local\" has no model \"gpt-9\"")
+      assert.include(model.message, "local/qwen3-coder")
+      assert.deepStrictEqual((model as UnknownModelError).available, ["local/qwen3-coder"])
+
+      const prefix = yield* Effect.flip(registered.resolve("mistral/large"))
+      assert.include(prefix.message, "\"mistral\" is not a provider (providers: openai, local)")
+      assert.include(prefix.message, "openai/gpt-4o")
+
+      const noModel = yield* Effect.flip(registered.resolve("local/"))
+      assert.include(noModel.message, "No model named")
+    }))
+
+  it.effect("PRV-1 a provider without discovery takes any model name; discovery errors reach the caller", () =>
+    Effect.gen(function*() {
+      const providers = yield* Providers.make()
+      yield* providers.register("bare", provider("bare", []).service)
+      yield* providers.register("down", provider("down", [], { fail: true }).service)
+      const resolved = yield* providers.resolve("bare/anything")
+      assert.strictEqual(resolved.model, "anything")
+      assert.isTrue(Option.isNone(resolved.info))
+      const error = yield* Effect.flip(providers.resolve("down/x"))
+      assert.instanceOf(error, ProviderError)
+    }))
+
+  it.effect("PRV-1 discovery is asked once per registration", () =>
+    Effect.gen(function*() {
+      const providers = yield* Providers.make()
+      const first = provider("openai", ["gpt-4o"])
+      yield* providers.register("openai", first.service)
+      yield* providers.resolve("gpt-4o")
+      yield* providers.resolve("openai/gpt-4o")
+      assert.strictEqual(first.counter.discoveries, 1)
+      const second = provider("openai", ["gpt-4o", "o3"])
+      yield* providers.register("openai", second.service)
+      assert.strictEqual((yield* providers.resolve("o3")).model, "o3")
+      assert.strictEqual(second.counter.discoveries, 1)
+    }))
+
+  it.effect("PRV-1 the active model is per session, falling back to the user's last choice", () =>
+    Effect.gen(function*() {
+      const providers = yield* registry()
+      const a = SessionId.make("ses-a")
+      const b = SessionId.make("ses-b")
+      assert.isTrue(Option.isNone(yield* providers.active(a)))
+      yield* providers.activate("local/qwen3-coder", a)
+      yield* providers.activate("gpt-4o", b)
+      assert.deepStrictEqual(yield* providers.active(a), Option.some({ provider: "local", model: "qwen3-coder" }))
+      assert.deepStrictEqual(yield* providers.active(b), Option.some({ provider: "openai", model: "gpt-4o" }))
+      assert.deepStrictEqual(yield* providers.active(SessionId.make("ses-new")), Option.some({ provider: "openai", model: "gpt-4o" }))
+      assert.deepStrictEqual(yield* providers.active(), Option.some({ provider: "openai", model: "gpt-4o" }))
+      const failed = yield* Effect.flip(providers.activate("local/nope", a))
+      assert.instanceOf(failed, UnknownModelError)
+      assert.deepStrictEqual(yield* providers.active(a), Option.some({ provider: "local", model: "qwen3-coder" }))
+    }))
+
+  it.scoped("PRV-1 the last choice persists in the state home and survives a restart", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const stateHome = join(dir, "state")
+      const first = yield* registry({ stateHome })
+      yield* first.activate("local/qwen3-coder", SessionId.make("ses-1"))
+      const file = join(stateHome, "active-model.json")
+      assert.deepStrictEqual(JSON.parse(readFileSync(file, "utf8")), { provider: "local", model: "qwen3-coder" })
+      const restarted = yield* registry({ stateHome })
+      assert.deepStrictEqual(yield* restarted.active(), Option.some({ provider: "local", model: "qwen3-coder" }))
+
+      writeFileSync(file, "{ not json")
+      const afterCorruption = yield* registry({ stateHome })
+      assert.isTrue(Option.isNone(yield* afterCorruption.active()))
+      yield* afterCorruption.activate("gpt-4o")
+      assert.deepStrictEqual(JSON.parse(readFileSync(file, "utf8")), { provider: "openai", model: "gpt-4o" })
+    }))
+
+  it.scoped("PRV-1 a choice that cannot be saved is a StoreError and changes nothing", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const blocker = join(dir, "not-a-dir")
+      writeFileSync(blocker, "")
+      const providers = yield* registry({ stateHome: blocker })
+      const error = yield* Effect.flip(providers.activate("gpt-4o", SessionId.make("ses-1")))
+      assert.instanceOf(error, StoreError)
+      assert.include(error.message, "active-model.json")
+      assert.isTrue(Option.isNone(yield* providers.active(SessionId.make("ses-1"))))
+    }))
+})

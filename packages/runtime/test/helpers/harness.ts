@@ -1,0 +1,109 @@
+// The real runner composed with the FakeProvider, a real in-memory SQLite store and test tools.
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import { assert } from "@effect/vitest"
+import { defineTool, textResult, type Tool } from "@alisio/domain/Tool"
+import { decodeRunEvent, encodeRunEvent, isEphemeralType, isTerminalType, type KnownRunEvent } from "@alisio/domain/RunEvent"
+import * as FakeProvider from "@alisio/providers/FakeProvider"
+import * as HumanWaits from "@alisio/runtime/HumanWaits"
+import * as Interaction from "@alisio/runtime/Interaction"
+import * as RunEvents from "@alisio/runtime/RunEvents"
+import * as Runner from "@alisio/runtime/Runner"
+import * as SessionStore from "@alisio/runtime/SessionStore"
+import * as Tools from "@alisio/runtime/Tools"
+
+/** `echo`: returns its text (read). */
+export const echoTool: Tool = defineTool({
+  name: "echo",
+  description: "Returns the text it is given.",
+  effect: "read",
+  input: Schema.Struct({ text: Schema.String }),
+  run: ({ text }) => Effect.succeed(textResult(`echo: ${text}`))
+})
+
+/** `note`: pretends to write (write effect, so it needs approval). */
+export const noteTool: Tool = defineTool({
+  name: "note",
+  description: "Writes a note.",
+  effect: "write",
+  input: Schema.Struct({ text: Schema.String }),
+  run: ({ text }) => Effect.succeed(textResult(`noted: ${text}`))
+})
+
+/** `sleep`: sleeps `ms` of clock time, streaming progress first. */
+export const sleepTool: Tool = defineTool({
+  name: "sleep",
+  description: "Sleeps.",
+  effect: "read",
+  input: Schema.Struct({ ms: Schema.Number }),
+  run: ({ ms }, context) =>
+    context.progress("sleeping\n").pipe(Effect.zipRight(Effect.sleep(ms)), Effect.as(textResult(`slept ${ms}`)))
+})
+
+export const testTools: ReadonlyArray<Tool> = [echoTool, noteTool, sleepTool]
+
+export const storeLayer = SessionStore.layerMemory
+
+/** Runner + events + waits + tools over the given store and interaction. */
+export const runnerLayer = (options: {
+  readonly script: FakeProvider.Script
+  readonly interaction?: Layer.Layer<Interaction.Interaction>
+  readonly tools?: ReadonlyArray<Tool>
+  readonly store?: Layer.Layer<SessionStore.SessionStore>
+}) => {
+  const base = Layer.mergeAll(
+    RunEvents.layer,
+    HumanWaits.layer,
+    Tools.layer(options.tools ?? testTools),
+    options.interaction ?? Interaction.layerHeadless({ approveAll: true }),
+    FakeProvider.layer(options.script)
+  ).pipe(Layer.provideMerge(options.store ?? storeLayer))
+  return Runner.layer.pipe(Layer.provideMerge(base))
+}
+
+/** Runs to the end and returns every event the run's stream produced. */
+export const collect = (options: Runner.RunOptions) =>
+  Effect.flatMap(Runner.Runner, (runner) => Stream.runCollect(runner.stream(options))).pipe(
+    Effect.map(Chunk.toReadonlyArray)
+  )
+
+export const baseOptions: Runner.RunOptions = { cwd: "/tmp", prompt: "do the task", model: "fake-model" }
+
+/**
+ * The EV-5 contract: every event decodes as a KnownRunEvent after a JSON round trip, seq counts
+ * up from 1 without gaps, persisted events have increasing eventIds and ephemeral ones none, and
+ * exactly one terminal event comes last.
+ */
+export const assertContract = (events: ReadonlyArray<KnownRunEvent>): void => {
+  assert.isAbove(events.length, 0)
+  let lastEventId = 0
+  events.forEach((event, index) => {
+    const decoded = decodeRunEvent(JSON.parse(JSON.stringify(encodeRunEvent(event))))
+    assert.isTrue(Either.isRight(decoded), `event ${index} (${event.type}) does not decode`)
+    if (Either.isRight(decoded)) assert.strictEqual(decoded.right._tag, "Known")
+    assert.strictEqual(event.schemaVersion, 1)
+    assert.strictEqual(event.seq, index + 1, `seq of ${event.type}`)
+    assert.strictEqual(event.runId, events[0]!.runId)
+    if (isEphemeralType(event.type)) {
+      assert.isUndefined(event.eventId, `${event.type} must not have an eventId`)
+    } else {
+      assert.isDefined(event.eventId, `${event.type} must have an eventId`)
+      const id = Number(event.eventId)
+      assert.isAbove(id, lastEventId)
+      lastEventId = id
+    }
+  })
+  const terminals = events.filter((event) => isTerminalType(event.type))
+  assert.strictEqual(terminals.length, 1, `terminal events: ${terminals.map((e) => e.type).join(", ")}`)
+  assert.strictEqual(events.at(-1), terminals[0])
+  assert.strictEqual(events[0]!.type, "run_started")
+}
+
+export const typesOf = (events: ReadonlyArray<KnownRunEvent>) => events.map((event) => event.type)
+
+export const ofType = <K extends KnownRunEvent["type"]>(events: ReadonlyArray<KnownRunEvent>, type: K) =>
+  events.filter((event): event is Extract<KnownRunEvent, { type: K }> => event.type === type)
