@@ -43,13 +43,6 @@ const startServer = (): Promise<{ readonly port: number; readonly stop: () => vo
     child.stdout.once("data", (data: Buffer) => resolve({ port: Number(data.toString().trim()), stop: () => child.kill() }))
   })
 
-const cpuMs = async (fn: () => Promise<unknown>): Promise<number> => {
-  const start = process.cpuUsage()
-  await fn()
-  const used = process.cpuUsage(start)
-  return (used.user + used.system) / 1000
-}
-
 export const run = async (): Promise<void> => {
   const server = await startServer()
   try {
@@ -65,6 +58,22 @@ export const run = async (): Promise<void> => {
       const reader = response.body!.getReader()
       while (!(await reader.read()).done) {
         // only the bytes
+      }
+    }
+
+    // What parsing alone costs: the same bytes, cut into events and JSON.parse'd, without the adapter.
+    const parseFloor = async (): Promise<void> => {
+      const response = await fetch(`${baseURL}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: requestBody
+      })
+      const decoder = new TextDecoder()
+      let rest = ""
+      for await (const bytes of response.body!) {
+        const events = (rest + decoder.decode(bytes, { stream: true })).split("\n\n")
+        rest = events.pop()!
+        for (const event of events) if (event.startsWith("data: {")) JSON.parse(event.slice(6))
       }
     }
 
@@ -84,21 +93,25 @@ export const run = async (): Promise<void> => {
         })
       })
     const floorCpu: Array<number> = []
+    const parseCpu: Array<number> = []
     const adapterCpu: Array<number> = []
     await Effect.runPromise(Effect.gen(function*() {
       for (let i = 0; i < 5; i++) {
         yield* Effect.promise(floor)
+        yield* Effect.promise(parseFloor)
         yield* adapter
       }
       parts = 0
       for (let i = 0; i < runs; i++) {
         floorCpu.push(yield* cpuOf(Effect.promise(floor)))
+        parseCpu.push(yield* cpuOf(Effect.promise(parseFloor)))
         adapterCpu.push(yield* cpuOf(adapter))
       }
     }))
     if (parts !== runs * (deltas + 1)) throw new Error(`expected ${runs * (deltas + 1)} parts, got ${parts}`)
     const floorMs = median(floorCpu)
     row("fetch, raw SSE bytes (floor), CPU / 1 000 deltas", floorMs, "ms")
+    row("fetch + split + JSON.parse, CPU / 1 000 deltas", median(parseCpu), "ms", floorMs)
     row("OpenAiCompatible.stream, CPU / 1 000 deltas", median(adapterCpu), "ms", floorMs)
   } finally {
     server.stop()

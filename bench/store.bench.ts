@@ -100,7 +100,7 @@ const bench = Effect.gen(function* () {
   }
   const floorAppend = microsPer(floorMs, EVENTS)
   row("bare better-sqlite3 insert (floor), per event", floorAppend, "µs")
-  row(`store.appendEvent (${EVENTS / 1000}k, 1 tx each), per event`, microsPer(storeMs, EVENTS), "µs", floorAppend)
+  row(`appendEvent ×${EVENTS / 1000}k, 1 tx each, per event`, microsPer(storeMs, EVENTS), "µs", floorAppend)
 
   // Pages of a 10k-message session.
   const messagesSession = SessionId.make("bench-messages")
@@ -126,10 +126,10 @@ const bench = Effect.gen(function* () {
     PAGE_RUNS,
     Effect.orDie(store.messagesPage!(messagesSession, { limit: PAGE, direction: "backward" }))
   )
-  row(`bare select of a ${PAGE}-message page (floor)`, floorFirst * 1000, "µs")
-  row(`store.messagesPage first page (${MESSAGES / 1000}k messages)`, first * 1000, "µs", floorFirst * 1000)
-  row(`bare select of the last ${PAGE}-message page (floor)`, floorLast * 1000, "µs")
-  row(`store.messagesPage last page (${MESSAGES / 1000}k messages)`, last * 1000, "µs", floorLast * 1000)
+  row(`bare select, first ${PAGE}-message page (floor)`, floorFirst * 1000, "µs")
+  row(`messagesPage, first page of ${MESSAGES / 1000}k messages`, first * 1000, "µs", floorFirst * 1000)
+  row(`bare select, last ${PAGE}-message page (floor)`, floorLast * 1000, "µs")
+  row(`messagesPage, last page of ${MESSAGES / 1000}k messages`, last * 1000, "µs", floorLast * 1000)
 
   // A full eventsPage scan of the 100k events, decoded.
   const scanBare = reader.prepare("SELECT seq, payload FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?")
@@ -154,8 +154,8 @@ const bench = Effect.gen(function* () {
     cursor = page.next
   }
   if (scanned !== EVENTS) return yield* Effect.dieMessage(`scanned ${scanned} events, expected ${EVENTS}`)
-  row(`bare select + JSON.parse, pages of ${SCAN_PAGE} (floor), per event`, floorScan, "µs")
-  row(`store.eventsPage full scan, per event`, microsPer(performance.now() - start, scanned), "µs", floorScan)
+  row(`bare select + JSON.parse by ${SCAN_PAGE} (floor), per event`, floorScan, "µs")
+  row(`eventsPage scan of ${EVENTS / 1000}k by ${SCAN_PAGE}, per event`, microsPer(performance.now() - start, scanned), "µs", floorScan)
 })
 
 export const run = (): Promise<void> => Effect.runPromise(Effect.scoped(bench))

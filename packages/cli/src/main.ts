@@ -1,17 +1,164 @@
+import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
+import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import { createRequire } from "node:module"
+import { CliError, ExitCode, requestedExit } from "./CliError.js"
+import { parseDuration } from "./Durations.js"
+
+// Only @effect/cli and effect load here: the heavy parts (SQLite, the openai SDK) are imported by
+// the handlers, so `--help` stays fast.
 
 const version = (createRequire(import.meta.url)("../package.json") as { version: string }).version
 
+const duration = (name: string, description: string) =>
+  Options.text(name).pipe(
+    Options.withDescription(`${description} (500ms, 30s, 2m, 1h, or milliseconds)`),
+    Options.mapEffect((text) => {
+      const ms = parseDuration(text)
+      return ms === undefined
+        ? Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name}: "${text}" is not a duration; write e.g. 500ms, 30s or 2m`)))
+        : Effect.succeed(ms)
+    }),
+    Options.optional
+  )
+
+const count = (name: string, description: string, min: number) =>
+  Options.integer(name).pipe(
+    Options.withDescription(description),
+    Options.mapEffect((n) =>
+      n >= min
+        ? Effect.succeed(n)
+        : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name} must be at least ${min}, got ${n}`)))
+    ),
+    Options.optional
+  )
+
+const json = Options.boolean("json").pipe(Options.withDescription("Write JSON (JSONL for streams) on stdout"))
+
+export const runFlags = {
+  json: Options.boolean("json").pipe(Options.withDescription("Stream one RunEvent per line (JSONL) on stdout, nothing else")),
+  model: Options.text("model").pipe(
+    Options.withAlias("m"),
+    Options.withDescription("provider/model; a bare model name means the openai provider"),
+    Options.optional
+  ),
+  session: Options.text("session").pipe(Options.withAlias("s"), Options.withDescription("Resume this session"), Options.optional),
+  continue: Options.boolean("continue").pipe(
+    Options.withAlias("c"),
+    Options.withDescription("Resume the most recent session in this directory")
+  ),
+  readOnly: Options.boolean("read-only").pipe(Options.withDescription("Only tools that cannot change the workspace or the world")),
+  yes: Options.boolean("yes").pipe(Options.withDescription("Approve every tool request (otherwise they are denied headless)")),
+  trustProject: Options.boolean("trust-project").pipe(Options.withDescription("Apply .alisio/config.yaml of the project")),
+  cwd: Options.directory("cwd").pipe(Options.withDescription("The workspace (default: the current directory)"), Options.optional),
+  maxTurns: count("max-turns", "Most model turns in the run", 1),
+  timeout: duration("timeout", "Active time allowed for the run"),
+  firstTokenTimeout: duration("first-token-timeout", "Silence allowed before a response's first token"),
+  firstTokenRetries: count("first-token-retries", "Resends of a request that stayed silent", 0),
+  streamIdleTimeout: duration("stream-idle-timeout", "Silence allowed in the middle of a response"),
+  maxOutputTokens: count("max-output-tokens", "Output-token budget of each request", 1),
+  truncationRecoveries: count("truncation-recoveries", "Re-requests after a response cut by the output budget", 0),
+  runId: Options.text("run-id").pipe(Options.withDescription("The run's id (default: a UUID)"), Options.optional),
+  requestId: Options.text("request-id").pipe(
+    Options.withDescription("Idempotency key: a repeat returns the existing run"),
+    Options.optional
+  ),
+  correlationId: Options.text("correlation-id").pipe(Options.withDescription("Copied to every event"), Options.optional),
+  prompt: Args.text({ name: "prompt" }).pipe(Args.withDescription("The task; `-` or nothing reads stdin"), Args.repeated)
+}
+
+export type RunFlags = {
+  readonly [K in keyof typeof runFlags]: (typeof runFlags)[K] extends Options.Options<infer A> ? A
+    : (typeof runFlags)[K] extends Args.Args<infer B> ? B
+    : never
+}
+
+const run = Command.make("run", runFlags, (flags) =>
+  Effect.flatMap(Effect.promise(() => import("./RunCommand.js")), (m) => m.runCommand(flags))
+).pipe(Command.withDescription("Run one task headless: the answer on stdout, tool activity on stderr"))
+
+const sessionId = Args.text({ name: "session-id" })
+
+const sessionsList = Command.make(
+  "list",
+  { json, all: Options.boolean("all").pipe(Options.withDescription("Sessions of every directory, not only this one")) },
+  (flags) => Effect.flatMap(Effect.promise(() => import("./SessionsCommand.js")), (m) => m.listSessions(flags))
+).pipe(Command.withDescription("List sessions, newest first"))
+
+const sessionsShow = Command.make("show", { json, sessionId }, (flags) =>
+  Effect.flatMap(Effect.promise(() => import("./SessionsCommand.js")), (m) => m.showSession(flags))
+).pipe(Command.withDescription("Show a session: its runs and messages"))
+
+const sessionsEvents = Command.make("events", { json, sessionId }, (flags) =>
+  Effect.flatMap(Effect.promise(() => import("./SessionsCommand.js")), (m) => m.sessionEvents(flags))
+).pipe(Command.withDescription("Replay a session's stored events (JSONL with --json)"))
+
+const sessions = Command.make("sessions").pipe(
+  Command.withDescription("Inspect stored sessions"),
+  Command.withSubcommands([sessionsList, sessionsShow, sessionsEvents])
+)
+
+const models = Command.make("models", { json }, (flags) =>
+  Effect.flatMap(Effect.promise(() => import("./ModelsCommand.js")), (m) => m.listModels(flags))
+).pipe(Command.withDescription("List the models of the configured providers"))
+
 export const alisio = Command.make("alisio").pipe(
-  Command.withDescription("An agent CLI that runs a language model with tools and keeps every session.")
+  Command.withDescription("An agent CLI that runs a language model with tools and keeps every session."),
+  Command.withSubcommands([run, sessions, models])
 )
 
 export const cli = Command.run(alisio, { name: "alisio", version })
 
-/** The edge: parses argv, runs the command, exits with its code. */
-export const main = (argv: ReadonlyArray<string>): void =>
-  cli(argv).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain({ disableErrorReporting: false }))
+const exitCodeOf = (exit: Exit.Exit<unknown, unknown>, signalled: boolean): number => {
+  if (signalled || (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause))) return ExitCode.cancelled
+  if (Exit.isSuccess(exit)) return requestedExit()
+  const failure = Cause.failureOption(exit.cause)
+  if (Option.isSome(failure)) {
+    const error = failure.value
+    if (error instanceof CliError) return error.exitCode
+    if (ValidationError.isValidationError(error)) return ExitCode.usage
+  }
+  return ExitCode.failed
+}
+
+/** Prints a user's mistake as one line; anything else is a bug and keeps its details. */
+const reportFailure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.tapErrorCause(effect, (cause) => {
+    if (Cause.isInterruptedOnly(cause)) return Effect.void
+    const failure = Cause.failureOption(cause)
+    if (Option.isSome(failure)) {
+      const error = failure.value
+      if (error instanceof CliError) return Effect.sync(() => process.stderr.write(`alisio: ${error.message}\n`))
+      // @effect/cli has already printed its validation errors with the usage.
+      if (ValidationError.isValidationError(error)) return Effect.void
+    }
+    return Effect.sync(() => process.stderr.write(`alisio: internal error\n${Cause.pretty(cause)}\n`))
+  })
+
+/** The edge: parses argv, runs the command, exits with its code. Ctrl-C once cancels, twice exits. */
+export const main = (argv: ReadonlyArray<string>): void => {
+  let signalled = false
+  const onSignal = () => {
+    signalled = true
+    process.once("SIGINT", () => process.exit(ExitCode.cancelled))
+  }
+  process.once("SIGINT", onSignal)
+  process.once("SIGTERM", onSignal)
+  cli(argv).pipe(
+    reportFailure,
+    Effect.provide(NodeContext.layer),
+    NodeRuntime.runMain({
+      disableErrorReporting: true,
+      disablePrettyLogger: true,
+      teardown: (exit, onExit) => onExit(exitCodeOf(exit, signalled))
+    })
+  )
+}

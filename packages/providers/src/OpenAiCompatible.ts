@@ -19,7 +19,14 @@ import { randomUUID } from "node:crypto"
 import { OpenAI } from "openai/client"
 import { acceptsEffort, type CatalogEntry, merge } from "./internal/Catalog.js"
 import { ChatAssembler } from "./internal/ChatStream.js"
-import { type Failure, fromCause, fromStreamPayload, invalidResponse, normalizingFetch } from "./internal/ErrorMapping.js"
+import {
+  type Failure,
+  fromCause,
+  fromReadError,
+  fromStreamPayload,
+  invalidResponse,
+  normalizingFetch
+} from "./internal/ErrorMapping.js"
 import { PartReader } from "./internal/PartReader.js"
 import { chatBody, type OutputTokensParam, responsesBody } from "./internal/Requests.js"
 import { ResponsesAssembler } from "./internal/ResponsesStream.js"
@@ -51,11 +58,14 @@ export interface Options {
 
 export const defaultBaseURL = "https://api.openai.com/v1"
 
-/** A failed attempt, and whether any part had already gone downstream (then it is never retried). */
-interface AttemptFailure {
-  readonly failure: Failure
-  readonly afterOutput: boolean
+/** The live HTTP exchange of one request: aborted on release unless its body was read to the end. */
+interface Connection {
+  controller: AbortController | undefined
+  reader: PartReader | undefined
 }
+
+/** How long the end of the body may lag behind the final event before the connection is dropped. */
+const drainGraceMs = 1_000
 
 const makeCallId = (): string => `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`
 
@@ -96,8 +106,14 @@ export const make = (options: Options): LanguageModelService => {
       : client.responses.create(responsesBody(request, { sendEffort }), { signal }).asResponse()
   }
 
-  /** Some proxies answer a streaming request with a JSON error and status 200. */
-  const jsonAnswer = (response: Response): Effect.Effect<never, Failure> =>
+  const assemblerFor = () =>
+    api === "chat" ? new ChatAssembler(provider, makeCallId) : new ResponsesAssembler(provider, makeCallId)
+
+  /**
+   * A 200 labelled JSON: some proxies answer a streaming request with a JSON error, and a few servers
+   * label their event stream as JSON. Anything else is not a stream.
+   */
+  const jsonAnswer = (response: Response): Effect.Effect<PartReader, Failure> =>
     Effect.flatMap(
       Effect.tryPromise({ try: () => response.text(), catch: (cause) => cause }).pipe(Effect.catchAll(failWith)),
       (text) => {
@@ -107,70 +123,98 @@ export const make = (options: Options): LanguageModelService => {
         } catch {
           payload = undefined
         }
-        return Effect.fail(
-          typeof payload === "object" && payload !== null && "error" in payload
-            ? fromStreamPayload(provider, payload)
-            : invalidResponse(provider, `expected an event stream, got ${text.slice(0, 200)}`)
-        )
+        if (typeof payload === "object" && payload !== null && "error" in payload) {
+          return Effect.fail(fromStreamPayload(provider, payload))
+        }
+        if (payload === undefined && /^(data|event):/m.test(text)) {
+          return Effect.succeed(new PartReader(new Response(text).body!.getReader(), assemblerFor()))
+        }
+        return Effect.fail(invalidResponse(provider, `expected an event stream, got ${text.slice(0, 200)}`))
       }
     )
 
-  const attempt = (request: ModelRequest): Stream.Stream<ResponsePart, AttemptFailure> =>
-    Stream.unwrapScoped(
-      Effect.gen(function*() {
-        // Released when the stream ends, fails or is interrupted: the server sees the connection close.
-        const controller = yield* Effect.acquireRelease(
-          Effect.sync(() => new AbortController()),
-          (controller) => Effect.sync(() => controller.abort())
-        )
-        const response = yield* Effect.tryPromise({
-          try: (signal) => {
-            signal.addEventListener("abort", () => controller.abort(), { once: true })
-            return send(request, controller.signal)
-          },
-          catch: (cause) => cause
-        }).pipe(Effect.catchAll(failWith))
-        if (response.headers.get("content-type")?.includes("application/json") === true) {
-          return yield* jsonAnswer(response)
-        }
-        if (response.body === null) return yield* Effect.fail(invalidResponse(provider, "the response had no body"))
-        const parts = new PartReader(
-          response.body.getReader(),
-          api === "chat" ? new ChatAssembler(provider, makeCallId) : new ResponsesAssembler(provider, makeCallId)
-        )
+  /** Sends the request and opens its event stream; `holder` keeps the connection's controller. */
+  const connect = (request: ModelRequest, holder: Connection) =>
+    Effect.suspend(() => {
+      const controller = new AbortController()
+      holder.controller = controller
+      return Effect.tryPromise({
+        try: (signal) => {
+          signal.addEventListener("abort", () => controller.abort(), { once: true })
+          return send(request, controller.signal)
+        },
+        catch: (cause) => cause
+      }).pipe(
+        Effect.catchAll(failWith),
+        Effect.flatMap((response): Effect.Effect<PartReader, Failure> => {
+          if (response.headers.get("content-type")?.includes("application/json") === true) return jsonAnswer(response)
+          if (response.body === null) return Effect.fail(invalidResponse(provider, "the response had no body"))
+          return Effect.succeed(new PartReader(response.body.getReader(), assemblerFor()))
+        })
+      )
+    })
+
+  /**
+   * One request as a stream of parts. The pull loop connects, reads, and on a transient failure
+   * before any part was emitted aborts that connection, waits and connects again; after a part it
+   * never retries, since the consumer already has the parts. After the final event the rest of the
+   * body is read (for a bounded time) so the connection can serve the next request. The scope's
+   * finalizer aborts any connection not read to its end — the stream failed, was interrupted or
+   * stopped early — so the server sees it close.
+   */
+  const streamRequest = (request: ModelRequest): Stream.Stream<ResponsePart, ProviderError> =>
+    Stream.unwrapScoped(Effect.map(
+      Effect.acquireRelease(
+        Effect.sync((): Connection => ({ controller: undefined, reader: undefined })),
+        (holder) => Effect.sync(() => holder.reader?.eof === true ? undefined : holder.controller?.abort())
+      ),
+      (holder) => {
         let emitted = false
-        const failed = (failure: Failure) => Effect.fail(Option.some<AttemptFailure>({ failure, afterOutput: emitted }))
+        let retry = 1
+
+        const recover = (failure: Failure): Effect.Effect<Chunk.Chunk<ResponsePart>, Option.Option<ProviderError>> =>
+          emitted
+            ? Effect.fail(Option.some(failure.error))
+            : Effect.flatMap(retryDelay(policy, failure, retry), (delay) => {
+              holder.controller?.abort()
+              holder.reader = undefined
+              if (Option.isNone(delay)) return Effect.fail(Option.some(failure.error))
+              retry++
+              return Effect.zipRight(Effect.sleep(delay.value), pull)
+            })
+
         // One pull → the parts of the next network read(s) that completed any, as one chunk.
-        const pull: Effect.Effect<Chunk.Chunk<ResponsePart>, Option.Option<AttemptFailure>> = Effect.flatMap(
-          Effect.promise(() => parts.next()),
-          (pulled) => {
+        const pull: Effect.Effect<Chunk.Chunk<ResponsePart>, Option.Option<ProviderError>> = Effect.suspend(() => {
+          const current = holder.reader
+          if (current === undefined) {
+            return Effect.matchEffect(connect(request, holder), {
+              onFailure: recover,
+              onSuccess: (opened) => {
+                holder.reader = opened
+                return pull
+              }
+            })
+          }
+          return Effect.flatMap(Effect.promise(() => current.next()), (pulled) => {
             switch (pulled._tag) {
               case "Parts":
                 emitted = true
                 return Effect.succeed(Chunk.unsafeFromArray(pulled.parts))
               case "End":
-                return Effect.fail(Option.none())
+                return current.eof ? Effect.fail(Option.none()) : Effect.promise(() => current.drain()).pipe(
+                  Effect.timeoutOption(drainGraceMs),
+                  Effect.zipRight(Effect.fail(Option.none()))
+                )
               case "Failed":
-                return failed(pulled.failure)
+                return recover(pulled.failure)
               case "ReadError":
-                return Effect.flatMap(Clock.currentTimeMillis, (now) => failed(fromCause(provider, pulled.cause, now, baseURL)))
+                return recover(fromReadError(provider, pulled.cause))
             }
-          }
-        )
+          })
+        })
         return Stream.repeatEffectChunkOption(pull)
-      }).pipe(Effect.mapError((failure): AttemptFailure => ({ failure, afterOutput: false })))
-    )
-
-  const streamFrom = (request: ModelRequest, retry: number): Stream.Stream<ResponsePart, ProviderError> =>
-    Stream.catchAll(attempt(request), ({ afterOutput, failure }) =>
-      afterOutput
-        ? Stream.fail(failure.error)
-        : Stream.unwrap(
-          Effect.map(retryDelay(policy, failure, retry), (delay) =>
-            Option.isNone(delay)
-              ? Stream.fail(failure.error)
-              : Stream.unwrap(Effect.as(Effect.sleep(delay.value), streamFrom(request, retry + 1))))
-        ))
+      }
+    ))
 
   const retrying = <A>(effect: Effect.Effect<A, Failure>, retry: number): Effect.Effect<A, ProviderError> =>
     Effect.catchAll(effect, (failure) =>
@@ -197,7 +241,7 @@ export const make = (options: Options): LanguageModelService => {
 
   return {
     provider,
-    stream: (request) => Stream.suspend(() => streamFrom(request, 1)),
+    stream: streamRequest,
     models
   }
 }

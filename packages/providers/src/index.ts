@@ -1,1 +1,1 @@
-export {}
+export * as OpenAiCompatible from "./OpenAiCompatible.js"

@@ -452,6 +452,15 @@ describe("OpenAiCompatible server styles", () => {
       assert.strictEqual(expectComplete(yield* run(model)).text, "b")
     }))
 
+  it.scopedLive("PRV-2 reads an event stream mislabelled as application/json", () =>
+    Effect.gen(function*() {
+      const server = yield* SseServer.always({
+        headers: { "content-type": "application/json" },
+        body: sse(chunk({ content: "labelled wrong" }), chunk({}, "stop"), done)
+      })
+      assert.strictEqual(expectComplete(yield* run(modelFor(server))).text, "labelled wrong")
+    }))
+
   it.scopedLive("PRV-2 finishes Ollama-style `stop` with tool calls as tool_calls", () =>
     Effect.gen(function*() {
       const got = yield* replayEverywhere(sse(
@@ -669,6 +678,29 @@ describe("OpenAiCompatible failures", () => {
       assert.include(expectFailure(yield* run(model), "server").message, "failed to decode the batch")
       assert.include(expectFailure(yield* run(model), "server").message, "context length exceeded")
       assert.include(expectFailure(yield* run(model), "bad_request").message, "model is loading")
+    }))
+
+  it.scopedLive("PRV-2 a completed stream leaves its connection open for the next request", () =>
+    Effect.gen(function*() {
+      const server = yield* SseServer.always({
+        body: sse(chunk({ content: "ok" }), chunk({}, "stop"), done),
+        pieces: { seed: 6, maxPiece: 50 }
+      })
+      const model = modelFor(server)
+      for (let i = 0; i < 6; i++) assert.strictEqual(expectComplete(yield* run(model)).text, "ok")
+      // Aborting after [DONE] would cost a connection per request; the fetch pool may open a second.
+      assert.isAtMost(server.connections(), 2)
+    }))
+
+  it.scoped("PRV-2 a server that keeps the connection open after [DONE] does not hold the stream", () =>
+    Effect.gen(function*() {
+      const server = yield* SseServer.always({ body: sse(chunk({ content: "ok" }), chunk({}, "stop"), done), hang: true })
+      const fiber = yield* Effect.fork(run(modelFor(server)))
+      const { exit, slept } = yield* driveClock(fiber)
+      assert.isTrue(Exit.isSuccess(exit))
+      if (Exit.isSuccess(exit)) assert.strictEqual(expectComplete(exit.value).text, "ok")
+      assert.deepStrictEqual(slept, [1000], "waits a bounded grace for the end of the body")
+      yield* server.clientClosed
     }))
 
   it.live("PRV-2 interrupting the consumer aborts the request: the server sees the connection close", () =>

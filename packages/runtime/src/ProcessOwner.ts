@@ -62,24 +62,25 @@ const signalZero = (pid: number): boolean => {
 /** Whether `owner` is still running; synchronous, for callers that check many owners at once. */
 export const isAliveSync = (owner: ProcessOwner): boolean => {
   if (!Number.isSafeInteger(owner.pid) || owner.pid <= 0) return false
-  // A process on another machine sharing the state folder cannot be checked: assume it runs.
-  if (owner.host !== undefined && owner.host !== currentOwner.host) return true
   if (owner.pid === currentOwner.pid && owner.token === currentOwner.token) return true
-  if (owner.token.startsWith(LINUX)) {
-    const bootId = readBootId()
-    if (bootId !== undefined) {
-      const [ownerBoot, ownerTicks] = owner.token.slice(LINUX.length).split(":")
-      if (ownerBoot !== bootId) return false
-      const stat = readProcStat(owner.pid)
-      if (stat === undefined || stat.state === "Z" || stat.state === "X") return false
-      return stat.startTicks === ownerTicks
-    }
+  const otherHost = owner.host !== undefined && owner.host !== currentOwner.host
+  const bootId = owner.token.startsWith(LINUX) ? readBootId() : undefined
+  if (bootId !== undefined) {
+    const [ownerBoot, ownerTicks] = owner.token.slice(LINUX.length).split(":")
+    // Started before the last boot, or on another machine (which a WAL database cannot be shared with).
+    if (ownerBoot !== bootId) return false
+    // Same kernel, other host name: another container, whose pids this one cannot see. Assume it runs.
+    if (otherHost) return true
+    const stat = readProcStat(owner.pid)
+    if (stat === undefined || stat.state === "Z" || stat.state === "X") return false
+    return stat.startTicks === ownerTicks
   }
-  return signalZero(owner.pid)
+  return otherHost || signalZero(owner.pid)
 }
 
 /**
  * Whether `owner` is still running. On Linux the boot id and the process start time tell a
- * reused pid apart; elsewhere only the pid is checked.
+ * reused pid apart; elsewhere only the pid is checked. A process that cannot be checked from
+ * here (another host name) counts as running: a live lock is never taken over.
  */
 export const isAlive = (owner: ProcessOwner): Effect.Effect<boolean> => Effect.sync(() => isAliveSync(owner))

@@ -20,8 +20,12 @@ describe("ProcessOwner", () => {
       assert.isFalse(yield* isAlive({ pid: 0, token: currentOwner.token }))
     }))
 
-  it.effect("ST-4 an owner on another host cannot be checked and counts as alive", () =>
+  it.effect("ST-4 an owner under another host name on this boot cannot be checked and counts as alive", () =>
     Effect.gen(function* () {
-      assert.isTrue(yield* isAlive({ pid: 999_999_999, token: "linux:x:1", host: `not-${currentOwner.host}` }))
+      const [, bootId] = currentOwner.token.split(":")
+      const elsewhere = { pid: 999_999_999, host: `not-${currentOwner.host}` }
+      assert.isTrue(yield* isAlive({ ...elsewhere, token: `linux:${bootId}:1` }))
+      // From before this boot it cannot be running, whatever its host.
+      assert.isFalse(yield* isAlive({ ...elsewhere, token: "linux:another-boot:1" }))
     }))
 })

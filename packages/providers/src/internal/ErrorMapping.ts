@@ -127,8 +127,12 @@ export const fromCause = (provider: string, cause: unknown, now: number, baseURL
     return fromStatus(provider, cause.status, cause.error, cause.headers, now)
   }
   if (cause instanceof APIError) return fromStreamPayload(provider, cause.error ?? { message: cause.message })
-  return make(provider, "network", `the connection failed mid-stream (${causeText(cause) ?? String(cause)})`)
+  return make(provider, "network", `${baseURL}: ${causeText(cause) ?? String(cause)}`)
 }
+
+/** Reading the response body threw: the connection broke while the answer was streaming. */
+export const fromReadError = (provider: string, cause: unknown): Failure =>
+  make(provider, "network", `the connection broke mid-stream (${causeText(cause) ?? String(cause)})`)
 
 /**
  * An error reported inside a 200 stream: `data: {"error":…}`, an `event: error`, llama.cpp's `error:`

@@ -24,6 +24,8 @@ export class PartReader {
   private readonly events: Array<SseEvent> = []
   private finished = false
   private failed: Failure | undefined = undefined
+  /** Whether the body was read to its end (then the connection can be reused as is). */
+  eof = false
 
   constructor(
     private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
@@ -40,8 +42,12 @@ export class PartReader {
       } catch (cause) {
         return { _tag: "ReadError", cause }
       }
-      if (chunk.done) this.decoder.end(this.events)
-      else this.decoder.push(chunk.value, this.events)
+      if (chunk.done) {
+        this.eof = true
+        this.decoder.end(this.events)
+      } else {
+        this.decoder.push(chunk.value, this.events)
+      }
       const out: Array<ResponsePart> = []
       for (const event of this.events) {
         const step = this.assembler.onEvent(event, out)
@@ -57,6 +63,21 @@ export class PartReader {
         else this.failed = last
       }
       if (out.length > 0) return { _tag: "Parts", parts: out }
+    }
+  }
+
+  /**
+   * Reads what follows the final event up to the end of the body. Servers close right after it; a
+   * body read to its end leaves the connection reusable, where an abort would tear it down.
+   */
+  async drain(): Promise<void> {
+    try {
+      while (!(await this.reader.read()).done) {
+        // nothing is expected after the final event
+      }
+      this.eof = true
+    } catch {
+      // the connection is aborted by the caller anyway
     }
   }
 }

@@ -33,6 +33,8 @@ export interface SseServer {
   readonly requests: ReadonlyArray<Recorded>
   /** Completes when the server sees a client close a response it had not finished. */
   readonly clientClosed: Effect.Effect<void>
+  /** How many TCP connections clients opened so far. */
+  readonly connections: () => number
 }
 
 /** A seeded PRNG (mulberry32), so a failing split can be replayed. */
@@ -115,6 +117,8 @@ export const make = (
         return answer(res, handle(recorded, requests.length - 1))
       })
     })
+    let connections = 0
+    server.on("connection", () => connections++)
     const port = yield* Effect.acquireRelease(
       Effect.async<number>((resume) => {
         server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))
@@ -125,7 +129,12 @@ export const make = (
           server.close(() => resume(Effect.void))
         })
     )
-    return { baseURL: `http://127.0.0.1:${port}/v1`, requests, clientClosed: Deferred.await(closed) }
+    return {
+      baseURL: `http://127.0.0.1:${port}/v1`,
+      requests,
+      clientClosed: Deferred.await(closed),
+      connections: () => connections
+    }
   })
 
 /** Serves the same answer to every request. */

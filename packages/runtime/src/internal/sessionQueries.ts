@@ -6,7 +6,6 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import type { StoreError } from "@alisio/domain/Errors"
 import { RunStatus, ToolCallStatus } from "@alisio/domain/RunEvent"
 import { ToolEffect } from "@alisio/domain/Tool"
 import { type Database, MEMORY, storeError } from "./sessionDatabase.js"
@@ -136,10 +135,7 @@ export const makeQueries = (db: Database) => {
       Request: Schema.Struct({ id: Schema.String, now: Schema.Number }),
       execute: (r) => run("UPDATE sessions SET updated_at = ? WHERE id = ?", [r.now, r.id])
     })),
-    exists: Effect.fn(function* (id: string) {
-      const rows = yield* run("SELECT 1 FROM sessions WHERE id = ?", [id])
-      return rows.length > 0
-    }),
+    exists: (id: string) => Effect.map(run("SELECT 1 FROM sessions WHERE id = ?", [id]), (rows) => rows.length > 0),
     unfinishedChildren: reading(
       "A session",
       SqlSchema.findAll({
@@ -497,6 +493,3 @@ export const makeQueries = (db: Database) => {
 
   return { file, sessions, messages, events, toolCalls, pluginState, blobs, locks, runs }
 }
-
-export type Queries = ReturnType<typeof makeQueries>
-export type QueryError = StoreError

@@ -1,0 +1,153 @@
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import type { LanguageModelService } from "@alisio/domain/LanguageModel"
+import * as OpenAiCompatible from "@alisio/providers/OpenAiCompatible"
+import * as ChildSessions from "@alisio/runtime/ChildSessions"
+import * as Config from "@alisio/runtime/Config"
+import * as HumanWaits from "@alisio/runtime/HumanWaits"
+import * as Interaction from "@alisio/runtime/Interaction"
+import * as Paths from "@alisio/runtime/Paths"
+import * as Providers from "@alisio/runtime/Providers"
+import * as RunEvents from "@alisio/runtime/RunEvents"
+import * as Runner from "@alisio/runtime/Runner"
+import * as SessionStore from "@alisio/runtime/SessionStore"
+import { builtinTools } from "@alisio/runtime/tools/BuiltinTools"
+import * as Tools from "@alisio/runtime/Tools"
+import * as path from "node:path"
+import { CliError, ExitCode, usageError } from "./CliError.js"
+
+/** Where a command runs and with what configuration. */
+export interface Setup {
+  readonly cwd: string
+  readonly paths: Paths.AlisioPaths
+  readonly config: Config.ConfigFile
+}
+
+/** Resolves the workspace and paths and loads the configuration; prints its warnings once. */
+export const loadSetup = (options: {
+  readonly cwd?: string
+  readonly trustProject?: boolean
+  readonly flags?: Config.ConfigFlags
+}): Effect.Effect<Setup, CliError, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const cwd = path.resolve(options.cwd ?? process.cwd())
+    const paths = yield* Paths.make
+    const loaded = yield* Config.make({
+      globalFile: paths.globalConfigFile,
+      projectFile: Paths.projectConfigFile(cwd),
+      trustProject: options.trustProject === true,
+      flags: options.flags
+    }).pipe(Effect.mapError((error) => usageError(error.message)))
+    for (const warning of loaded.warnings) process.stderr.write(`alisio: warning: ${warning}\n`)
+    return { cwd, paths, config: loaded.config }
+  })
+
+/** The session database of the state home. */
+export const storeLayer = (setup: Setup) =>
+  SessionStore.layer({ filename: path.join(setup.paths.stateHome, "alisio.db") }).pipe(
+    Layer.mapError((error) => new CliError({ message: error.message, exitCode: ExitCode.failed }))
+  )
+
+const providerFromConfig = (id: string, entry: Config.ProviderConfig): LanguageModelService => {
+  const isOpenAi = id === "openai"
+  const envBase = isOpenAi ? nonEmpty(process.env.OPENAI_BASE_URL) : undefined
+  const envKey = isOpenAi ? nonEmpty(process.env.OPENAI_API_KEY) : undefined
+  const keyFromVar = entry.apiKeyEnv === undefined ? undefined : nonEmpty(process.env[entry.apiKeyEnv])
+  const apiKey = envKey !== undefined
+    ? Redacted.make(envKey)
+    : keyFromVar !== undefined
+    ? Redacted.make(keyFromVar)
+    : entry.apiKey
+  const baseURL = envBase ?? entry.baseURL
+  const catalog = entry.models === undefined
+    ? undefined
+    : Object.fromEntries(Object.entries(entry.models).map(([model, info]) => [model, { ...info }]))
+  return OpenAiCompatible.make({
+    providerId: id,
+    ...(baseURL === undefined ? {} : { baseURL }),
+    ...(apiKey === undefined ? {} : { apiKey }),
+    ...(entry.api === undefined ? {} : { api: entry.api }),
+    ...(entry.headers === undefined ? {} : { headers: entry.headers }),
+    ...(entry.outputTokensParam === undefined || entry.outputTokensParam === "max_output_tokens"
+      ? {}
+      : { outputTokensParam: entry.outputTokensParam }),
+    ...(catalog === undefined ? {} : { catalog })
+  })
+}
+
+const nonEmpty = (value: string | undefined): string | undefined =>
+  value === undefined || value.trim() === "" ? undefined : value.trim()
+
+/**
+ * Registers the configured providers, and `openai` from `OPENAI_BASE_URL` / `OPENAI_API_KEY`.
+ * Fails when no provider can be reached at all: OpenAI's own server without a key.
+ */
+export const registerProviders = (setup: Setup) =>
+  Effect.gen(function* () {
+    const providers = yield* Providers.Providers
+    const configured = setup.config.providers ?? {}
+    const entries = Object.entries(configured)
+    if (!("openai" in configured)) {
+      const openai: Config.ProviderConfig = {}
+      const usable = nonEmpty(process.env.OPENAI_BASE_URL) !== undefined || nonEmpty(process.env.OPENAI_API_KEY) !== undefined
+      if (usable || entries.length === 0) entries.unshift(["openai", openai])
+    }
+    for (const [id, entry] of entries) yield* providers.register(id, providerFromConfig(id, entry))
+    if (
+      entries.length === 1 && entries[0]![0] === "openai" && entries[0]![1].baseURL === undefined &&
+      nonEmpty(process.env.OPENAI_BASE_URL) === undefined && nonEmpty(process.env.OPENAI_API_KEY) === undefined &&
+      entries[0]![1].apiKey === undefined
+    ) {
+      return yield* usageError(
+        "No provider is configured: set OPENAI_BASE_URL (and OPENAI_API_KEY if the server needs one), " +
+          `or add providers to ${setup.paths.globalConfigFile}.`
+      )
+    }
+  })
+
+/** The runtime as the `run` command uses it, composed once. */
+export const runtimeLayer = (setup: Setup, options: { readonly approveAll: boolean }) => {
+  const services = Layer.mergeAll(
+    RunEvents.layer,
+    HumanWaits.layer,
+    Tools.layer(builtinTools()),
+    Interaction.layerHeadless({ approveAll: options.approveAll }),
+    Providers.layer({ stateHome: setup.paths.stateHome })
+  )
+  return ChildSessions.layer().pipe(
+    Layer.provideMerge(Runner.layer),
+    Layer.provideMerge(services),
+    Layer.provideMerge(storeLayer(setup))
+  )
+}
+
+/** The model to use: the flag, the configured default, the remembered choice, or the first one served. */
+export const chooseModel = (setup: Setup, flag: Option.Option<string>) =>
+  Effect.gen(function* () {
+    const providers = yield* Providers.Providers
+    const failed = (error: { readonly _tag: string; readonly message: string }) =>
+      new CliError({
+        message: error._tag === "ProviderError" ? `Could not list the models: ${error.message}` : error.message,
+        exitCode: error._tag === "UnknownModelError" ? ExitCode.usage : ExitCode.failed
+      })
+    if (Option.isSome(flag)) return yield* Effect.mapError(providers.activate(flag.value), failed)
+    if (setup.config.defaultModel !== undefined) return yield* Effect.mapError(providers.resolve(setup.config.defaultModel), failed)
+    const remembered = yield* providers.active()
+    if (Option.isSome(remembered)) {
+      const resolved = yield* Effect.either(providers.resolve(`${remembered.value.provider}/${remembered.value.model}`))
+      if (resolved._tag === "Right") return resolved.right
+    }
+    const registered = yield* providers.list
+    const first = registered[0]
+    if (first === undefined) return yield* usageError("No provider is configured.")
+    const models = yield* Effect.mapError(first.service.models, failed)
+    const model = models[0]
+    if (model === undefined) {
+      return yield* usageError(`The provider ${first.id} lists no models; choose one with -m ${first.id}/<model>.`)
+    }
+    process.stderr.write(`alisio: using ${first.id}/${model.id} (choose another with -m provider/model)\n`)
+    return yield* Effect.mapError(providers.resolve(`${first.id}/${model.id}`), failed)
+  })

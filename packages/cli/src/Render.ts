@@ -1,0 +1,86 @@
+import type { KnownRunEvent } from "@alisio/domain/RunEvent"
+import { encodeRunEvent } from "@alisio/domain/RunEvent"
+
+/** One event a line, Schema-encoded: the only thing `--json` writes on stdout (EV-1). */
+export const writeJsonLine = (event: KnownRunEvent): void => {
+  process.stdout.write(`${JSON.stringify(encodeRunEvent(event))}\n`)
+}
+
+const oneLine = (text: string, max: number): string => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
+/** Colors only for a terminal, and never with NO_COLOR. */
+export const useColor = (stream: NodeJS.WriteStream): boolean =>
+  stream.isTTY === true && (process.env.NO_COLOR === undefined || process.env.NO_COLOR === "")
+
+/**
+ * The text mode: the answer streams to stdout; tool activity, retries and failures go to stderr,
+ * so `alisio run "…" > answer.txt` keeps only the answer.
+ */
+export const makeTextRenderer = () => {
+  const color = useColor(process.stderr)
+  const dim = (text: string) => (color ? `\x1b[2m${text}\x1b[22m` : text)
+  const red = (text: string) => (color ? `\x1b[31m${text}\x1b[39m` : text)
+  let stdoutAtLineStart = true
+  let stderrAtLineStart = true
+  const out = (text: string) => {
+    if (text === "") return
+    process.stdout.write(text)
+    stdoutAtLineStart = text.endsWith("\n")
+  }
+  const err = (line: string) => {
+    // Keep a half-written answer line and the tool notes apart on a shared terminal.
+    if (!stdoutAtLineStart && process.stdout.isTTY === true) out("\n")
+    if (!stderrAtLineStart) process.stderr.write("\n")
+    process.stderr.write(`${line}\n`)
+    stderrAtLineStart = true
+  }
+  const finishAnswer = () => {
+    if (!stdoutAtLineStart) out("\n")
+  }
+
+  return (event: KnownRunEvent): void => {
+    switch (event.type) {
+      case "text_delta":
+        return out(event.data.text)
+      case "tool_call_started":
+        return err(dim(`▸ ${event.data.name} ${oneLine(event.data.arguments, 160)}`))
+      case "tool_progress": {
+        if (!stdoutAtLineStart && process.stdout.isTTY === true) out("\n")
+        process.stderr.write(dim(event.data.text))
+        stderrAtLineStart = event.data.text.endsWith("\n")
+        return
+      }
+      case "tool_call_completed":
+        if (event.data.status === "completed") return
+        return err(red(`  ${event.data.status}: ${oneLine(event.data.result, 200)}`))
+      case "approval_resolved":
+        if (!event.data.approved && event.data.by === "policy") {
+          return err(dim("  (denied: headless runs deny tools that need approval; pass --yes to allow them)"))
+        }
+        return
+      case "request_retry":
+        return err(dim(`… no response within ${event.data.afterMs} ms; sending the request again (${event.data.attempt}/${event.data.of})`))
+      case "truncation_recovery":
+        return err(dim(`… the response was cut by the ${event.data.maxOutputTokens}-token output limit; asking again (${event.data.attempt}/${event.data.of})`))
+      case "response_truncated":
+        finishAnswer()
+        return err(dim(`(the answer was cut by the ${event.data.maxOutputTokens}-token output limit)`))
+      case "run_completed":
+        return finishAnswer()
+      case "run_failed":
+        finishAnswer()
+        return err(red(`alisio: ${event.data.error}`))
+      case "turns_exceeded":
+        finishAnswer()
+        return err(red(`alisio: the run reached its limit of ${event.data.maxTurns} turns`))
+      case "run_cancelled":
+        finishAnswer()
+        return err(dim("alisio: cancelled"))
+      default:
+        return
+    }
+  }
+}

@@ -1,0 +1,98 @@
+// The real runner driven by the OpenAI-compatible adapter against a local HTTP server (PRV-2):
+// the model calls a tool, gets its result back, and answers.
+import { defineTool, textResult } from "@alisio/domain/Tool"
+import * as OpenAiCompatible from "@alisio/providers/OpenAiCompatible"
+import * as HumanWaits from "@alisio/runtime/HumanWaits"
+import * as Interaction from "@alisio/runtime/Interaction"
+import * as RunEvents from "@alisio/runtime/RunEvents"
+import * as Runner from "@alisio/runtime/Runner"
+import * as SessionStore from "@alisio/runtime/SessionStore"
+import * as Tools from "@alisio/runtime/Tools"
+import { assert, describe, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as SseServer from "../packages/providers/test/support/SseServer.js"
+
+const echo = defineTool({
+  name: "echo",
+  description: "Returns the text it is given.",
+  effect: "read",
+  input: Schema.Struct({ text: Schema.String }),
+  run: ({ text }) => Effect.succeed(textResult(`echo: ${text}`))
+})
+
+const sse = (...chunks: ReadonlyArray<unknown>): string =>
+  chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("") + "data: [DONE]\n\n"
+
+const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
+  id: "chatcmpl-1",
+  object: "chat.completion.chunk",
+  created: 1,
+  model: "local-model",
+  choices: [{ index: 0, delta, finish_reason: finishReason }]
+})
+
+const usage = (input: number, output: number) => ({
+  id: "chatcmpl-1",
+  object: "chat.completion.chunk",
+  choices: [],
+  usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output }
+})
+
+describe("OpenAI-compatible provider with the runner", () => {
+  it.scopedLive("PRV-2 the runner completes a tool-calling task through the adapter and a real server", () =>
+    Effect.gen(function*() {
+      const server = yield* SseServer.sequence(
+        {
+          body: sse(
+            chunk({ role: "assistant", content: "" }),
+            chunk({ tool_calls: [{ index: 0, id: "call_echo", type: "function", function: { name: "echo", arguments: "" } }] }),
+            chunk({ tool_calls: [{ index: 0, function: { arguments: "{\"text\":" } }] }),
+            chunk({ tool_calls: [{ index: 0, function: { arguments: "\"hello\"}" } }] }),
+            chunk({}, "tool_calls"),
+            usage(30, 12)
+          ),
+          pieces: { seed: 5, maxPiece: 40 }
+        },
+        { body: sse(chunk({ content: "The tool said " }), chunk({ content: "echo: hello." }), chunk({}, "stop"), usage(50, 6)) }
+      )
+      const layer = Runner.layer.pipe(
+        Layer.provideMerge(
+          Layer.mergeAll(
+            RunEvents.layer,
+            HumanWaits.layer,
+            Tools.layer([echo]),
+            Interaction.layerHeadless({ approveAll: true }),
+            OpenAiCompatible.layer({ baseURL: server.baseURL, providerId: "local" })
+          ).pipe(Layer.provideMerge(SessionStore.layerMemory))
+        )
+      )
+      const events = yield* Effect.flatMap(
+        Runner.Runner,
+        (runner) => Stream.runCollect(runner.stream({ cwd: "/tmp", prompt: "Echo hello, then tell me.", model: "local-model" }))
+      ).pipe(Effect.map(Chunk.toReadonlyArray), Effect.provide(layer))
+
+      const last = events.at(-1)!
+      assert.strictEqual(last.type, "run_completed", JSON.stringify(last))
+      if (last.type === "run_completed") {
+        assert.strictEqual(last.data.text, "The tool said echo: hello.")
+        assert.deepStrictEqual(last.data.usage, { inputTokens: 80, outputTokens: 18 })
+      }
+      const toolDone = events.filter((event) => event.type === "tool_call_completed")
+      assert.strictEqual(toolDone.length, 1)
+      assert.strictEqual(server.requests.length, 2)
+      const followUp = server.requests[1]!.body as { messages: ReadonlyArray<Record<string, unknown>> }
+      assert.deepStrictEqual(followUp.messages.find((message) => message["role"] === "tool"), {
+        role: "tool",
+        tool_call_id: "call_echo",
+        content: "echo: hello"
+      })
+      const assistant = followUp.messages.find((message) => message["role"] === "assistant")
+      assert.deepStrictEqual(assistant?.["tool_calls"], [
+        { id: "call_echo", type: "function", function: { name: "echo", arguments: "{\"text\":\"hello\"}" } }
+      ])
+    }))
+})

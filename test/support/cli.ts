@@ -1,0 +1,95 @@
+// Spawns the built CLI as a user would, in a temp ALISIO_HOME and workspace.
+import { spawn, type ChildProcess } from "node:child_process"
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+export const cliBin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url))
+
+export interface CliResult {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+export interface CliSandbox {
+  readonly home: string
+  readonly workspace: string
+  readonly env: NodeJS.ProcessEnv
+  readonly run: (args: ReadonlyArray<string>, options?: { readonly input?: string; readonly env?: NodeJS.ProcessEnv }) => Promise<CliResult>
+  readonly start: (args: ReadonlyArray<string>, options?: { readonly env?: NodeJS.ProcessEnv }) => RunningCli
+  readonly cleanup: () => void
+}
+
+export interface RunningCli {
+  readonly child: ChildProcess
+  readonly stdout: () => string
+  readonly stderr: () => string
+  /** Resolves when stdout or stderr contains `text`. */
+  readonly waitFor: (text: string, timeoutMs?: number) => Promise<void>
+  readonly done: Promise<CliResult>
+}
+
+export const makeSandbox = (baseURL: string): CliSandbox => {
+  const root = mkdtempSync(join(tmpdir(), "alisio-e2e-"))
+  const home = join(root, "home")
+  const workspace = join(root, "workspace")
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: root,
+    ALISIO_HOME: home,
+    OPENAI_BASE_URL: baseURL,
+    OPENAI_API_KEY: "test-key",
+    NO_COLOR: "1"
+  }
+  const start = (args: ReadonlyArray<string>, options: { readonly env?: NodeJS.ProcessEnv } = {}): RunningCli => {
+    const child = spawn(process.execPath, [cliBin, ...args], {
+      cwd: workspace,
+      env: { ...env, ...options.env },
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    const waiters: Array<{ text: string; resolve: () => void }> = []
+    const check = () => {
+      for (const waiter of [...waiters]) {
+        if (stdout.includes(waiter.text) || stderr.includes(waiter.text)) {
+          waiters.splice(waiters.indexOf(waiter), 1)
+          waiter.resolve()
+        }
+      }
+    }
+    child.stdout!.on("data", (data: Buffer) => {
+      stdout += data.toString("utf8")
+      check()
+    })
+    child.stderr!.on("data", (data: Buffer) => {
+      stderr += data.toString("utf8")
+      check()
+    })
+    const done = new Promise<CliResult>((resolve) =>
+      child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))
+    )
+    return {
+      child,
+      stdout: () => stdout,
+      stderr: () => stderr,
+      waitFor: (text, timeoutMs = 20_000) =>
+        new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`timed out waiting for ${JSON.stringify(text)}\nstdout: ${stdout}\nstderr: ${stderr}`)), timeoutMs)
+          waiters.push({ text, resolve: () => (clearTimeout(timer), resolve()) })
+          check()
+        }),
+      done
+    }
+  }
+  const run = (args: ReadonlyArray<string>, options: { readonly input?: string; readonly env?: NodeJS.ProcessEnv } = {}) => {
+    const running = start(args, options.env === undefined ? {} : { env: options.env })
+    running.child.stdin!.end(options.input ?? "")
+    return running.done
+  }
+  mkdirSync(workspace, { recursive: true })
+  return { home, workspace, env, run, start, cleanup: () => rmSync(root, { recursive: true, force: true }) }
+}
