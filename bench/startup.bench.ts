@@ -2,7 +2,7 @@
 import { fileURLToPath } from "node:url"
 import { measureNode, row } from "./measure.js"
 
-const bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url))
+const bin = fileURLToPath(new URL("../packages/cli/dist/bundle/bin.js", import.meta.url))
 
 export const run = async (): Promise<void> => {
   const floor = measureNode(7, ["-e", "0"])

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
-export const cliBin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url))
+export const cliBin = fileURLToPath(new URL("../../packages/cli/dist/bundle/bin.js", import.meta.url))
 
 export interface CliResult {
   readonly code: number | null

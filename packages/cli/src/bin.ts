@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Kept free of imports so that `alisio --version` answers without loading Effect.
-import { createRequire } from "node:module"
+// Kept to one tiny import so that `alisio --version` answers without loading Effect.
+import { version } from "./Version.js"
 
 // A reader that went away (`alisio … | head`) is not an error worth a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
@@ -12,8 +12,7 @@ for (const stream of [process.stdout, process.stderr]) {
 
 const args = process.argv.slice(2)
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
-  const manifest = createRequire(import.meta.url)("../package.json") as { version: string }
-  process.stdout.write(`alisio ${manifest.version}\n`)
+  process.stdout.write(`alisio ${version}\n`)
 } else {
   const { main } = await import("./main.js")
   main(process.argv)

@@ -9,14 +9,12 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import { createRequire } from "node:module"
 import { CliError, ExitCode, requestedExit } from "./CliError.js"
 import { parseDuration } from "./Durations.js"
+import { version } from "./Version.js"
 
 // Only @effect/cli and effect load here: the heavy parts (SQLite, the openai SDK) are imported by
 // the handlers, so `--help` stays fast.
-
-const version = (createRequire(import.meta.url)("../package.json") as { version: string }).version
 
 const duration = (name: string, description: string) =>
   Options.text(name).pipe(

@@ -1,0 +1,52 @@
+// Start-up stays lazy: what `--version` and `--help` load statically must not hold SQLite or the
+// openai SDK (those load when a command that needs them runs). Speed itself is measured in bench/.
+import { assert, describe, it } from "@effect/vitest"
+import { spawnSync } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { cliBin } from "./support/cli.js"
+
+/** The files a module pulls in through static imports, itself included. */
+const staticGraph = (entry: string): ReadonlyArray<string> => {
+  const seen = new Set<string>()
+  const visit = (file: string) => {
+    if (seen.has(file)) return
+    seen.add(file)
+    const text = readFileSync(file, "utf8")
+    for (const match of text.matchAll(/(?:^|[;\s])(?:import|export)\s[^;]*?from\s*"(\.\/[^"]+)"/g)) {
+      visit(join(dirname(file), match[1]!))
+    }
+  }
+  visit(entry)
+  return [...seen]
+}
+
+const dynamicTarget = (file: string, name: RegExp): string => {
+  const match = new RegExp(`import\\("(\\./${name.source})"\\)`).exec(readFileSync(file, "utf8"))
+  assert.isNotNull(match, `no dynamic import of ${name.source} in ${file}`)
+  return join(dirname(file), match![1]!)
+}
+
+const holdsHeavyParts = (files: ReadonlyArray<string>) => {
+  const text = files.map((file) => readFileSync(file, "utf8")).join("\n")
+  return { sqlite: text.includes("better-sqlite3"), openai: /\bOpenAI = class\b|\bclass OpenAI\b/.test(text) }
+}
+
+describe("start-up", () => {
+  it("--version prints the version and loads nothing but the entry", () => {
+    const result = spawnSync(process.execPath, [cliBin, "--version"], { encoding: "utf8" })
+    const manifest = JSON.parse(readFileSync(join(dirname(cliBin), "..", "..", "package.json"), "utf8")) as { version: string }
+    assert.strictEqual(result.stdout, `alisio ${manifest.version}\n`)
+    assert.deepStrictEqual(holdsHeavyParts(staticGraph(cliBin)), { sqlite: false, openai: false })
+  })
+
+  it("--help loads the command tree without SQLite or the openai SDK; run loads them", () => {
+    const main = dynamicTarget(cliBin, /main-[A-Z0-9]+\.js/)
+    assert.deepStrictEqual(holdsHeavyParts(staticGraph(main)), { sqlite: false, openai: false })
+    const run = dynamicTarget(main, /RunCommand-[A-Z0-9]+\.js/)
+    assert.deepStrictEqual(holdsHeavyParts(staticGraph(run)), { sqlite: true, openai: true })
+    const help = spawnSync(process.execPath, [cliBin, "run", "--help"], { encoding: "utf8" })
+    assert.strictEqual(help.status, 0)
+    assert.include(help.stdout, "--first-token-timeout")
+  })
+})
