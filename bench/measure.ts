@@ -1,5 +1,5 @@
 // Small helpers shared by the benchmarks: timing, medians and the floor ratio.
-import { spawnSync } from "node:child_process"
+import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -32,28 +32,29 @@ const preload = fileURLToPath(new URL("./rusage-preload.cjs", import.meta.url))
 
 /**
  * Runs `node <args>` to completion `runs` times; medians of wall time, and of the CPU time
- * (user + system) and peak RSS the process reports for itself on exit.
+ * (user + system) and peak RSS the process reports for itself on exit. Asynchronous, so a server
+ * in this process keeps answering the measured one.
  */
-export const measureNode = (
+export const measureNode = async (
   runs: number,
   args: ReadonlyArray<string>,
-  options: { readonly env?: NodeJS.ProcessEnv; readonly input?: string } = {}
-): ProcessFigures => {
+  options: { readonly env?: NodeJS.ProcessEnv } = {}
+): Promise<ProcessFigures> => {
   const dir = mkdtempSync(join(tmpdir(), "alisio-bench-"))
   const file = join(dir, "rusage.jsonl")
   const walls: Array<number> = []
   try {
     for (let i = 0; i < runs; i++) {
       const start = performance.now()
-      const result = spawnSync(process.execPath, ["--require", preload, ...args], {
+      const child = spawn(process.execPath, ["--require", preload, ...args], {
         env: { ...(options.env ?? process.env), BENCH_RUSAGE_FILE: file },
-        input: options.input ?? "",
-        stdio: ["pipe", "ignore", "pipe"]
+        stdio: ["ignore", "ignore", "pipe"]
       })
+      let stderr = ""
+      child.stderr.on("data", (data: Buffer) => (stderr += data.toString()))
+      const code = await new Promise<number | null>((resolve) => child.on("close", resolve))
       walls.push(performance.now() - start)
-      if (result.status !== 0) {
-        throw new Error(`node ${args.join(" ")} exited ${result.status}: ${result.stderr.toString().slice(0, 500)}`)
-      }
+      if (code !== 0) throw new Error(`node ${args.join(" ")} exited ${code}: ${stderr.slice(0, 500)}`)
     }
     const usages = readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { cpuMs: number; maxRssMb: number })
     return {

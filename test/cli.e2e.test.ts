@@ -175,6 +175,7 @@ describe("alisio (end to end)", () => {
     assert.strictEqual(shown.code, 0, shown.stderr)
     const session = JSON.parse(shown.stdout) as { status: string; runs: ReadonlyArray<{ status: string }> }
     assert.deepStrictEqual(session.runs.map((r) => r.status), ["interrupted"])
+    assert.strictEqual(session.status, "interrupted")
     assert.strictEqual(await integrityCheck(join(sandbox.home, "state", "alisio.db")), "ok")
   })
 

@@ -1,7 +1,47 @@
 import type { KnownRunEvent } from "@alisio/domain/RunEvent"
 import { encodeRunEvent } from "@alisio/domain/RunEvent"
 
+/**
+ * Writes to a stream once per turn of the event loop: a streamed answer arrives as thousands of
+ * deltas, and a write (a system call) per delta cost more than everything else the CLI does.
+ */
+const buffered = (stream: NodeJS.WriteStream) => {
+  let pending = ""
+  let scheduled = false
+  const flush = () => {
+    scheduled = false
+    if (pending === "") return
+    const text = pending
+    pending = ""
+    stream.write(text)
+  }
+  return {
+    write: (text: string) => {
+      pending += text
+      if (!scheduled) {
+        scheduled = true
+        setImmediate(flush)
+      }
+    },
+    flush
+  }
+}
+
+const isTerminal = (event: KnownRunEvent) =>
+  event.type === "run_completed" || event.type === "run_failed" || event.type === "run_cancelled" ||
+  event.type === "turns_exceeded"
+
 /** One event a line, Schema-encoded: the only thing `--json` writes on stdout (EV-1). */
+export const makeJsonWriter = () => {
+  const stdout = buffered(process.stdout)
+  return (event: KnownRunEvent): void => {
+    stdout.write(`${JSON.stringify(encodeRunEvent(event))}\n`)
+    // The process may exit right after the terminal event: nothing may wait in the buffer then.
+    if (isTerminal(event)) stdout.flush()
+  }
+}
+
+/** Writes one event as a JSON line at once (replays, listings). */
 export const writeJsonLine = (event: KnownRunEvent): void => {
   process.stdout.write(`${JSON.stringify(encodeRunEvent(event))}\n`)
 }
@@ -25,12 +65,14 @@ export const makeTextRenderer = () => {
   const red = (text: string) => (color ? `\x1b[31m${text}\x1b[39m` : text)
   let stdoutAtLineStart = true
   let stderrAtLineStart = true
+  const stdout = buffered(process.stdout)
   const out = (text: string) => {
     if (text === "") return
-    process.stdout.write(text)
+    stdout.write(text)
     stdoutAtLineStart = text.endsWith("\n")
   }
   const err = (line: string) => {
+    stdout.flush()
     // Keep a half-written answer line and the tool notes apart on a shared terminal.
     if (!stdoutAtLineStart && process.stdout.isTTY === true) out("\n")
     if (!stderrAtLineStart) process.stderr.write("\n")
@@ -39,6 +81,7 @@ export const makeTextRenderer = () => {
   }
   const finishAnswer = () => {
     if (!stdoutAtLineStart) out("\n")
+    stdout.flush()
   }
 
   return (event: KnownRunEvent): void => {
@@ -49,6 +92,7 @@ export const makeTextRenderer = () => {
         return err(dim(`▸ ${event.data.name} ${oneLine(event.data.arguments, 160)}`))
       case "tool_progress": {
         if (!stdoutAtLineStart && process.stdout.isTTY === true) out("\n")
+        stdout.flush()
         process.stderr.write(dim(event.data.text))
         stderrAtLineStart = event.data.text.endsWith("\n")
         return

@@ -9,7 +9,7 @@ import { approveAll } from "@alisio/runtime/Tools"
 import { chooseModel, loadSetup, registerProviders, runtimeLayer, type Setup } from "./App.js"
 import { CliError, ExitCode, setExitCode, usageError } from "./CliError.js"
 import type { RunFlags } from "./main.js"
-import { makeTextRenderer, writeJsonLine } from "./Render.js"
+import { makeJsonWriter, makeTextRenderer } from "./Render.js"
 
 const exitCodeFor = (status: RunStatus): number =>
   status === "completed"
@@ -103,7 +103,7 @@ export const runCommand = (flags: RunFlags) =>
       if (store.interruptRuns !== undefined) yield* store.interruptRuns()
       const model = yield* chooseModel(setup, flags.model)
       const sessionId = yield* chooseSession(setup, flags)
-      const render: (event: KnownRunEvent) => void = flags.json ? writeJsonLine : makeTextRenderer()
+      const render: (event: KnownRunEvent) => void = flags.json ? makeJsonWriter() : makeTextRenderer()
       const runner = yield* Runner
       const outcome = yield* runner.run({
         cwd: setup.cwd,

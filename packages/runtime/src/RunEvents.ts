@@ -15,6 +15,7 @@ import {
   type RunEventOf,
   type RunEventType
 } from "@alisio/domain/RunEvent"
+import { makeMutex } from "./internal/mutex.js"
 import { SessionStore } from "./SessionStore.js"
 
 /** The identity every event of one run carries (EV-2). */
@@ -48,29 +49,33 @@ export const make = Effect.gen(function* () {
 
   const emitter = (stamp: RunStamp, observe?: (event: KnownRunEvent) => Effect.Effect<void>) =>
     Effect.gen(function* () {
-      const lock = yield* Effect.makeSemaphore(1)
+      const serialized = makeMutex()
       let seq = 0
+      const publish = (event: KnownRunEvent) => {
+        seq = event.seq
+        const published = PubSub.publish(bus, event)
+        return observe === undefined ? published : Effect.zipRight(published, observe(event))
+      }
+      // Built without Effect.gen or spreads: this runs once per streamed delta.
       const emit = <K extends RunEventType>(type: K, data: RunEventDataMap[K]) =>
-        lock.withPermits(1)(
-          Effect.gen(function* () {
-            const now = yield* Clock.currentTimeMillis
-            const event = {
+        serialized(
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const event: { -readonly [P in keyof KnownRunEvent]?: unknown } = {
               schemaVersion: RUN_EVENT_SCHEMA_VERSION,
               type,
               runId: stamp.runId,
               seq: seq + 1,
-              ...(stamp.correlationId === undefined ? {} : { correlationId: stamp.correlationId }),
               sessionId: stamp.sessionId,
               time: new Date(now).toISOString(),
               data
-            } as unknown as KnownRunEvent
-            const published = isEphemeralType(type)
-              ? event
-              : ({ ...event, eventId: yield* store.appendEvent(event) } as KnownRunEvent)
-            seq += 1
-            yield* PubSub.publish(bus, published)
-            if (observe !== undefined) yield* observe(published)
-            return published as RunEventOf<K>
+            }
+            if (stamp.correlationId !== undefined) event.correlationId = stamp.correlationId
+            const known = event as unknown as RunEventOf<K>
+            if (isEphemeralType(type)) return Effect.as(publish(known as KnownRunEvent), known)
+            return Effect.flatMap(store.appendEvent(known as KnownRunEvent), (eventId) => {
+              event.eventId = eventId
+              return Effect.as(publish(known as KnownRunEvent), known)
+            })
           })
         )
       return { emit } satisfies RunEmitter

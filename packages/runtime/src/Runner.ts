@@ -8,7 +8,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
-import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import {
   OutputBudgetExhaustedError,
@@ -122,6 +121,10 @@ type RunFailure = RunTimeoutError | OutputBudgetExhaustedError | ProviderError |
 
 class StreamIdle {
   readonly _tag = "StreamIdle"
+}
+
+class FirstTokenSilence {
+  readonly _tag = "FirstTokenSilence"
 }
 
 const efforts: ReadonlyArray<ReasoningEffort> = ["minimal", "low", "medium", "high"]
@@ -256,6 +259,8 @@ export const make = Effect.gen(function* () {
         })
         const timeoutError = (info: TimeoutInfo) => new RunTimeoutError({ message: timeoutMessage(info), timeout: info })
 
+        let lastPartAt = 0
+
         /** Streams one response, resending a request that stays silent (LIM-4), failing a stalled one. */
         const streamResponse = (request: ModelRequest) =>
           Effect.gen(function* () {
@@ -302,27 +307,34 @@ export const make = Effect.gen(function* () {
                     return Effect.void
                 }
               }
-              const outcome = yield* Effect.scoped(
-                Effect.gen(function* () {
-                  const peeled = yield* Effect.timeoutOption(
-                    Stream.peel(provider.stream(request), Sink.head()),
-                    limits.firstTokenTimeoutMs
-                  )
-                  if (Option.isNone(peeled)) return "silent" as const
-                  const [head, rest] = peeled.value
-                  const firstAt = yield* Clock.currentTimeMillis
-                  yield* Ref.set(stage, { stage: "streaming" })
-                  if (Option.isSome(head)) {
-                    if (head.value._tag !== "Finish") response.ttftMs = firstAt - sentAt
-                    yield* onPart(head.value)
+              let firstPartAt: number | undefined
+              const consume = Stream.runForEach(provider.stream(request), (part) =>
+                Effect.flatMap(Clock.currentTimeMillis, (now) => {
+                  lastPartAt = now
+                  if (firstPartAt === undefined) {
+                    firstPartAt = now
+                    if (part._tag !== "Finish") response.ttftMs = now - sentAt
+                    return Effect.zipRight(Ref.set(stage, { stage: "streaming" }), onPart(part))
                   }
-                  yield* rest.pipe(
-                    Stream.timeoutFail(() => new StreamIdle(), limits.streamIdleTimeoutMs),
-                    Stream.runForEach(onPart)
-                  )
-                  return "streamed" as const
-                })
-              ).pipe(
+                  return onPart(part)
+                }))
+              // One watchdog per request: silence before the first part is a first-token timeout
+              // (resent, LIM-4), silence after it an idle stall. No timer per part.
+              const watchdog = Effect.gen(function* () {
+                for (;;) {
+                  const now = yield* Clock.currentTimeMillis
+                  const due = firstPartAt === undefined
+                    ? sentAt + limits.firstTokenTimeoutMs
+                    : lastPartAt + limits.streamIdleTimeoutMs
+                  if (now >= due) return yield* Effect.fail(firstPartAt === undefined ? new FirstTokenSilence() : new StreamIdle())
+                  yield* Effect.sleep(due - now)
+                }
+              })
+              const outcome = yield* Effect.raceFirst(Effect.as(consume, "streamed" as const), watchdog).pipe(
+                Effect.catchIf(
+                  (error): error is FirstTokenSilence => error instanceof FirstTokenSilence,
+                  () => Effect.succeed("silent" as const)
+                ),
                 Effect.catchIf(
                   (error): error is StreamIdle => error instanceof StreamIdle,
                   () => Effect.fail(timeoutError(timeoutInfo("stream_idle", limits.streamIdleTimeoutMs, { stage: "streaming" })))

@@ -573,6 +573,7 @@ export const makeWithDatabase = (db: Database.Database): Effect.Effect<SessionSt
             const changed = yield* q.sessions.interrupt({ id: row.id, owner_pid: row.owner_pid, owner_token: row.owner_token, now })
             sessionCount += changed.length
           }
+          if (runCount > 0) sessionCount += (yield* q.sessions.settleRoots({ now })).length
           return { runs: runCount, sessions: sessionCount }
         }))
       })

@@ -4,15 +4,10 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
-import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
-import { ApprovalPolicy } from "@alisio/domain/ChildSession"
 import { ProviderError } from "@alisio/domain/Errors"
 import type { SessionId } from "@alisio/domain/Ids"
-import type { ModelRequest } from "@alisio/domain/LanguageModel"
-import { Limits } from "@alisio/domain/Limits"
 import { isTerminalType, type KnownRunEvent } from "@alisio/domain/RunEvent"
-import { defineTool, textResult } from "@alisio/domain/Tool"
 import * as Fake from "@alisio/providers/FakeProvider"
 import * as ChildSessions from "@alisio/runtime/ChildSessions"
 import * as Interaction from "@alisio/runtime/Interaction"
@@ -21,41 +16,10 @@ import { Runner } from "@alisio/runtime/Runner"
 import { SessionStore } from "@alisio/runtime/SessionStore"
 import { Tools, defaultApprovals } from "@alisio/runtime/Tools"
 import { baseOptions, runnerLayer } from "./helpers/harness.js"
-
-/** `delegate`: spawns a child with the given prompt and permissions, waits for it, returns its outcome. */
-const delegateTool = (children: ChildSessions.ChildSessions["Type"]) =>
-  defineTool({
-    name: "delegate",
-    description: "Runs a task in a child session.",
-    effect: "internal",
-    input: Schema.Struct({
-      prompts: Schema.Array(Schema.String),
-      tools: Schema.optional(Schema.Array(Schema.String)),
-      approvals: Schema.optional(ApprovalPolicy),
-      readOnly: Schema.optional(Schema.Boolean),
-      limits: Schema.optional(Limits)
-    }),
-    run: (input) =>
-      Effect.gen(function* () {
-        const handles = yield* Effect.forEach(input.prompts, (prompt) =>
-          children.spawn({
-            prompt,
-            ...(input.tools === undefined ? {} : { tools: input.tools }),
-            ...(input.approvals === undefined ? {} : { approvals: input.approvals }),
-            ...(input.readOnly === undefined ? {} : { readOnly: input.readOnly }),
-            ...(input.limits === undefined ? {} : { limits: input.limits })
-          })
-        )
-        const outcomes = yield* Effect.forEach(handles, (handle) => children.await(handle), { concurrency: "unbounded" })
-        return textResult(outcomes.map((o) => `${o.status}: ${o.text}${o.error === undefined ? "" : ` (${o.error})`}`).join("\n"))
-      }).pipe(Effect.catchTag("ChildSessionLimitError", (error) => Effect.succeed(textResult(error.message, { isError: true }))), Effect.orDie)
-  })
-
-const promptOf = (request: ModelRequest): string => {
-  const first = request.messages.find((m) => m.role === "user")
-  return first?.role === "user" && first.content[0]?._tag === "text" ? first.content[0].text : ""
-}
-const answered = (request: ModelRequest) => request.messages.some((m) => m.role === "tool")
+import { answered, delegateTool, promptOf } from "./helpers/delegate.js"
+import { spawnFixture, tempDir } from "./fixtures/storeTesting.js"
+import * as SessionStoreModule from "@alisio/runtime/SessionStore"
+import { join } from "node:path"
 
 const treeLayer = (
   script: Fake.Script,
@@ -327,3 +291,25 @@ describe("ChildSessions", () => {
   )
 })
 
+
+describe("ChildSessions across processes", () => {
+  it.scoped("CH-3 a tree left running by a killed process reads interrupted at the next start", () =>
+    Effect.gen(function* () {
+      const filename = join(yield* tempDir, "alisio.db")
+      const child = yield* spawnFixture("treeChild.ts", [filename])
+      const { sessions } = (yield* child.nextLine) as { sessions: ReadonlyArray<SessionId> }
+      assert.strictEqual(sessions.length, 3)
+      yield* child.kill9
+      const store = yield* SessionStoreModule.make({ filename })
+      const counts = yield* store.interruptRuns!()
+      assert.deepStrictEqual(counts, { runs: 3, sessions: 3 })
+      for (const session of sessions) {
+        const runs = yield* store.runs!(session)
+        assert.deepStrictEqual(runs.map((r) => r.status), ["interrupted"])
+      }
+      const statuses = yield* Effect.forEach(sessions, (id) => Effect.map(store.session(id), (s) => s.status))
+      assert.deepStrictEqual(statuses, ["interrupted", "interrupted", "interrupted"], "the root too, now that none of its runs is alive")
+      assert.deepStrictEqual(yield* store.interruptRuns!(), { runs: 0, sessions: 0 })
+    }), { timeout: 60_000 }
+  )
+})

@@ -163,6 +163,20 @@ export const makeQueries = (db: Database) => {
           WHERE id = ? AND status IN ${unfinished} AND owner_pid IS ? AND owner_token IS ? RETURNING id`,
           [r.now, r.id, r.owner_pid, r.owner_token]
         )
+    })),
+    /** Root sessions still marked running whose every run has ended: after a crash, interrupted. */
+    settleRoots: writing(SqlSchema.findAll({
+      Request: Schema.Struct({ now: Schema.Number }),
+      Result: Id,
+      execute: (r) =>
+        run(
+          `UPDATE sessions SET status = 'interrupted', updated_at = ?
+          WHERE parent_id IS NULL AND status IN ${unfinished}
+            AND EXISTS (SELECT 1 FROM runs WHERE runs.session_id = sessions.id AND runs.status = 'interrupted')
+            AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.session_id = sessions.id AND runs.status IN ${unfinished})
+          RETURNING id`,
+          [r.now]
+        )
     }))
   }
 
