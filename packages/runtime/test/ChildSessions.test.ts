@@ -16,7 +16,7 @@ import { Runner } from "@alisio/runtime/Runner"
 import { SessionStore } from "@alisio/runtime/SessionStore"
 import { Tools, defaultApprovals } from "@alisio/runtime/Tools"
 import { baseOptions, runnerLayer } from "./helpers/harness.js"
-import { answered, delegateTool, promptOf } from "./helpers/delegate.js"
+import { answered, delegateTool, hangingTree, promptOf } from "./helpers/delegate.js"
 import { spawnFixture, tempDir } from "./fixtures/storeTesting.js"
 import * as SessionStoreModule from "@alisio/runtime/SessionStore"
 import { join } from "node:path"
@@ -95,16 +95,7 @@ describe("ChildSessions", () => {
       assert.deepStrictEqual(childJournal.map((c) => c.status), ["cancelled"], "the child's running delegate call was cancelled")
     }).pipe(
       Effect.provide(
-        treeLayer((request) => {
-          switch (promptOf(request)) {
-            case "root":
-              return Fake.callTools({ id: "r1", name: "delegate", args: { prompts: ["child"] } })
-            case "child":
-              return Fake.callTools({ id: "c1", name: "delegate", args: { prompts: ["grandchild"] } })
-            default:
-              return [...Fake.text("working"), Fake.silence]
-          }
-        })
+        treeLayer(hangingTree)
       )
     )
   )

@@ -1,17 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as TestClock from "effect/TestClock"
 import { OutputTruncatedError, ProviderError } from "@alisio/domain/Errors"
-import type { KnownRunEvent } from "@alisio/domain/RunEvent"
 import * as Fake from "@alisio/providers/FakeProvider"
 import * as Interaction from "@alisio/runtime/Interaction"
 import { Runner } from "@alisio/runtime/Runner"
 import * as SessionStore from "@alisio/runtime/SessionStore"
-import { assertContract, baseOptions, collect, ofType, runnerLayer, typesOf } from "./helpers/harness.js"
+import { assertContract, baseOptions, collect, interruptAt, ofType, runnerLayer, typesOf } from "./helpers/harness.js"
 
 const usage = { inputTokens: 10, outputTokens: 5 }
 
@@ -421,21 +419,7 @@ describe("Runner", () => {
   describe("cancellation (CLI-2)", () => {
     it.effect("interrupting the run while the model streams ends it run_cancelled and closes the request", () =>
       Effect.gen(function* () {
-        const seen = yield* Ref.make<ReadonlyArray<KnownRunEvent>>([])
-        const streaming = yield* Deferred.make<void>()
-        const runner = yield* Runner
-        const fiber = yield* Effect.fork(
-          runner.run({
-            ...baseOptions,
-            onEvent: (event) =>
-              Ref.update(seen, (list) => [...list, event]).pipe(
-                Effect.zipRight(event.type === "text_delta" ? Deferred.succeed(streaming, undefined) : Effect.void)
-              )
-          })
-        )
-        yield* Deferred.await(streaming)
-        yield* Fiber.interrupt(fiber)
-        const events = yield* Ref.get(seen)
+        const events = yield* interruptAt(baseOptions, "text_delta")
         assertContract(events)
         assert.strictEqual(events.at(-1)?.type, "run_cancelled")
         assert.strictEqual(yield* Effect.flatMap(Fake.FakeProvider, (fake) => fake.interrupted), 1)
@@ -447,21 +431,7 @@ describe("Runner", () => {
 
     it.effect("interrupting during a tool stores the call as cancelled, never drops it", () =>
       Effect.gen(function* () {
-        const seen = yield* Ref.make<ReadonlyArray<KnownRunEvent>>([])
-        const inTool = yield* Deferred.make<void>()
-        const runner = yield* Runner
-        const fiber = yield* Effect.fork(
-          runner.run({
-            ...baseOptions,
-            onEvent: (event) =>
-              Ref.update(seen, (list) => [...list, event]).pipe(
-                Effect.zipRight(event.type === "tool_progress" ? Deferred.succeed(inTool, undefined) : Effect.void)
-              )
-          })
-        )
-        yield* Deferred.await(inTool)
-        yield* Fiber.interrupt(fiber)
-        const events = yield* Ref.get(seen)
+        const events = yield* interruptAt(baseOptions, "tool_progress")
         assertContract(events)
         assert.deepStrictEqual(typesOf(events).slice(-4), ["tool_call_completed", "message", "message", "run_cancelled"])
         const store = yield* SessionStore.SessionStore

@@ -5,6 +5,7 @@ import { ApprovalPolicy } from "@alisio/domain/ChildSession"
 import type { ModelRequest } from "@alisio/domain/LanguageModel"
 import { Limits } from "@alisio/domain/Limits"
 import { defineTool, textResult } from "@alisio/domain/Tool"
+import * as Fake from "@alisio/providers/FakeProvider"
 import type * as ChildSessions from "@alisio/runtime/ChildSessions"
 
 /** `delegate`: spawns a child with the given prompt and permissions, waits for it, returns its outcome. */
@@ -42,3 +43,15 @@ export const promptOf = (request: ModelRequest): string => {
 }
 export const answered = (request: ModelRequest) => request.messages.some((m) => m.role === "tool")
 
+
+/** root → child → grandchild, each delegating once; the grandchild streams, then hangs. */
+export const hangingTree: Fake.Script = (request) => {
+  switch (promptOf(request)) {
+    case "root":
+      return Fake.callTools({ id: "r1", name: "delegate", args: { prompts: ["child"] } })
+    case "child":
+      return Fake.callTools({ id: "c1", name: "delegate", args: { prompts: ["grandchild"] } })
+    default:
+      return [...Fake.text("working"), Fake.silence]
+  }
+}

@@ -1,7 +1,9 @@
 // The real runner composed with the FakeProvider, a real in-memory SQLite store and test tools.
 import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
@@ -107,3 +109,23 @@ export const typesOf = (events: ReadonlyArray<KnownRunEvent>) => events.map((eve
 
 export const ofType = <K extends KnownRunEvent["type"]>(events: ReadonlyArray<KnownRunEvent>, type: K) =>
   events.filter((event): event is Extract<KnownRunEvent, { type: K }> => event.type === type)
+
+/** Runs until the first event of type `type`, interrupts the run, and returns every event it emitted. */
+export const interruptAt = (options: Runner.RunOptions, type: KnownRunEvent["type"]) =>
+  Effect.gen(function* () {
+    const seen: Array<KnownRunEvent> = []
+    const reached = yield* Deferred.make<void>()
+    const runner = yield* Runner.Runner
+    const fiber = yield* Effect.fork(
+      runner.run({
+        ...options,
+        onEvent: (event) => {
+          seen.push(event)
+          return event.type === type ? Deferred.succeed(reached, undefined) : Effect.void
+        }
+      })
+    )
+    yield* Deferred.await(reached)
+    yield* Fiber.interrupt(fiber)
+    return seen as ReadonlyArray<KnownRunEvent>
+  })
