@@ -531,14 +531,10 @@ export const make = Effect.gen(function* () {
             yield* emitter.emit(ending.type, ending.data as never).pipe(
               Effect.catchAll((error) => Effect.logError("could not store the terminal event", error))
             )
-            if (store.endRun !== undefined) {
-              yield* store.endRun(runId, {
-                status: ending.status,
-                usage,
-                ...(ending.error === undefined ? {} : { error: ending.error })
-              }).pipe(Effect.ignoreLogged)
-            }
-            yield* store.setSessionStatus(session.id, ending.status).pipe(Effect.ignoreLogged)
+            const ended = store.endRun === undefined
+              ? store.setSessionStatus(session.id, ending.status)
+              : store.endRun(runId, { status: ending.status, usage, ...(ending.error === undefined ? {} : { error: ending.error }) })
+            yield* Effect.ignoreLogged(ended)
           })
 
         const exit = yield* Effect.exit(Effect.onExit(execute, finalize))

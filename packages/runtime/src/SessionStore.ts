@@ -191,6 +191,7 @@ export interface SessionStoreService {
   ) => Effect.Effect<void, SessionLockedError | StoreFailure, Scope.Scope>
 
   readonly beginRun?: (input: BeginRun) => Effect.Effect<{ readonly run: RunRecord; readonly existing: boolean }, StoreFailure>
+  /** Ends the run and gives its session the same status, in one transaction. */
   readonly endRun?: (id: RunId, end: EndRun) => Effect.Effect<void, StoreFailure>
   readonly runByRequest?: (sessionId: SessionId, requestId: string) => Effect.Effect<Option.Option<RunRecord>, StoreFailure>
   readonly runs?: (sessionId: SessionId) => Effect.Effect<ReadonlyArray<RunRecord>, StoreFailure>
@@ -474,14 +475,17 @@ export const makeWithDatabase = (db: Database.Database): Effect.Effect<SessionSt
     const endRun: NonNullable<SessionStoreService["endRun"]> = (id, end) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
-        const updated = yield* db.use(q.runs.update({
-          id,
-          status: end.status,
-          usage: end.usage ?? null,
-          error: end.error ?? null,
-          now
+        yield* db.transaction(Effect.gen(function* () {
+          const updated = yield* q.runs.update({
+            id,
+            status: end.status,
+            usage: end.usage ?? null,
+            error: end.error ?? null,
+            now
+          })
+          if (updated.length === 0) return yield* notFound(`Run ${id}`)
+          yield* q.sessions.endedBy({ run: id, status: end.status, now })
         }))
-        if (updated.length === 0) return yield* notFound(`Run ${id}`)
       })
 
     const runByRequest: NonNullable<SessionStoreService["runByRequest"]> = (sessionId, requestId) =>

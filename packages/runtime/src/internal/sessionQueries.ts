@@ -164,6 +164,16 @@ export const makeQueries = (db: Database) => {
           [r.now, r.id, r.owner_pid, r.owner_token]
         )
     })),
+    /** Gives the session of a run the status the run ended with. */
+    endedBy: writing(SqlSchema.findAll({
+      Request: Schema.Struct({ run: Schema.String, status: RunStatus, now: Schema.Number }),
+      Result: Id,
+      execute: (r) =>
+        run(
+          "UPDATE sessions SET status = ?, updated_at = ? WHERE id = (SELECT session_id FROM runs WHERE id = ?) RETURNING id",
+          [r.status, r.now, r.run]
+        )
+    })),
     /** Root sessions still marked running whose every run has ended: after a crash, interrupted. */
     settleRoots: writing(SqlSchema.findAll({
       Request: Schema.Struct({ now: Schema.Number }),
