@@ -1,6 +1,10 @@
 #!/usr/bin/env node
 // Kept to one tiny import so that `alisio --version` answers without loading Effect.
+import * as nodeModule from "node:module"
 import { version } from "./Version.js"
+
+// Node 22 keeps compiled code between runs (a no-op where the API does not exist, as on Node 20).
+;(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.()
 
 // A reader that went away (`alisio … | head`) is not an error worth a stack trace.
 for (const stream of [process.stdout, process.stderr]) {

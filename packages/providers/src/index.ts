@@ -1,1 +1,2 @@
+export * as FakeProvider from "./FakeProvider.js"
 export * as OpenAiCompatible from "./OpenAiCompatible.js"

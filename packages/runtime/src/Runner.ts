@@ -197,7 +197,9 @@ export const make = Effect.gen(function* () {
           if (Option.isSome(earlier)) return existingOutcome(earlier.value)
         }
         const owner = currentOwner
-        yield* store.lockSession(session.id, owner)
+        // A child session is created and run by this process alone, inside its parent's run (which
+        // holds the tree's root lock); locking it too would only add writes to every spawn and cancel.
+        if ((options.depth ?? 0) === 0) yield* store.lockSession(session.id, owner)
         const runId = options.runId ?? RunId.make(crypto.randomUUID())
         if (store.beginRun !== undefined) {
           const begun = yield* store.beginRun({
