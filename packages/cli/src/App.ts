@@ -143,6 +143,13 @@ export const chooseModel = (setup: Setup, flag: Option.Option<string>) =>
     const registered = yield* providers.list
     const first = registered[0]
     if (first === undefined) return yield* usageError("No provider is configured.")
+    // A local server usually serves the one model it loaded; OpenAI's own lists dozens in no useful order.
+    const servesOpenAi = first.id === "openai" &&
+      (nonEmpty(process.env.OPENAI_BASE_URL) ?? setup.config.providers?.openai?.baseURL ?? OpenAiCompatible.defaultBaseURL)
+        .includes("api.openai.com")
+    if (servesOpenAi) {
+      return yield* usageError("Choose a model with -m (e.g. -m gpt-4o), or set defaultModel in config.yaml; `alisio models` lists them.")
+    }
     const models = yield* Effect.mapError(first.service.models, failed)
     const model = models[0]
     if (model === undefined) {
