@@ -11,21 +11,15 @@ import type { ModelRequest } from "@alisio/domain/LanguageModel"
 import { defineTool, textResult } from "@alisio/domain/Tool"
 import * as Fake from "@alisio/providers/FakeProvider"
 import * as ChildSessions from "@alisio/runtime/ChildSessions"
-import * as HumanWaits from "@alisio/runtime/HumanWaits"
+import * as AgentRuntime from "@alisio/runtime/AgentRuntime"
 import * as Interaction from "@alisio/runtime/Interaction"
 import * as RunEvents from "@alisio/runtime/RunEvents"
 import * as Runner from "@alisio/runtime/Runner"
 import * as SessionStore from "@alisio/runtime/SessionStore"
 import * as Tools from "@alisio/runtime/Tools"
+import { echoTool } from "../packages/runtime/test/helpers/tools.js"
 import { row } from "./measure.js"
 
-const echo = defineTool({
-  name: "echo",
-  description: "echo",
-  effect: "read",
-  input: Schema.Struct({ text: Schema.String }),
-  run: ({ text }) => Effect.succeed(textResult(text))
-})
 
 const fanOut = (children: ChildSessions.ChildSessions["Type"]) =>
   defineTool({
@@ -56,13 +50,11 @@ const script: Fake.Script = (request, index) => {
   return answered(request) ? Fake.answer("ok") : Fake.callTools({ id: `c${index}`, name: "echo", args: { text: "x" } })
 }
 
-const layer = ChildSessions.layer({ maxDepth: 3, maxConcurrentPerRoot: 200 }).pipe(
-  Layer.provideMerge(Runner.layer),
-  Layer.provideMerge(
-    Layer.mergeAll(RunEvents.layer, HumanWaits.layer, Tools.layer([echo]), Interaction.layerHeadless({ approveAll: true }), Fake.layer(script))
-  ),
-  Layer.provideMerge(SessionStore.layerMemory)
-)
+const layer = AgentRuntime.layer({
+  tools: [echoTool],
+  interaction: Interaction.layerHeadless({ approveAll: true }),
+  childSessions: { maxConcurrentPerRoot: 200 }
+}).pipe(Layer.provideMerge(Fake.layer(script)), Layer.provideMerge(SessionStore.layerMemory))
 
 const measure = async <A>(runtime: ManagedRuntime.ManagedRuntime<unknown, unknown>, effect: Effect.Effect<A, unknown, never>) => {
   const cpu = process.cpuUsage()

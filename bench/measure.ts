@@ -11,17 +11,6 @@ export const median = (values: ReadonlyArray<number>): number => {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
-/** Wall time in ms of `fn`, median of `runs`. */
-export const timeMedian = async (runs: number, fn: () => unknown): Promise<number> => {
-  const times: Array<number> = []
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now()
-    await fn()
-    times.push(performance.now() - start)
-  }
-  return median(times)
-}
-
 export interface ProcessFigures {
   readonly wallMs: number
   readonly cpuMs: number

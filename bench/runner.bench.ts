@@ -3,39 +3,21 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { defineTool, textResult } from "@alisio/domain/Tool"
 import * as Fake from "@alisio/providers/FakeProvider"
-import * as HumanWaits from "@alisio/runtime/HumanWaits"
+import * as AgentRuntime from "@alisio/runtime/AgentRuntime"
 import * as Interaction from "@alisio/runtime/Interaction"
-import * as RunEvents from "@alisio/runtime/RunEvents"
 import * as Runner from "@alisio/runtime/Runner"
 import * as SessionStore from "@alisio/runtime/SessionStore"
-import * as Tools from "@alisio/runtime/Tools"
+import { echoTool } from "../packages/runtime/test/helpers/tools.js"
 import { median, row } from "./measure.js"
 
-const echo = defineTool({
-  name: "echo",
-  description: "echo",
-  effect: "read",
-  input: Schema.Struct({ text: Schema.String }),
-  run: ({ text }) => Effect.succeed(textResult(text))
-})
 
 const deltas = (n: number): Fake.Response => [...Array.from({ length: n }, (_, i) => Fake.text(` w${i}`)[0]!), Fake.finish("stop")]
 
 const layerFor = (script: Fake.Script) =>
-  Runner.layer.pipe(
-    Layer.provideMerge(
-      Layer.mergeAll(
-        RunEvents.layer,
-        HumanWaits.layer,
-        Tools.layer([echo]),
-        Interaction.layerHeadless({ approveAll: true }),
-        Fake.layer(script)
-      )
-    ),
+  AgentRuntime.layer({ tools: [echoTool], interaction: Interaction.layerHeadless({ approveAll: true }) }).pipe(
+    Layer.provideMerge(Fake.layer(script)),
     Layer.provideMerge(SessionStore.layerMemory)
   )
 

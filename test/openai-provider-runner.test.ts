@@ -1,28 +1,17 @@
 // The real runner driven by the OpenAI-compatible adapter against a local HTTP server (PRV-2):
 // the model calls a tool, gets its result back, and answers.
-import { defineTool, textResult } from "@alisio/domain/Tool"
 import * as OpenAiCompatible from "@alisio/providers/OpenAiCompatible"
-import * as HumanWaits from "@alisio/runtime/HumanWaits"
+import * as AgentRuntime from "@alisio/runtime/AgentRuntime"
 import * as Interaction from "@alisio/runtime/Interaction"
-import * as RunEvents from "@alisio/runtime/RunEvents"
 import * as Runner from "@alisio/runtime/Runner"
 import * as SessionStore from "@alisio/runtime/SessionStore"
-import * as Tools from "@alisio/runtime/Tools"
 import { assert, describe, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as SseServer from "../packages/providers/test/support/SseServer.js"
-
-const echo = defineTool({
-  name: "echo",
-  description: "Returns the text it is given.",
-  effect: "read",
-  input: Schema.Struct({ text: Schema.String }),
-  run: ({ text }) => Effect.succeed(textResult(`echo: ${text}`))
-})
+import { echoTool } from "../packages/runtime/test/helpers/tools.js"
 
 const sse = (...chunks: ReadonlyArray<unknown>): string =>
   chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("") + "data: [DONE]\n\n"
@@ -59,16 +48,9 @@ describe("OpenAI-compatible provider with the runner", () => {
         },
         { body: sse(chunk({ content: "The tool said " }), chunk({ content: "echo: hello." }), chunk({}, "stop"), usage(50, 6)) }
       )
-      const layer = Runner.layer.pipe(
-        Layer.provideMerge(
-          Layer.mergeAll(
-            RunEvents.layer,
-            HumanWaits.layer,
-            Tools.layer([echo]),
-            Interaction.layerHeadless({ approveAll: true }),
-            OpenAiCompatible.layer({ baseURL: server.baseURL, providerId: "local" })
-          ).pipe(Layer.provideMerge(SessionStore.layerMemory))
-        )
+      const layer = AgentRuntime.layer({ tools: [echoTool], interaction: Interaction.layerHeadless({ approveAll: true }) }).pipe(
+        Layer.provideMerge(OpenAiCompatible.layer({ baseURL: server.baseURL, providerId: "local" })),
+        Layer.provideMerge(SessionStore.layerMemory)
       )
       const events = yield* Effect.flatMap(
         Runner.Runner,

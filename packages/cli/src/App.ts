@@ -5,17 +5,13 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { LanguageModelService } from "@alisio/domain/LanguageModel"
 import * as OpenAiCompatible from "@alisio/providers/OpenAiCompatible"
-import * as ChildSessions from "@alisio/runtime/ChildSessions"
+import * as AgentRuntime from "@alisio/runtime/AgentRuntime"
 import * as Config from "@alisio/runtime/Config"
-import * as HumanWaits from "@alisio/runtime/HumanWaits"
 import * as Interaction from "@alisio/runtime/Interaction"
 import * as Paths from "@alisio/runtime/Paths"
 import * as Providers from "@alisio/runtime/Providers"
-import * as RunEvents from "@alisio/runtime/RunEvents"
-import * as Runner from "@alisio/runtime/Runner"
 import * as SessionStore from "@alisio/runtime/SessionStore"
 import { builtinTools } from "@alisio/runtime/tools/BuiltinTools"
-import * as Tools from "@alisio/runtime/Tools"
 import * as path from "node:path"
 import { CliError, ExitCode, usageError } from "./CliError.js"
 
@@ -109,20 +105,11 @@ export const registerProviders = (setup: Setup) =>
   })
 
 /** The runtime as the `run` command uses it, composed once. */
-export const runtimeLayer = (setup: Setup, options: { readonly approveAll: boolean }) => {
-  const services = Layer.mergeAll(
-    RunEvents.layer,
-    HumanWaits.layer,
-    Tools.layer(builtinTools()),
-    Interaction.layerHeadless({ approveAll: options.approveAll }),
-    Providers.layer({ stateHome: setup.paths.stateHome })
-  )
-  return ChildSessions.layer().pipe(
-    Layer.provideMerge(Runner.layer),
-    Layer.provideMerge(services),
+export const runtimeLayer = (setup: Setup, options: { readonly approveAll: boolean }) =>
+  AgentRuntime.layer({ tools: builtinTools(), interaction: Interaction.layerHeadless({ approveAll: options.approveAll }) }).pipe(
+    Layer.provideMerge(Providers.layer({ stateHome: setup.paths.stateHome })),
     Layer.provideMerge(storeLayer(setup))
   )
-}
 
 /** The model to use: the flag, the configured default, the remembered choice, or the first one served. */
 export const chooseModel = (setup: Setup, flag: Option.Option<string>) =>

@@ -5,67 +5,38 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { assert } from "@effect/vitest"
-import { defineTool, textResult, type Tool } from "@alisio/domain/Tool"
+import type { Tool } from "@alisio/domain/Tool"
 import { decodeRunEvent, encodeRunEvent, isEphemeralType, isTerminalType, type KnownRunEvent } from "@alisio/domain/RunEvent"
 import * as FakeProvider from "@alisio/providers/FakeProvider"
-import * as HumanWaits from "@alisio/runtime/HumanWaits"
+import * as AgentRuntime from "@alisio/runtime/AgentRuntime"
+import type { ChildSessionLimits } from "@alisio/runtime/ChildSessions"
 import * as Interaction from "@alisio/runtime/Interaction"
-import * as RunEvents from "@alisio/runtime/RunEvents"
 import * as Runner from "@alisio/runtime/Runner"
 import * as SessionStore from "@alisio/runtime/SessionStore"
-import * as Tools from "@alisio/runtime/Tools"
 
-/** `echo`: returns its text (read). */
-export const echoTool: Tool = defineTool({
-  name: "echo",
-  description: "Returns the text it is given.",
-  effect: "read",
-  input: Schema.Struct({ text: Schema.String }),
-  run: ({ text }) => Effect.succeed(textResult(`echo: ${text}`))
-})
-
-/** `note`: pretends to write (write effect, so it needs approval). */
-export const noteTool: Tool = defineTool({
-  name: "note",
-  description: "Writes a note.",
-  effect: "write",
-  input: Schema.Struct({ text: Schema.String }),
-  run: ({ text }) => Effect.succeed(textResult(`noted: ${text}`))
-})
-
-/** `sleep`: sleeps `ms` of clock time, streaming progress first. */
-export const sleepTool: Tool = defineTool({
-  name: "sleep",
-  description: "Sleeps.",
-  effect: "read",
-  input: Schema.Struct({ ms: Schema.Number }),
-  run: ({ ms }, context) =>
-    context.progress("sleeping\n").pipe(Effect.zipRight(Effect.sleep(ms)), Effect.as(textResult(`slept ${ms}`)))
-})
-
-export const testTools: ReadonlyArray<Tool> = [echoTool, noteTool, sleepTool]
+export { echoTool, noteTool, sleepTool, testTools } from "./tools.js"
+import { testTools } from "./tools.js"
 
 export const storeLayer = SessionStore.layerMemory
 
-/** Runner + events + waits + tools over the given store and interaction. */
+/** The whole runtime (runner, child sessions, events, waits, tools) on the FakeProvider and a store. */
 export const runnerLayer = (options: {
   readonly script: FakeProvider.Script
   readonly interaction?: Layer.Layer<Interaction.Interaction>
   readonly tools?: ReadonlyArray<Tool>
   readonly store?: Layer.Layer<SessionStore.SessionStore>
-}) => {
-  const base = Layer.mergeAll(
-    RunEvents.layer,
-    HumanWaits.layer,
-    Tools.layer(options.tools ?? testTools),
-    options.interaction ?? Interaction.layerHeadless({ approveAll: true }),
-    FakeProvider.layer(options.script)
-  ).pipe(Layer.provideMerge(options.store ?? storeLayer))
-  return Runner.layer.pipe(Layer.provideMerge(base))
-}
+  readonly childSessions?: Partial<ChildSessionLimits>
+}) =>
+  AgentRuntime.layer({
+    tools: options.tools ?? testTools,
+    interaction: options.interaction ?? Interaction.layerHeadless({ approveAll: true }),
+    ...(options.childSessions === undefined ? {} : { childSessions: options.childSessions })
+  }).pipe(
+    Layer.provideMerge(FakeProvider.layer(options.script)),
+    Layer.provideMerge(options.store ?? storeLayer)
+  )
 
 /** Runs to the end and returns every event the run's stream produced. */
 export const collect = (options: Runner.RunOptions) =>

@@ -1,0 +1,23 @@
+import * as Layer from "effect/Layer"
+import type { Tool } from "@alisio/domain/Tool"
+import * as ChildSessions from "./ChildSessions.js"
+import * as HumanWaits from "./HumanWaits.js"
+import type * as Interaction from "./Interaction.js"
+import * as RunEvents from "./RunEvents.js"
+import * as Runner from "./Runner.js"
+import * as Tools from "./Tools.js"
+
+/**
+ * The runtime composed once: Runner and ChildSessions over RunEvents, HumanWaits, the Tools
+ * registry and the given Interaction. It needs a `SessionStore`, and a `LanguageModel` for runs
+ * that name no provider of their own (the CLI's `main`, tests with the FakeProvider).
+ */
+export const layer = (options: {
+  readonly tools: ReadonlyArray<Tool>
+  readonly interaction: Layer.Layer<Interaction.Interaction>
+  readonly childSessions?: Partial<ChildSessions.ChildSessionLimits>
+}) =>
+  ChildSessions.layer(options.childSessions).pipe(
+    Layer.provideMerge(Runner.layer),
+    Layer.provideMerge(Layer.mergeAll(RunEvents.layer, HumanWaits.layer, Tools.layer(options.tools), options.interaction))
+  )
