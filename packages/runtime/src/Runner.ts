@@ -176,8 +176,11 @@ export const make = Effect.gen(function* () {
     existing: true
   })
 
+  // Setting a run up is uninterruptible and only `execute` is restored: an interruption that
+  // arrives while the run starts (a child aborted right after its spawn) still ends it through
+  // `finalize`, with its rows and its one terminal event, instead of leaving it queued.
   const run = (options: RunOptions): Effect.Effect<RunOutcome, RunStartError> =>
-    Effect.scoped(
+    Effect.scoped(Effect.uninterruptibleMask((restore) =>
       Effect.gen(function* () {
         const limits: ResolvedLimits = resolveLimits(options.limits)
         const provider = options.provider ?? Option.getOrUndefined(defaultProvider)
@@ -503,14 +506,6 @@ export const make = Effect.gen(function* () {
         })
 
         const execute = Effect.gen(function* () {
-          yield* emitter.emit("run_started", {
-            provider: provider.provider,
-            model: options.model,
-            readOnly,
-            ...(options.requestId === undefined ? {} : { requestId: options.requestId }),
-            ...(session.parentId === undefined ? {} : { parentSessionId: session.parentId })
-          })
-          yield* store.setSessionStatus(session.id, "running")
           const prompt: Message = {
             role: "user",
             content: [...(options.prompt === "" ? [] : [{ _tag: "text" as const, text: options.prompt }]), ...(options.attachments ?? [])]
@@ -539,7 +534,15 @@ export const make = Effect.gen(function* () {
             yield* Effect.ignoreLogged(ended)
           })
 
-        const exit = yield* Effect.exit(Effect.onExit(execute, finalize))
+        yield* emitter.emit("run_started", {
+          provider: provider.provider,
+          model: options.model,
+          readOnly,
+          ...(options.requestId === undefined ? {} : { requestId: options.requestId }),
+          ...(session.parentId === undefined ? {} : { parentSessionId: session.parentId })
+        })
+        yield* store.setSessionStatus(session.id, "running")
+        const exit = yield* Effect.exit(Effect.onExit(restore(execute), finalize))
         const ending = describeEnd(exit, { turns, usage, maxTurns: limits.maxTurns })
         return {
           runId,
@@ -553,7 +556,7 @@ export const make = Effect.gen(function* () {
           existing: false
         } satisfies RunOutcome
       })
-    )
+    ))
 
   const stream = (options: RunOptions): Stream.Stream<KnownRunEvent, RunStartError> =>
     Stream.unwrapScoped(

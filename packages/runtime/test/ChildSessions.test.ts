@@ -15,6 +15,10 @@ import { RunEvents } from "@alisio/runtime/RunEvents"
 import { Runner } from "@alisio/runtime/Runner"
 import { SessionStore } from "@alisio/runtime/SessionStore"
 import { Tools, defaultApprovals } from "@alisio/runtime/Tools"
+import { CurrentRun } from "@alisio/runtime/CurrentRun"
+import { defineTool, textResult } from "@alisio/domain/Tool"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { baseOptions, runnerLayer } from "./helpers/harness.js"
 import { answered, delegateTool, hangingTree, promptOf } from "./helpers/delegate.js"
 import { spawnFixture, tempDir } from "./fixtures/storeTesting.js"
@@ -25,11 +29,11 @@ const treeLayer = (
   script: Fake.Script,
   options: { readonly limits?: Partial<ChildSessions.ChildSessionLimits>; readonly interaction?: Layer.Layer<Interaction.Interaction> } = {}
 ) =>
-  ChildSessions.layer(options.limits).pipe(
-    Layer.provideMerge(
-      runnerLayer({ script, ...(options.interaction === undefined ? {} : { interaction: options.interaction }) })
-    )
-  )
+  runnerLayer({
+    script,
+    ...(options.limits === undefined ? {} : { childSessions: options.limits }),
+    ...(options.interaction === undefined ? {} : { interaction: options.interaction })
+  })
 
 const registerDelegate = Effect.gen(function* () {
   const children = yield* ChildSessions.ChildSessions
@@ -255,6 +259,47 @@ describe("ChildSessions", () => {
               ? answered(request) ? Fake.answer("done") : Fake.callTools({ id: "r1", name: "delegate", args: { prompts: ["a", "b", "c"] } })
               : Fake.answer("child"),
           { limits: { maxConcurrentPerRoot: 2 } }
+        )
+      )
+    )
+  )
+
+  it.scoped("CH-1 abort stops one child: its outcome is cancelled, list shows it, the parent goes on", () =>
+    Effect.gen(function* () {
+      const children = yield* ChildSessions.ChildSessions
+      const tools = yield* Tools
+      const outcomes: Array<string> = []
+      const spawned: Array<SessionId> = []
+      yield* tools.register(
+        defineTool({
+          name: "start_and_abort",
+          description: "Starts a child, aborts it, reports its outcome and the parent's list of children.",
+          effect: "internal",
+          input: Schema.Struct({}),
+          run: () =>
+            Effect.gen(function* () {
+              const run = yield* Effect.orDie(Effect.serviceOption(CurrentRun))
+              const handle = yield* children.spawn({ prompt: "hang", title: "slow one" })
+              spawned.push(handle.sessionId)
+              yield* children.abort(handle)
+              const outcome = yield* children.await(handle)
+              const listed = Option.isSome(run) ? yield* children.list(run.value.sessionId) : []
+              outcomes.push(outcome.status, ...listed.map((c) => `${c.sessionId === handle.sessionId}:${c.runId === handle.runId}:${c.status}`))
+              return textResult(outcome.status)
+            }).pipe(Effect.orDie)
+        })
+      )
+      const outcome = yield* (yield* Runner).run({ ...baseOptions, prompt: "root" })
+      assert.strictEqual(outcome.status, "completed")
+      assert.deepStrictEqual(outcomes, ["cancelled", "true:true:cancelled"])
+      const childEvents = yield* (yield* SessionStore).events(spawned[0]!)
+      assert.deepStrictEqual(childEvents.map((e) => e.type), ["run_started", "run_cancelled"], "aborted as it started: still one terminal event")
+    }).pipe(
+      Effect.provide(
+        treeLayer((request) =>
+          promptOf(request) === "root"
+            ? answered(request) ? Fake.answer("root done") : Fake.callTools({ id: "r1", name: "start_and_abort", args: {} })
+            : [...Fake.text("busy"), Fake.silence]
         )
       )
     )
