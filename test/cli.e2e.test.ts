@@ -117,7 +117,7 @@ describe("alisio (end to end)", () => {
     assert.strictEqual(stored.filter((e) => e.type === "run_completed").length, 3)
     assert.isTrue(stored.every((e) => e.eventId !== undefined))
     const listed = await sandbox.run(["sessions", "list"])
-    assert.include(listed.stdout, sessionId)
+    assert.match(listed.stdout, new RegExp(`^${sessionId} .* one$`, "m"), "listed with its first prompt as title")
   })
 
   it("CLI-2 SIGINT during a slow stream: exit 130, last line run_cancelled, the run row cancelled", async () => {

@@ -52,7 +52,11 @@ export const listSessions = (flags: { readonly json: boolean; readonly all: bool
         return
       }
       for (const session of sessions) {
-        const first = (yield* store.messages(session.id)).find((m) => m.message.role === "user")
+        // The first message only, not the whole conversation, when the store can page.
+        const opening = store.messagesPage === undefined
+          ? yield* store.messages(session.id)
+          : (yield* store.messagesPage(session.id, { limit: 1 })).items
+        const first = opening.find((m) => m.message.role === "user")
         const title = session.title ??
           (first?.message.role === "user" ? textOf(first.message.content).replace(/\s+/g, " ").slice(0, 60) : "")
         process.stdout.write(

@@ -379,9 +379,13 @@ export const make = Effect.gen(function* () {
           })
 
         /** Stores an assistant message and its tool results in one transaction, then publishes them. */
+        // The session's conversation, read once when the run starts and kept as it is stored: this
+        // process holds the session's lock, so nobody else appends to it meanwhile.
+        const conversation: Array<Message> = []
         const storeTurn = (messages: ReadonlyArray<Message>) =>
           Effect.gen(function* () {
             yield* store.appendMessages(session.id, messages, runId)
+            conversation.push(...messages)
             for (const message of messages) yield* emitter.emit("message", { message })
           })
 
@@ -425,7 +429,7 @@ export const make = Effect.gen(function* () {
           let notices: ReadonlyArray<Message> = []
           for (;;) {
             if (turns >= limits.maxTurns) return { _tag: "TurnsExceeded" } as const
-            const history = toRequestMessages(yield* store.messages(session.id))
+            const history = toRequestMessages(conversation)
             const budget = resolveOutputBudget(limits.maxOutputTokens, options.modelInfo?.maxOutputTokens)
             const request: ModelRequest = {
               model: options.model,
@@ -506,6 +510,7 @@ export const make = Effect.gen(function* () {
         })
 
         const execute = Effect.gen(function* () {
+          for (const stored of yield* store.messages(session.id)) conversation.push(stored.message)
           const prompt: Message = {
             role: "user",
             content: [...(options.prompt === "" ? [] : [{ _tag: "text" as const, text: options.prompt }]), ...(options.attachments ?? [])]

@@ -1,12 +1,11 @@
 import type { Message } from "@alisio/domain/Message"
-import type { StoredMessage } from "../SessionStore.js"
 
 /**
  * Stored history → the messages of a model request. One replaceable step (CTX-1): compaction
  * will swap older turns for a summary here. Reasoning is not sent back.
  */
-export const toRequestMessages = (stored: ReadonlyArray<StoredMessage>): ReadonlyArray<Message> =>
-  stored.flatMap(({ message }): ReadonlyArray<Message> => {
+export const toRequestMessages = (stored: ReadonlyArray<Message>): ReadonlyArray<Message> =>
+  stored.flatMap((message): ReadonlyArray<Message> => {
     if (message.role !== "assistant") return [message]
     const content = message.content.filter((part) => part._tag !== "reasoning")
     return content.length === 0 ? [] : [{ ...message, content }]
