@@ -1,9 +1,10 @@
 // Whole-process figures of the built CLI against a local OpenAI-protocol server, next to
 // `node -e 0` measured in the same run: a two-turn task (one bash call, then N text deltas).
-import { fileURLToPath } from "node:url"
+
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { startOpenAiServer } from "../test/support/openaiServer.js"
 import { measureNode, row } from "./measure.js"
 
@@ -18,7 +19,13 @@ const twoTurnTask = async (deltas: number) => {
   })
   const home = mkdtempSync(join(tmpdir(), "alisio-bench-home-"))
   try {
-    const env = { ...process.env, ALISIO_HOME: home, OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k", NO_COLOR: "1" }
+    const env = {
+      ...process.env,
+      ALISIO_HOME: home,
+      OPENAI_BASE_URL: server.baseURL,
+      OPENAI_API_KEY: "k",
+      NO_COLOR: "1"
+    }
     return await measureNode(7, [bin, "run", "--yes", "-m", "openai/test-model", "say hi"], { env })
   } finally {
     await server.close()

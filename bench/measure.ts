@@ -45,7 +45,10 @@ export const measureNode = async (
       walls.push(performance.now() - start)
       if (code !== 0) throw new Error(`node ${args.join(" ")} exited ${code}: ${stderr.slice(0, 500)}`)
     }
-    const usages = readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { cpuMs: number; maxRssMb: number })
+    const usages = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { cpuMs: number; maxRssMb: number })
     return {
       wallMs: median(walls),
       cpuMs: median(usages.map((u) => u.cpuMs)),
@@ -60,5 +63,7 @@ export const ratio = (value: number, floor: number): string => `${(value / floor
 
 export const row = (label: string, value: number, unit: string, floor?: number): void => {
   const figure = `${value.toFixed(value < 10 ? 3 : 1)} ${unit}`
-  console.log(`${label.padEnd(48)} ${figure.padStart(14)}${floor === undefined ? "" : `   ${ratio(value, floor)} floor`}`)
+  console.log(
+    `${label.padEnd(48)} ${figure.padStart(14)}${floor === undefined ? "" : `   ${ratio(value, floor)} floor`}`
+  )
 }

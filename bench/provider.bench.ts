@@ -1,10 +1,11 @@
 // The OpenAI-compatible adapter: CPU per 1 000 streamed deltas, next to a floor that reads the same
 // SSE bytes with `fetch`. The server runs in a child process so only the client's CPU is counted.
+
+import { spawn } from "node:child_process"
 import * as OpenAiCompatible from "@alisio/providers/OpenAiCompatible"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { spawn } from "node:child_process"
 import { median, row } from "./measure.js"
 
 const deltas = 1000
@@ -40,7 +41,9 @@ const startServer = (): Promise<{ readonly port: number; readonly stop: () => vo
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["-e", serverScript], { stdio: ["ignore", "pipe", "inherit"] })
     child.once("error", reject)
-    child.stdout.once("data", (data: Buffer) => resolve({ port: Number(data.toString().trim()), stop: () => child.kill() }))
+    child.stdout.once("data", (data: Buffer) =>
+      resolve({ port: Number(data.toString().trim()), stop: () => child.kill() })
+    )
   })
 
 export const run = async (): Promise<void> => {
@@ -78,9 +81,18 @@ export const run = async (): Promise<void> => {
     }
 
     const model = OpenAiCompatible.make({ baseURL })
-    const request = { model: "m", messages: [{ role: "user" as const, content: [{ _tag: "text" as const, text: "hi" }] }], tools: [], maxOutputTokens: 100 }
+    const request = {
+      model: "m",
+      messages: [{ role: "user" as const, content: [{ _tag: "text" as const, text: "hi" }] }],
+      tools: [],
+      maxOutputTokens: 100
+    }
     let parts = 0
-    const adapter = Stream.runForEachChunk(model.stream(request), (chunk) => Effect.sync(() => void (parts += Chunk.size(chunk))))
+    const adapter = Stream.runForEachChunk(model.stream(request), (chunk) =>
+      Effect.sync(() => {
+        parts += Chunk.size(chunk)
+      })
+    )
 
     // Both are measured inside one running fiber, as the runner consumes a stream (no per-stream
     // `runPromise`), alternating so that load from elsewhere hits both alike.
@@ -95,19 +107,21 @@ export const run = async (): Promise<void> => {
     const floorCpu: Array<number> = []
     const parseCpu: Array<number> = []
     const adapterCpu: Array<number> = []
-    await Effect.runPromise(Effect.gen(function*() {
-      for (let i = 0; i < 5; i++) {
-        yield* Effect.promise(floor)
-        yield* Effect.promise(parseFloor)
-        yield* adapter
-      }
-      parts = 0
-      for (let i = 0; i < runs; i++) {
-        floorCpu.push(yield* cpuOf(Effect.promise(floor)))
-        parseCpu.push(yield* cpuOf(Effect.promise(parseFloor)))
-        adapterCpu.push(yield* cpuOf(adapter))
-      }
-    }))
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        for (let i = 0; i < 5; i++) {
+          yield* Effect.promise(floor)
+          yield* Effect.promise(parseFloor)
+          yield* adapter
+        }
+        parts = 0
+        for (let i = 0; i < runs; i++) {
+          floorCpu.push(yield* cpuOf(Effect.promise(floor)))
+          parseCpu.push(yield* cpuOf(Effect.promise(parseFloor)))
+          adapterCpu.push(yield* cpuOf(adapter))
+        }
+      })
+    )
     if (parts !== runs * (deltas + 1)) throw new Error(`expected ${runs * (deltas + 1)} parts, got ${parts}`)
     const floorMs = median(floorCpu)
     row("fetch, raw SSE bytes (floor), CPU / 1 000 deltas", floorMs, "ms")

@@ -1,19 +1,22 @@
 // Runner overhead on the FakeProvider: per turn and per 1 000 text deltas, next to a floor that
 // consumes the same part stream with a bare loop, in the same run. Real SQLite in memory.
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as ManagedRuntime from "effect/ManagedRuntime"
-import * as Stream from "effect/Stream"
+
 import * as Fake from "@alisio/providers/FakeProvider"
 import * as AgentRuntime from "@alisio/runtime/AgentRuntime"
 import * as Interaction from "@alisio/runtime/Interaction"
 import * as Runner from "@alisio/runtime/Runner"
 import * as SessionStore from "@alisio/runtime/SessionStore"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Stream from "effect/Stream"
 import { echoTool } from "../packages/runtime/test/helpers/tools.js"
 import { median, row } from "./measure.js"
 
-
-const deltas = (n: number): Fake.Response => [...Array.from({ length: n }, (_, i) => Fake.text(` w${i}`)[0]!), Fake.finish("stop")]
+const deltas = (n: number): Fake.Response => [
+  ...Array.from({ length: n }, (_, i) => Fake.text(` w${i}`)[0]!),
+  Fake.finish("stop")
+]
 
 const layerFor = (script: Fake.Script) =>
   AgentRuntime.layer({ tools: [echoTool], interaction: Interaction.layerHeadless({ approveAll: true }) }).pipe(
@@ -49,19 +52,30 @@ const cpuOf = async (runs: number, effect: () => Promise<unknown>): Promise<numb
 
 export const run = async (): Promise<void> => {
   const runtime = ManagedRuntime.make(layerFor(script))
-  const runOnce = (prompt: string, maxTurns = 100) => () =>
-    runtime.runPromise(Effect.flatMap(Runner.Runner, (runner) => runner.run({ cwd: "/tmp", prompt, model: "fake", limits: { maxTurns } })))
+  const runOnce =
+    (prompt: string, maxTurns = 100) =>
+    () =>
+      runtime.runPromise(
+        Effect.flatMap(Runner.Runner, (runner) =>
+          runner.run({ cwd: "/tmp", prompt, model: "fake", limits: { maxTurns } })
+        )
+      )
   const floorOnce = (response: Fake.Response, times: number) => () =>
-    Effect.runPromise(Effect.gen(function* () {
-      const { model } = yield* Fake.make(Array.from({ length: times }, () => response))
-      for (let t = 0; t < times; t++) {
-        let text = ""
-        yield* Stream.runForEach(model.stream({ model: "fake", messages: [], tools: [], maxOutputTokens: 1 }), (part) =>
-          Effect.sync(() => {
-            if (part._tag === "TextDelta") text += part.text
-          }))
-      }
-    }))
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const { model } = yield* Fake.make(Array.from({ length: times }, () => response))
+        for (let t = 0; t < times; t++) {
+          let _text = ""
+          yield* Stream.runForEach(
+            model.stream({ model: "fake", messages: [], tools: [], maxOutputTokens: 1 }),
+            (part) =>
+              Effect.sync(() => {
+                if (part._tag === "TextDelta") _text += part.text
+              })
+          )
+        }
+      })
+    )
   try {
     // Warm the JIT on every path first.
     await cpuOf(30, runOnce("1000"))

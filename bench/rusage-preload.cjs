@@ -6,7 +6,7 @@ if (file) {
     const usage = process.resourceUsage()
     require("node:fs").appendFileSync(
       file,
-      JSON.stringify({ cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssMb: usage.maxRSS / 1024 }) + "\n"
+      `${JSON.stringify({ cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssMb: usage.maxRSS / 1024 })}\n`
     )
   })
 }

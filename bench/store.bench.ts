@@ -4,11 +4,11 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import * as Effect from "effect/Effect"
 import { RunId, SessionId } from "@alisio/domain/Ids"
 import type { Message } from "@alisio/domain/Message"
 import { encodeRunEvent, type KnownRunEvent } from "@alisio/domain/RunEvent"
 import * as SessionStore from "@alisio/runtime/SessionStore"
+import * as Effect from "effect/Effect"
 import { median, row } from "./measure.js"
 
 interface BareStatement {
@@ -40,7 +40,13 @@ const event = (seq: number): KnownRunEvent => ({
   seq,
   sessionId,
   time: "2026-11-30T12:00:00.000Z",
-  data: { toolCallId: "call_1" as never, name: "read", status: "completed", result: "42 lines of src/main.ts", durationMs: 12 }
+  data: {
+    toolCallId: "call_1" as never,
+    name: "read",
+    status: "completed",
+    result: "42 lines of src/main.ts",
+    durationMs: 12
+  }
 })
 
 const message = (i: number): Message =>
@@ -57,7 +63,9 @@ const openBare = (filename: string): Effect.Effect<BareDatabase> =>
     db.pragma("busy_timeout = 5000")
     db.pragma("foreign_keys = ON")
     db.pragma("synchronous = NORMAL")
-    db.prepare("INSERT INTO sessions (id, cwd, status, created_at, updated_at) VALUES (?, '/bench', 'running', 0, 0)").run(sessionId)
+    db.prepare(
+      "INSERT INTO sessions (id, cwd, status, created_at, updated_at) VALUES (?, '/bench', 'running', 0, 0)"
+    ).run(sessionId)
     return db
   })
 
@@ -106,7 +114,12 @@ const bench = Effect.gen(function* () {
   const messagesSession = SessionId.make("bench-messages")
   yield* Effect.orDie(store.createSession({ id: messagesSession, cwd: "/bench", status: "completed" }))
   for (let i = 0; i < MESSAGES; i += 100) {
-    yield* Effect.orDie(store.appendMessages(messagesSession, Array.from({ length: 100 }, (_, k) => message(i + k))))
+    yield* Effect.orDie(
+      store.appendMessages(
+        messagesSession,
+        Array.from({ length: 100 }, (_, k) => message(i + k))
+      )
+    )
   }
   const reader = new Sqlite(join(dir, "store.db"))
   yield* Effect.addFinalizer(() => Effect.sync(() => reader.close()))
@@ -116,7 +129,10 @@ const bench = Effect.gen(function* () {
   const lastBare = reader.prepare(
     "SELECT session_id, position, run_id, message, created_at FROM messages WHERE session_id = ? AND position < ? ORDER BY position DESC LIMIT ?"
   )
-  const floorFirst = yield* timeEach(PAGE_RUNS, Effect.sync(() => firstBare.all(messagesSession, 0, PAGE + 1)))
+  const floorFirst = yield* timeEach(
+    PAGE_RUNS,
+    Effect.sync(() => firstBare.all(messagesSession, 0, PAGE + 1))
+  )
   const floorLast = yield* timeEach(
     PAGE_RUNS,
     Effect.sync(() => lastBare.all(messagesSession, Number.MAX_SAFE_INTEGER, PAGE + 1))
@@ -132,10 +148,12 @@ const bench = Effect.gen(function* () {
   row(`messagesPage, last page of ${MESSAGES / 1000}k messages`, last * 1000, "µs", floorLast * 1000)
 
   // A full eventsPage scan of the 100k events, decoded.
-  const scanBare = reader.prepare("SELECT seq, payload FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?")
+  const scanBare = reader.prepare(
+    "SELECT seq, payload FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?"
+  )
   let start = performance.now()
   let count = 0
-  for (let after = 0; ;) {
+  for (let after = 0; ; ) {
     const rows = scanBare.all(sessionId, after, SCAN_PAGE) as Array<{ seq: number; payload: string }>
     for (const r of rows) JSON.parse(r.payload)
     count += rows.length
@@ -145,7 +163,7 @@ const bench = Effect.gen(function* () {
   const floorScan = microsPer(performance.now() - start, count)
   start = performance.now()
   let scanned = 0
-  for (let cursor: string | undefined = undefined; ;) {
+  for (let cursor: string | undefined = undefined; ; ) {
     const page: SessionStore.Page<SessionStore.StoredEvent> = yield* Effect.orDie(
       store.eventsPage!(sessionId, { limit: SCAN_PAGE, ...(cursor === undefined ? {} : { cursor }) })
     )
@@ -155,7 +173,12 @@ const bench = Effect.gen(function* () {
   }
   if (scanned !== EVENTS) return yield* Effect.dieMessage(`scanned ${scanned} events, expected ${EVENTS}`)
   row(`bare select + JSON.parse by ${SCAN_PAGE} (floor), per event`, floorScan, "µs")
-  row(`eventsPage scan of ${EVENTS / 1000}k by ${SCAN_PAGE}, per event`, microsPer(performance.now() - start, scanned), "µs", floorScan)
+  row(
+    `eventsPage scan of ${EVENTS / 1000}k by ${SCAN_PAGE}, per event`,
+    microsPer(performance.now() - start, scanned),
+    "µs",
+    floorScan
+  )
 })
 
 export const run = (): Promise<void> => Effect.runPromise(Effect.scoped(bench))

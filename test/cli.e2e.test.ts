@@ -1,24 +1,29 @@
 // End-to-end: the built `alisio` against a real OpenAI-protocol server on 127.0.0.1 (CLI-1, CLI-2,
 // CFG-1, EV-1, ST-4, TL-1…TL-4).
-import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
-import * as Either from "effect/Either"
+
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { decodeRunEvent, isTerminalType, type KnownRunEvent } from "@alisio/domain/RunEvent"
+import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
+import * as Either from "effect/Either"
 import { type CliSandbox, makeSandbox } from "./support/cli.js"
-import { integrityCheck } from "./support/sqlite.js"
 import { type OpenAiTestServer, type Reply, startOpenAiServer } from "./support/openaiServer.js"
+import { integrityCheck } from "./support/sqlite.js"
 
 const parseJsonl = (stdout: string): ReadonlyArray<KnownRunEvent> =>
-  stdout.trim().split("\n").map((line, index) => {
-    const decoded = decodeRunEvent(JSON.parse(line))
-    if (Either.isLeft(decoded) || decoded.right._tag !== "Known") throw new Error(`line ${index + 1} is not a KnownRunEvent: ${line}`)
-    return decoded.right.event
-  })
+  stdout
+    .trim()
+    .split("\n")
+    .map((line, index) => {
+      const decoded = decodeRunEvent(JSON.parse(line))
+      if (Either.isLeft(decoded) || decoded.right._tag !== "Known")
+        throw new Error(`line ${index + 1} is not a KnownRunEvent: ${line}`)
+      return decoded.right.event
+    })
 
 /** EV-5 on the wire: seq from 1, exactly one terminal event, last. */
 const assertStream = (events: ReadonlyArray<KnownRunEvent>) => {
-  events.forEach((event, index) => assert.strictEqual(event.seq, index + 1))
+  for (const [index, event] of events.entries()) assert.strictEqual(event.seq, index + 1)
   const terminals = events.filter((event) => isTerminalType(event.type))
   assert.strictEqual(terminals.length, 1)
   assert.strictEqual(events.at(-1), terminals[0])
@@ -31,15 +36,17 @@ const bashThenAnswer = (command: string, answer = "All done: the files are liste
 
 /** Processes whose command line contains `marker` and that are not zombies. */
 const liveProcessesWith = (marker: string): ReadonlyArray<number> =>
-  readdirSync("/proc").filter((name) => /^\d+$/.test(name)).flatMap((pid) => {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8")
-      const state = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0]
-      return cmdline.includes(marker) && state !== "Z" ? [Number(pid)] : []
-    } catch {
-      return []
-    }
-  })
+  readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((pid) => {
+      try {
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8")
+        const state = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0]
+        return cmdline.includes(marker) && state !== "Z" ? [Number(pid)] : []
+      } catch {
+        return []
+      }
+    })
 
 const waitUntil = async (check: () => boolean, ms = 5_000) => {
   const end = Date.now() + ms
@@ -87,7 +94,10 @@ describe("alisio (end to end)", () => {
     assert.strictEqual(events.at(-1)!.type, "run_completed")
     const completed = events.find((e) => e.type === "tool_call_completed")
     assert.isTrue(completed?.type === "tool_call_completed" && completed.data.result.includes("hello"))
-    assert.isTrue(events.some((e) => e.type === "tool_progress"), "bash streams tool_progress")
+    assert.isTrue(
+      events.some((e) => e.type === "tool_progress"),
+      "bash streams tool_progress"
+    )
     assert.isTrue(events.filter((e) => e.type === "turn_completed").length === 2)
   })
 
@@ -110,7 +120,10 @@ describe("alisio (end to end)", () => {
 
     const shown = await sandbox.run(["sessions", "show", sessionId, "--json"])
     const session = JSON.parse(shown.stdout) as { runs: ReadonlyArray<{ status: string }>; messages: number }
-    assert.deepStrictEqual(session.runs.map((r) => r.status), ["completed", "completed", "completed"])
+    assert.deepStrictEqual(
+      session.runs.map((r) => r.status),
+      ["completed", "completed", "completed"]
+    )
     assert.strictEqual(session.messages, 6)
     const replay = await sandbox.run(["sessions", "events", sessionId, "--json"])
     const stored = parseJsonl(replay.stdout)
@@ -132,7 +145,10 @@ describe("alisio (end to end)", () => {
     assert.strictEqual(events.at(-1)!.type, "run_cancelled")
     assert.isTrue(await waitUntil(() => server.closedEarly() === 1), "the server saw the connection close")
     const shown = await sandbox.run(["sessions", "show", events[0]!.sessionId, "--json"])
-    assert.deepStrictEqual((JSON.parse(shown.stdout) as { runs: ReadonlyArray<{ status: string }> }).runs.map((r) => r.status), ["cancelled"])
+    assert.deepStrictEqual(
+      (JSON.parse(shown.stdout) as { runs: ReadonlyArray<{ status: string }> }).runs.map((r) => r.status),
+      ["cancelled"]
+    )
   })
 
   it("CLI-2 SIGINT while bash runs kills its whole process group", async () => {
@@ -149,7 +165,15 @@ describe("alisio (end to end)", () => {
 
   it("LIM-4 a first-token stall recovers through request_retry", async () => {
     const { sandbox, server } = await setup([{ kind: "stall" }, { kind: "text", text: "finally" }])
-    const result = await sandbox.run(["run", "--json", "--first-token-timeout", "400ms", "-m", "openai/test-model", "hello"])
+    const result = await sandbox.run([
+      "run",
+      "--json",
+      "--first-token-timeout",
+      "400ms",
+      "-m",
+      "openai/test-model",
+      "hello"
+    ])
     assert.strictEqual(result.code, 0, result.stderr)
     const events = parseJsonl(result.stdout)
     assertStream(events)
@@ -168,13 +192,23 @@ describe("alisio (end to end)", () => {
     const { sandbox } = await setup([{ kind: "text", text: "partial", stallAfter: true }])
     const running = sandbox.start(["run", "--json", "-m", "openai/test-model", "hang"])
     await running.waitFor("text_delta")
-    const sessionId = parseJsonl(running.stdout().split("\n").filter((l) => l !== "").slice(0, 1).join("\n"))[0]!.sessionId
+    const sessionId = parseJsonl(
+      running
+        .stdout()
+        .split("\n")
+        .filter((l) => l !== "")
+        .slice(0, 1)
+        .join("\n")
+    )[0]!.sessionId
     running.child.kill("SIGKILL")
     await running.done
     const shown = await sandbox.run(["sessions", "show", sessionId, "--json"])
     assert.strictEqual(shown.code, 0, shown.stderr)
     const session = JSON.parse(shown.stdout) as { status: string; runs: ReadonlyArray<{ status: string }> }
-    assert.deepStrictEqual(session.runs.map((r) => r.status), ["interrupted"])
+    assert.deepStrictEqual(
+      session.runs.map((r) => r.status),
+      ["interrupted"]
+    )
     assert.strictEqual(session.status, "interrupted")
     assert.strictEqual(await integrityCheck(join(sandbox.home, "state", "alisio.db")), "ok")
   })
@@ -192,7 +226,10 @@ describe("alisio (end to end)", () => {
   })
 
   it("CFG-1 an untrusted project config is reported and ignored; --trust-project applies it", async () => {
-    const { sandbox, server } = await setup([{ kind: "text", text: "a" }, { kind: "text", text: "b" }])
+    const { sandbox, server } = await setup([
+      { kind: "text", text: "a" },
+      { kind: "text", text: "b" }
+    ])
     mkdirSync(join(sandbox.workspace, ".alisio"))
     writeFileSync(join(sandbox.workspace, ".alisio", "config.yaml"), "limits:\n  maxOutputTokens: 321\n")
     const untrusted = await sandbox.run(["run", "-m", "openai/test-model", "hi"])
@@ -227,7 +264,15 @@ describe("alisio (end to end)", () => {
       { kind: "tool", id: "call_w", name: "write", args: { path: "nope.txt", content: "x" } },
       { kind: "text", text: "could not write" }
     ])
-    const result = await sandbox.run(["run", "--json", "--read-only", "--yes", "-m", "openai/test-model", "write a file"])
+    const result = await sandbox.run([
+      "run",
+      "--json",
+      "--read-only",
+      "--yes",
+      "-m",
+      "openai/test-model",
+      "write a file"
+    ])
     assert.strictEqual(result.code, 0, result.stderr)
     const events = parseJsonl(result.stdout)
     const completed = events.find((e) => e.type === "tool_call_completed")
@@ -245,7 +290,10 @@ describe("alisio (end to end)", () => {
     const a = parseJsonl(first.stdout)
     const b = parseJsonl(second.stdout)
     assert.strictEqual(b[0]!.runId, a[0]!.runId)
-    assert.deepStrictEqual(b.map((e) => e.eventId), a.filter((e) => e.eventId !== undefined).map((e) => e.eventId))
+    assert.deepStrictEqual(
+      b.map((e) => e.eventId),
+      a.filter((e) => e.eventId !== undefined).map((e) => e.eventId)
+    )
     assert.strictEqual(server.requests.filter((r) => r.path.endsWith("/chat/completions")).length, 1)
   })
 })

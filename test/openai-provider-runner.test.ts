@@ -14,7 +14,7 @@ import * as SseServer from "../packages/providers/test/support/SseServer.js"
 import { echoTool } from "../packages/runtime/test/helpers/tools.js"
 
 const sse = (...chunks: ReadonlyArray<unknown>): string =>
-  chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("") + "data: [DONE]\n\n"
+  `${chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("")}data: [DONE]\n\n`
 
 const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
   id: "chatcmpl-1",
@@ -33,28 +33,39 @@ const usage = (input: number, output: number) => ({
 
 describe("OpenAI-compatible provider with the runner", () => {
   it.scopedLive("PRV-2 the runner completes a tool-calling task through the adapter and a real server", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const server = yield* SseServer.sequence(
         {
           body: sse(
             chunk({ role: "assistant", content: "" }),
-            chunk({ tool_calls: [{ index: 0, id: "call_echo", type: "function", function: { name: "echo", arguments: "" } }] }),
-            chunk({ tool_calls: [{ index: 0, function: { arguments: "{\"text\":" } }] }),
-            chunk({ tool_calls: [{ index: 0, function: { arguments: "\"hello\"}" } }] }),
+            chunk({
+              tool_calls: [{ index: 0, id: "call_echo", type: "function", function: { name: "echo", arguments: "" } }]
+            }),
+            chunk({ tool_calls: [{ index: 0, function: { arguments: '{"text":' } }] }),
+            chunk({ tool_calls: [{ index: 0, function: { arguments: '"hello"}' } }] }),
             chunk({}, "tool_calls"),
             usage(30, 12)
           ),
           pieces: { seed: 5, maxPiece: 40 }
         },
-        { body: sse(chunk({ content: "The tool said " }), chunk({ content: "echo: hello." }), chunk({}, "stop"), usage(50, 6)) }
+        {
+          body: sse(
+            chunk({ content: "The tool said " }),
+            chunk({ content: "echo: hello." }),
+            chunk({}, "stop"),
+            usage(50, 6)
+          )
+        }
       )
-      const layer = AgentRuntime.layer({ tools: [echoTool], interaction: Interaction.layerHeadless({ approveAll: true }) }).pipe(
+      const layer = AgentRuntime.layer({
+        tools: [echoTool],
+        interaction: Interaction.layerHeadless({ approveAll: true })
+      }).pipe(
         Layer.provideMerge(OpenAiCompatible.layer({ baseURL: server.baseURL, providerId: "local" })),
         Layer.provideMerge(SessionStore.layerMemory)
       )
-      const events = yield* Effect.flatMap(
-        Runner.Runner,
-        (runner) => Stream.runCollect(runner.stream({ cwd: "/tmp", prompt: "Echo hello, then tell me.", model: "local-model" }))
+      const events = yield* Effect.flatMap(Runner.Runner, (runner) =>
+        Stream.runCollect(runner.stream({ cwd: "/tmp", prompt: "Echo hello, then tell me.", model: "local-model" }))
       ).pipe(Effect.map(Chunk.toReadonlyArray), Effect.provide(layer))
 
       const last = events.at(-1)!
@@ -67,14 +78,18 @@ describe("OpenAI-compatible provider with the runner", () => {
       assert.strictEqual(toolDone.length, 1)
       assert.strictEqual(server.requests.length, 2)
       const followUp = server.requests[1]!.body as { messages: ReadonlyArray<Record<string, unknown>> }
-      assert.deepStrictEqual(followUp.messages.find((message) => message["role"] === "tool"), {
-        role: "tool",
-        tool_call_id: "call_echo",
-        content: "echo: hello"
-      })
-      const assistant = followUp.messages.find((message) => message["role"] === "assistant")
-      assert.deepStrictEqual(assistant?.["tool_calls"], [
-        { id: "call_echo", type: "function", function: { name: "echo", arguments: "{\"text\":\"hello\"}" } }
+      assert.deepStrictEqual(
+        followUp.messages.find((message) => message.role === "tool"),
+        {
+          role: "tool",
+          tool_call_id: "call_echo",
+          content: "echo: hello"
+        }
+      )
+      const assistant = followUp.messages.find((message) => message.role === "assistant")
+      assert.deepStrictEqual(assistant?.tool_calls, [
+        { id: "call_echo", type: "function", function: { name: "echo", arguments: '{"text":"hello"}' } }
       ])
-    }))
+    })
+  )
 })

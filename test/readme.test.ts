@@ -1,6 +1,6 @@
-import { assert, describe, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import { assert, describe, it } from "@effect/vitest"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const read = (path: string) => readFileSync(root + path, "utf8")
@@ -21,7 +21,9 @@ describe("README", () => {
   })
 
   it("its test command is what .ci/run runs", () => {
-    const ci = read(".ci/run").split("\n").map((line) => line.trim())
+    const ci = read(".ci/run")
+      .split("\n")
+      .map((line) => line.trim())
     assert.include(ci, setupCommands()[1])
   })
 

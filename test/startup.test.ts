@@ -1,9 +1,10 @@
 // Start-up stays lazy: what `--version` and `--help` load statically must not hold SQLite or the
 // openai SDK (those load when a command that needs them runs). Speed itself is measured in bench/.
-import { assert, describe, it } from "@effect/vitest"
+
 import { spawnSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
+import { assert, describe, it } from "@effect/vitest"
 import { cliBin } from "./support/cli.js"
 
 /** The files a module pulls in through static imports, itself included. */
@@ -35,7 +36,9 @@ const holdsHeavyParts = (files: ReadonlyArray<string>) => {
 describe("start-up", () => {
   it("--version prints the version and loads nothing but the entry", () => {
     const result = spawnSync(process.execPath, [cliBin, "--version"], { encoding: "utf8" })
-    const manifest = JSON.parse(readFileSync(join(dirname(cliBin), "..", "..", "package.json"), "utf8")) as { version: string }
+    const manifest = JSON.parse(readFileSync(join(dirname(cliBin), "..", "..", "package.json"), "utf8")) as {
+      version: string
+    }
     assert.strictEqual(result.stdout, `alisio ${manifest.version}\n`)
     assert.deepStrictEqual(holdsHeavyParts(staticGraph(cliBin)), { sqlite: false, openai: false })
   })

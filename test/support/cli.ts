@@ -1,5 +1,5 @@
 // Spawns the built CLI as a user would, in a temp ALISIO_HOME and workspace.
-import { spawn, type ChildProcess } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -18,7 +18,10 @@ export interface CliSandbox {
   readonly home: string
   readonly workspace: string
   readonly env: NodeJS.ProcessEnv
-  readonly run: (args: ReadonlyArray<string>, options?: { readonly input?: string; readonly env?: NodeJS.ProcessEnv }) => Promise<CliResult>
+  readonly run: (
+    args: ReadonlyArray<string>,
+    options?: { readonly input?: string; readonly env?: NodeJS.ProcessEnv }
+  ) => Promise<CliResult>
   readonly start: (args: ReadonlyArray<string>, options?: { readonly env?: NodeJS.ProcessEnv }) => RunningCli
   readonly cleanup: () => void
 }
@@ -78,14 +81,27 @@ export const makeSandbox = (baseURL: string): CliSandbox => {
       stderr: () => stderr,
       waitFor: (text, timeoutMs = 20_000) =>
         new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error(`timed out waiting for ${JSON.stringify(text)}\nstdout: ${stdout}\nstderr: ${stderr}`)), timeoutMs)
-          waiters.push({ text, resolve: () => (clearTimeout(timer), resolve()) })
+          const timer = setTimeout(
+            () =>
+              reject(new Error(`timed out waiting for ${JSON.stringify(text)}\nstdout: ${stdout}\nstderr: ${stderr}`)),
+            timeoutMs
+          )
+          waiters.push({
+            text,
+            resolve: () => {
+              clearTimeout(timer)
+              resolve()
+            }
+          })
           check()
         }),
       done
     }
   }
-  const run = (args: ReadonlyArray<string>, options: { readonly input?: string; readonly env?: NodeJS.ProcessEnv } = {}) => {
+  const run = (
+    args: ReadonlyArray<string>,
+    options: { readonly input?: string; readonly env?: NodeJS.ProcessEnv } = {}
+  ) => {
     const running = start(args, options.env === undefined ? {} : { env: options.env })
     running.child.stdin!.end(options.input ?? "")
     return running.done

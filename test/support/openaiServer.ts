@@ -4,14 +4,23 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net"
 
 export type Reply =
-  | { readonly kind: "text"; readonly text: string; readonly chunks?: number; readonly delayMs?: number; readonly stallAfter?: boolean }
+  | {
+      readonly kind: "text"
+      readonly text: string
+      readonly chunks?: number
+      readonly delayMs?: number
+      readonly stallAfter?: boolean
+    }
   | { readonly kind: "tool"; readonly id: string; readonly name: string; readonly args: unknown }
   /** Sends the headers, then nothing until the client closes the connection. */
   | { readonly kind: "stall" }
 
 export interface RecordedRequest {
   readonly path: string
-  readonly body: { readonly model?: string; readonly messages?: ReadonlyArray<{ readonly role: string; readonly content?: unknown }> } & Record<string, unknown>
+  readonly body: {
+    readonly model?: string
+    readonly messages?: ReadonlyArray<{ readonly role: string; readonly content?: unknown }>
+  } & Record<string, unknown>
 }
 
 export interface OpenAiTestServer {
@@ -69,7 +78,11 @@ export const startOpenAiServer = async (options: {
     } else {
       const args = JSON.stringify(reply.args)
       const half = Math.ceil(args.length / 2)
-      res.write(chunk({ tool_calls: [{ index: 0, id: reply.id, type: "function", function: { name: reply.name, arguments: "" } }] }))
+      res.write(
+        chunk({
+          tool_calls: [{ index: 0, id: reply.id, type: "function", function: { name: reply.name, arguments: "" } }]
+        })
+      )
       res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(0, half) } }] }))
       res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(half) } }] }))
       res.write(chunk({}, "tool_calls"))
@@ -90,7 +103,12 @@ export const startOpenAiServer = async (options: {
       requests.push(recorded)
       if (req.method === "GET" && path.endsWith("/models")) {
         res.writeHead(200, { "content-type": "application/json" })
-        res.end(JSON.stringify({ object: "list", data: (options.models ?? ["test-model"]).map((id) => ({ id, object: "model", owned_by: "test" })) }))
+        res.end(
+          JSON.stringify({
+            object: "list",
+            data: (options.models ?? ["test-model"]).map((id) => ({ id, object: "model", owned_by: "test" }))
+          })
+        )
         return
       }
       if (!path.endsWith("/chat/completions")) {

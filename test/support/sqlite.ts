@@ -5,7 +5,10 @@ interface Bare {
   pragma(source: string, options: { simple: true }): unknown
   close(): void
 }
-const Sqlite = createRequire(import.meta.url)("better-sqlite3") as new (filename: string, options?: { readonly readonly?: boolean }) => Bare
+const Sqlite = createRequire(import.meta.url)("better-sqlite3") as new (
+  filename: string,
+  options?: { readonly readonly?: boolean }
+) => Bare
 
 /** `PRAGMA integrity_check` of the file: "ok" when it is sound. */
 export const integrityCheck = async (filename: string): Promise<string> => {

@@ -1,8 +1,4 @@
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
+import * as path from "node:path"
 import type { LanguageModelService } from "@alisio/domain/LanguageModel"
 import * as OpenAiCompatible from "@alisio/providers/OpenAiCompatible"
 import * as AgentRuntime from "@alisio/runtime/AgentRuntime"
@@ -12,7 +8,11 @@ import * as Paths from "@alisio/runtime/Paths"
 import * as Providers from "@alisio/runtime/Providers"
 import * as SessionStore from "@alisio/runtime/SessionStore"
 import { builtinTools } from "@alisio/runtime/tools/BuiltinTools"
-import * as path from "node:path"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { CliError, ExitCode, usageError } from "./CliError.js"
 
 /** Where a command runs and with what configuration. */
@@ -52,15 +52,13 @@ const providerFromConfig = (id: string, entry: Config.ProviderConfig): LanguageM
   const envBase = isOpenAi ? nonEmpty(process.env.OPENAI_BASE_URL) : undefined
   const envKey = isOpenAi ? nonEmpty(process.env.OPENAI_API_KEY) : undefined
   const keyFromVar = entry.apiKeyEnv === undefined ? undefined : nonEmpty(process.env[entry.apiKeyEnv])
-  const apiKey = envKey !== undefined
-    ? Redacted.make(envKey)
-    : keyFromVar !== undefined
-    ? Redacted.make(keyFromVar)
-    : entry.apiKey
+  const apiKey =
+    envKey !== undefined ? Redacted.make(envKey) : keyFromVar !== undefined ? Redacted.make(keyFromVar) : entry.apiKey
   const baseURL = envBase ?? entry.baseURL
-  const catalog = entry.models === undefined
-    ? undefined
-    : Object.fromEntries(Object.entries(entry.models).map(([model, info]) => [model, { ...info }]))
+  const catalog =
+    entry.models === undefined
+      ? undefined
+      : Object.fromEntries(Object.entries(entry.models).map(([model, info]) => [model, { ...info }]))
   return OpenAiCompatible.make({
     providerId: id,
     ...(baseURL === undefined ? {} : { baseURL }),
@@ -88,13 +86,17 @@ export const registerProviders = (setup: Setup) =>
     const entries = Object.entries(configured)
     if (!("openai" in configured)) {
       const openai: Config.ProviderConfig = {}
-      const usable = nonEmpty(process.env.OPENAI_BASE_URL) !== undefined || nonEmpty(process.env.OPENAI_API_KEY) !== undefined
+      const usable =
+        nonEmpty(process.env.OPENAI_BASE_URL) !== undefined || nonEmpty(process.env.OPENAI_API_KEY) !== undefined
       if (usable || entries.length === 0) entries.unshift(["openai", openai])
     }
     for (const [id, entry] of entries) yield* providers.register(id, providerFromConfig(id, entry))
     if (
-      entries.length === 1 && entries[0]![0] === "openai" && entries[0]![1].baseURL === undefined &&
-      nonEmpty(process.env.OPENAI_BASE_URL) === undefined && nonEmpty(process.env.OPENAI_API_KEY) === undefined &&
+      entries.length === 1 &&
+      entries[0]![0] === "openai" &&
+      entries[0]![1].baseURL === undefined &&
+      nonEmpty(process.env.OPENAI_BASE_URL) === undefined &&
+      nonEmpty(process.env.OPENAI_API_KEY) === undefined &&
       entries[0]![1].apiKey === undefined
     ) {
       return yield* usageError(
@@ -106,7 +108,10 @@ export const registerProviders = (setup: Setup) =>
 
 /** The runtime as the `run` command uses it, composed once. */
 export const runtimeLayer = (setup: Setup, options: { readonly approveAll: boolean }) =>
-  AgentRuntime.layer({ tools: builtinTools(), interaction: Interaction.layerHeadless({ approveAll: options.approveAll }) }).pipe(
+  AgentRuntime.layer({
+    tools: builtinTools(),
+    interaction: Interaction.layerHeadless({ approveAll: options.approveAll })
+  }).pipe(
     Layer.provideMerge(Providers.layer({ stateHome: setup.paths.stateHome })),
     Layer.provideMerge(storeLayer(setup))
   )
@@ -121,7 +126,8 @@ export const chooseModel = (setup: Setup, flag: Option.Option<string>) =>
         exitCode: error._tag === "UnknownModelError" ? ExitCode.usage : ExitCode.failed
       })
     if (Option.isSome(flag)) return yield* Effect.mapError(providers.activate(flag.value), failed)
-    if (setup.config.defaultModel !== undefined) return yield* Effect.mapError(providers.resolve(setup.config.defaultModel), failed)
+    if (setup.config.defaultModel !== undefined)
+      return yield* Effect.mapError(providers.resolve(setup.config.defaultModel), failed)
     const remembered = yield* providers.active()
     if (Option.isSome(remembered)) {
       const resolved = yield* Effect.either(providers.resolve(`${remembered.value.provider}/${remembered.value.model}`))
@@ -131,11 +137,17 @@ export const chooseModel = (setup: Setup, flag: Option.Option<string>) =>
     const first = registered[0]
     if (first === undefined) return yield* usageError("No provider is configured.")
     // A local server usually serves the one model it loaded; OpenAI's own lists dozens in no useful order.
-    const servesOpenAi = first.id === "openai" &&
-      (nonEmpty(process.env.OPENAI_BASE_URL) ?? setup.config.providers?.openai?.baseURL ?? OpenAiCompatible.defaultBaseURL)
-        .includes("api.openai.com")
+    const servesOpenAi =
+      first.id === "openai" &&
+      (
+        nonEmpty(process.env.OPENAI_BASE_URL) ??
+        setup.config.providers?.openai?.baseURL ??
+        OpenAiCompatible.defaultBaseURL
+      ).includes("api.openai.com")
     if (servesOpenAi) {
-      return yield* usageError("Choose a model with -m (e.g. -m gpt-4o), or set defaultModel in config.yaml; `alisio models` lists them.")
+      return yield* usageError(
+        "Choose a model with -m (e.g. -m gpt-4o), or set defaultModel in config.yaml; `alisio models` lists them."
+      )
     }
     const models = yield* Effect.mapError(first.service.models, failed)
     const model = models[0]

@@ -1,6 +1,6 @@
+import * as Providers from "@alisio/runtime/Providers"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Providers from "@alisio/runtime/Providers"
 import { loadSetup, registerProviders } from "./App.js"
 import { CliError, ExitCode } from "./CliError.js"
 
@@ -13,8 +13,12 @@ export const listModels = (flags: { readonly json: boolean }) =>
       const providers = yield* Providers.Providers
       for (const entry of yield* providers.list) {
         const models = yield* entry.service.models.pipe(
-          Effect.mapError((error) =>
-            new CliError({ message: `Could not list the models of ${entry.id}: ${error.message}`, exitCode: ExitCode.failed })
+          Effect.mapError(
+            (error) =>
+              new CliError({
+                message: `Could not list the models of ${entry.id}: ${error.message}`,
+                exitCode: ExitCode.failed
+              })
           )
         )
         for (const model of models) {

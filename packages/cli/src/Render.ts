@@ -28,7 +28,9 @@ const buffered = (stream: NodeJS.WriteStream) => {
 }
 
 const isTerminal = (event: KnownRunEvent) =>
-  event.type === "run_completed" || event.type === "run_failed" || event.type === "run_cancelled" ||
+  event.type === "run_completed" ||
+  event.type === "run_failed" ||
+  event.type === "run_cancelled" ||
   event.type === "turns_exceeded"
 
 /** One event a line, Schema-encoded: the only thing `--json` writes on stdout (EV-1). */
@@ -106,9 +108,17 @@ export const makeTextRenderer = () => {
         }
         return
       case "request_retry":
-        return err(dim(`… no response within ${event.data.afterMs} ms; sending the request again (${event.data.attempt}/${event.data.of})`))
+        return err(
+          dim(
+            `… no response within ${event.data.afterMs} ms; sending the request again (${event.data.attempt}/${event.data.of})`
+          )
+        )
       case "truncation_recovery":
-        return err(dim(`… the response was cut by the ${event.data.maxOutputTokens}-token output limit; asking again (${event.data.attempt}/${event.data.of})`))
+        return err(
+          dim(
+            `… the response was cut by the ${event.data.maxOutputTokens}-token output limit; asking again (${event.data.attempt}/${event.data.of})`
+          )
+        )
       case "response_truncated":
         finishAnswer()
         return err(dim(`(the answer was cut by the ${event.data.maxOutputTokens}-token output limit)`))

@@ -1,11 +1,11 @@
-import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import type { Limits } from "@alisio/domain/Limits"
 import { RunId, SessionId } from "@alisio/domain/Ids"
+import type { Limits } from "@alisio/domain/Limits"
 import type { KnownRunEvent, RunStatus } from "@alisio/domain/RunEvent"
 import { Runner } from "@alisio/runtime/Runner"
 import { SessionStore } from "@alisio/runtime/SessionStore"
 import { approveAll } from "@alisio/runtime/Tools"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { chooseModel, loadSetup, registerProviders, runtimeLayer, type Setup } from "./App.js"
 import { CliError, ExitCode, setExitCode, usageError } from "./CliError.js"
 import type { RunFlags } from "./main.js"
@@ -15,10 +15,10 @@ const exitCodeFor = (status: RunStatus): number =>
   status === "completed"
     ? ExitCode.completed
     : status === "turns_exceeded"
-    ? ExitCode.turnsExceeded
-    : status === "cancelled" || status === "interrupted"
-    ? ExitCode.cancelled
-    : ExitCode.failed
+      ? ExitCode.turnsExceeded
+      : status === "cancelled" || status === "interrupted"
+        ? ExitCode.cancelled
+        : ExitCode.failed
 
 /** The prompt from the arguments, or from stdin when it is `-` or piped with no arguments. */
 const readPrompt = (words: ReadonlyArray<string>): Effect.Effect<string, CliError> => {
@@ -26,7 +26,9 @@ const readPrompt = (words: ReadonlyArray<string>): Effect.Effect<string, CliErro
   if (!fromStdin) {
     const prompt = words.join(" ").trim()
     return prompt === ""
-      ? Effect.fail(usageError("No prompt: give the task as arguments, or pipe it on stdin (`echo task | alisio run`)."))
+      ? Effect.fail(
+          usageError("No prompt: give the task as arguments, or pipe it on stdin (`echo task | alisio run`).")
+        )
       : Effect.succeed(prompt)
   }
   return Effect.promise(async () => {
@@ -34,7 +36,10 @@ const readPrompt = (words: ReadonlyArray<string>): Effect.Effect<string, CliErro
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
     return Buffer.concat(chunks).toString("utf8").trim()
   }).pipe(
-    Effect.filterOrFail((prompt) => prompt !== "", () => usageError("No prompt: stdin was empty."))
+    Effect.filterOrFail(
+      (prompt) => prompt !== "",
+      () => usageError("No prompt: stdin was empty.")
+    )
   )
 }
 
@@ -68,7 +73,9 @@ const chooseSession = (setup: Setup, flags: RunFlags) =>
       const found = yield* Effect.either(store.session(SessionId.make(flags.session.value)))
       if (found._tag === "Right") return Option.some(found.right.id)
       if (found.left._tag === "SessionNotFoundError") {
-        return yield* usageError(`No session ${flags.session.value}. \`alisio sessions list\` shows the sessions of this directory.`)
+        return yield* usageError(
+          `No session ${flags.session.value}. \`alisio sessions list\` shows the sessions of this directory.`
+        )
       }
       return yield* Effect.fail(found.left)
     }
@@ -113,7 +120,11 @@ export const runCommand = (flags: RunFlags) =>
         ...(Option.isSome(model.info) ? { modelInfo: model.info.value } : {}),
         system: systemPrompt(setup.cwd),
         readOnly: flags.readOnly,
-        ...(flags.yes ? { approvals: approveAll } : setup.config.approvals === undefined ? {} : { approvals: setup.config.approvals }),
+        ...(flags.yes
+          ? { approvals: approveAll }
+          : setup.config.approvals === undefined
+            ? {}
+            : { approvals: setup.config.approvals }),
         ...(setup.config.limits === undefined ? {} : { limits: setup.config.limits }),
         ...(Option.isSome(sessionId) ? { sessionId: sessionId.value } : {}),
         ...(Option.isSome(flags.runId) ? { runId: RunId.make(flags.runId.value) } : {}),
@@ -122,7 +133,10 @@ export const runCommand = (flags: RunFlags) =>
         onEvent: (event) => Effect.sync(() => render(event))
       })
       if (outcome.existing) {
-        if (!flags.json) process.stderr.write(`alisio: request ${Option.getOrElse(flags.requestId, () => "")} already ran as ${outcome.runId}; replaying it\n`)
+        if (!flags.json)
+          process.stderr.write(
+            `alisio: request ${Option.getOrElse(flags.requestId, () => "")} already ran as ${outcome.runId}; replaying it\n`
+          )
         const stored = yield* store.events(outcome.sessionId, outcome.runId)
         for (const event of stored) render(event)
       }

@@ -1,8 +1,8 @@
-import * as Effect from "effect/Effect"
+import type { SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
 import { SessionId } from "@alisio/domain/Ids"
 import { textOf } from "@alisio/domain/Message"
-import { SessionStore, type Session } from "@alisio/runtime/SessionStore"
-import type { SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
+import { type Session, SessionStore } from "@alisio/runtime/SessionStore"
+import * as Effect from "effect/Effect"
 import { loadSetup, type Setup, storeLayer } from "./App.js"
 import { CliError, ExitCode, usageError } from "./CliError.js"
 import { writeJsonLine } from "./Render.js"
@@ -27,7 +27,8 @@ const withStore = (
   Effect.gen(function* () {
     const setup = yield* loadSetup({})
     // Runs left behind by a dead process read as interrupted here too (ST-4).
-    const reconciled = (store: SessionStore["Type"]) => store.interruptRuns === undefined ? Effect.void : store.interruptRuns()
+    const reconciled = (store: SessionStore["Type"]) =>
+      store.interruptRuns === undefined ? Effect.void : store.interruptRuns()
     yield* Effect.flatMap(SessionStore, (store) => Effect.zipRight(reconciled(store), body(store, setup))).pipe(
       Effect.provide(storeLayer(setup)),
       Effect.catchTags({
@@ -48,16 +49,20 @@ export const listSessions = (flags: { readonly json: boolean; readonly all: bool
         return
       }
       if (sessions.length === 0) {
-        process.stderr.write(flags.all ? "No sessions yet.\n" : "No sessions in this directory (--all lists every one).\n")
+        process.stderr.write(
+          flags.all ? "No sessions yet.\n" : "No sessions in this directory (--all lists every one).\n"
+        )
         return
       }
       for (const session of sessions) {
         // The first message only, not the whole conversation, when the store can page.
-        const opening = store.messagesPage === undefined
-          ? yield* store.messages(session.id)
-          : (yield* store.messagesPage(session.id, { limit: 1 })).items
+        const opening =
+          store.messagesPage === undefined
+            ? yield* store.messages(session.id)
+            : (yield* store.messagesPage(session.id, { limit: 1 })).items
         const first = opening.find((m) => m.message.role === "user")
-        const title = session.title ??
+        const title =
+          session.title ??
           (first?.message.role === "user" ? textOf(first.message.content).replace(/\s+/g, " ").slice(0, 60) : "")
         process.stdout.write(
           `${session.id}  ${iso(session.updatedAt)?.slice(0, 19).replace("T", " ")}  ${session.status.padEnd(14)} ${title}${
@@ -78,24 +83,22 @@ export const showSession = (flags: { readonly json: boolean; readonly sessionId:
       const children = yield* store.sessions({ parentId: session.id })
       if (flags.json) {
         process.stdout.write(
-          `${
-            JSON.stringify({
-              ...sessionJson(session),
-              runs: runs.map((run) => ({
-                id: run.id,
-                status: run.status,
-                provider: run.provider,
-                model: run.model,
-                ...(run.requestId === undefined ? {} : { requestId: run.requestId }),
-                ...(run.usage === undefined ? {} : { usage: run.usage }),
-                ...(run.error === undefined ? {} : { error: run.error }),
-                createdAt: iso(run.createdAt),
-                endedAt: iso(run.endedAt)
-              })),
-              children: children.map((child) => ({ id: child.id, status: child.status, title: child.title })),
-              messages: messages.length
-            })
-          }\n`
+          `${JSON.stringify({
+            ...sessionJson(session),
+            runs: runs.map((run) => ({
+              id: run.id,
+              status: run.status,
+              provider: run.provider,
+              model: run.model,
+              ...(run.requestId === undefined ? {} : { requestId: run.requestId }),
+              ...(run.usage === undefined ? {} : { usage: run.usage }),
+              ...(run.error === undefined ? {} : { error: run.error }),
+              createdAt: iso(run.createdAt),
+              endedAt: iso(run.endedAt)
+            })),
+            children: children.map((child) => ({ id: child.id, status: child.status, title: child.title })),
+            messages: messages.length
+          })}\n`
         )
         return
       }
@@ -105,17 +108,24 @@ export const showSession = (flags: { readonly json: boolean; readonly sessionId:
         `  updated   ${iso(session.updatedAt)}`,
         ...(session.parentId === undefined ? [] : [`  parent    ${session.parentId}`]),
         "runs:",
-        ...runs.map((run) =>
-          `  ${run.id}  ${run.status.padEnd(14)} ${run.provider}/${run.model}${run.error === undefined ? "" : `  ${run.error}`}`
+        ...runs.map(
+          (run) =>
+            `  ${run.id}  ${run.status.padEnd(14)} ${run.provider}/${run.model}${run.error === undefined ? "" : `  ${run.error}`}`
         ),
-        ...(children.length === 0 ? [] : ["children:", ...children.map((c) => `  ${c.id}  ${c.status}  ${c.title ?? ""}`)]),
+        ...(children.length === 0
+          ? []
+          : ["children:", ...children.map((c) => `  ${c.id}  ${c.status}  ${c.title ?? ""}`)]),
         "messages:",
         ...messages.map(({ message }) => {
-          const text = message.role === "system"
-            ? message.content
-            : message.role === "assistant" && textOf(message.content) === ""
-            ? message.content.filter((p) => p._tag === "tool_call").map((p) => (p._tag === "tool_call" ? `→ ${p.name}` : "")).join(" ")
-            : textOf(message.content)
+          const text =
+            message.role === "system"
+              ? message.content
+              : message.role === "assistant" && textOf(message.content) === ""
+                ? message.content
+                    .filter((p) => p._tag === "tool_call")
+                    .map((p) => (p._tag === "tool_call" ? `→ ${p.name}` : ""))
+                    .join(" ")
+                : textOf(message.content)
           return `  ${message.role.padEnd(9)} ${text.replace(/\s+/g, " ").slice(0, 100)}`
         })
       ]
@@ -131,7 +141,8 @@ export const sessionEvents = (flags: { readonly json: boolean; readonly sessionI
       const events = yield* store.events(session.id)
       for (const event of events) {
         if (flags.json) writeJsonLine(event)
-        else process.stdout.write(`${event.eventId.padStart(6)} ${event.time} ${event.runId.slice(0, 8)} ${event.type}\n`)
+        else
+          process.stdout.write(`${event.eventId.padStart(6)} ${event.time} ${event.runId.slice(0, 8)} ${event.type}\n`)
       }
     })
   )

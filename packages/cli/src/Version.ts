@@ -4,6 +4,7 @@ import { createRequire } from "node:module"
 declare const ALISIO_VERSION: string | undefined
 
 /** The version of the `alisio` package. */
-export const version: string = typeof ALISIO_VERSION === "string"
-  ? ALISIO_VERSION
-  : (createRequire(import.meta.url)("../package.json") as { version: string }).version
+export const version: string =
+  typeof ALISIO_VERSION === "string"
+    ? ALISIO_VERSION
+    : (createRequire(import.meta.url)("../package.json") as { version: string }).version

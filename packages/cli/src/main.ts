@@ -22,7 +22,11 @@ const duration = (name: string, description: string) =>
     Options.mapEffect((text) => {
       const ms = parseDuration(text)
       return ms === undefined
-        ? Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name}: "${text}" is not a duration; write e.g. 500ms, 30s or 2m`)))
+        ? Effect.fail(
+            ValidationError.invalidValue(
+              HelpDoc.p(`--${name}: "${text}" is not a duration; write e.g. 500ms, 30s or 2m`)
+            )
+          )
         : Effect.succeed(ms)
     }),
     Options.optional
@@ -42,21 +46,36 @@ const count = (name: string, description: string, min: number) =>
 const json = Options.boolean("json").pipe(Options.withDescription("Write JSON (JSONL for streams) on stdout"))
 
 export const runFlags = {
-  json: Options.boolean("json").pipe(Options.withDescription("Stream one RunEvent per line (JSONL) on stdout, nothing else")),
+  json: Options.boolean("json").pipe(
+    Options.withDescription("Stream one RunEvent per line (JSONL) on stdout, nothing else")
+  ),
   model: Options.text("model").pipe(
     Options.withAlias("m"),
     Options.withDescription("provider/model; a bare model name means the openai provider"),
     Options.optional
   ),
-  session: Options.text("session").pipe(Options.withAlias("s"), Options.withDescription("Resume this session"), Options.optional),
+  session: Options.text("session").pipe(
+    Options.withAlias("s"),
+    Options.withDescription("Resume this session"),
+    Options.optional
+  ),
   continue: Options.boolean("continue").pipe(
     Options.withAlias("c"),
     Options.withDescription("Resume the most recent session in this directory")
   ),
-  readOnly: Options.boolean("read-only").pipe(Options.withDescription("Only tools that cannot change the workspace or the world")),
-  yes: Options.boolean("yes").pipe(Options.withDescription("Approve every tool request (otherwise they are denied headless)")),
-  trustProject: Options.boolean("trust-project").pipe(Options.withDescription("Apply .alisio/config.yaml of the project")),
-  cwd: Options.directory("cwd").pipe(Options.withDescription("The workspace (default: the current directory)"), Options.optional),
+  readOnly: Options.boolean("read-only").pipe(
+    Options.withDescription("Only tools that cannot change the workspace or the world")
+  ),
+  yes: Options.boolean("yes").pipe(
+    Options.withDescription("Approve every tool request (otherwise they are denied headless)")
+  ),
+  trustProject: Options.boolean("trust-project").pipe(
+    Options.withDescription("Apply .alisio/config.yaml of the project")
+  ),
+  cwd: Options.directory("cwd").pipe(
+    Options.withDescription("The workspace (default: the current directory)"),
+    Options.optional
+  ),
   maxTurns: count("max-turns", "Most model turns in the run", 1),
   timeout: duration("timeout", "Active time allowed for the run"),
   firstTokenTimeout: duration("first-token-timeout", "Silence allowed before a response's first token"),
@@ -69,18 +88,29 @@ export const runFlags = {
     Options.withDescription("Idempotency key: a repeat returns the existing run"),
     Options.optional
   ),
-  correlationId: Options.text("correlation-id").pipe(Options.withDescription("Copied to every event"), Options.optional),
-  prompt: Args.text({ name: "prompt" }).pipe(Args.withDescription("The task; `-` or nothing reads stdin"), Args.repeated)
+  correlationId: Options.text("correlation-id").pipe(
+    Options.withDescription("Copied to every event"),
+    Options.optional
+  ),
+  prompt: Args.text({ name: "prompt" }).pipe(
+    Args.withDescription("The task; `-` or nothing reads stdin"),
+    Args.repeated
+  )
 }
 
 export type RunFlags = {
-  readonly [K in keyof typeof runFlags]: (typeof runFlags)[K] extends Options.Options<infer A> ? A
-    : (typeof runFlags)[K] extends Args.Args<infer B> ? B
-    : never
+  readonly [K in keyof typeof runFlags]: (typeof runFlags)[K] extends Options.Options<infer A>
+    ? A
+    : (typeof runFlags)[K] extends Args.Args<infer B>
+      ? B
+      : never
 }
 
 const run = Command.make("run", runFlags, (flags) =>
-  Effect.flatMap(Effect.promise(() => import("./RunCommand.js")), (m) => m.runCommand(flags))
+  Effect.flatMap(
+    Effect.promise(() => import("./RunCommand.js")),
+    (m) => m.runCommand(flags)
+  )
 ).pipe(Command.withDescription("Run one task headless: the answer on stdout, tool activity on stderr"))
 
 const sessionId = Args.text({ name: "session-id" })
@@ -88,15 +118,25 @@ const sessionId = Args.text({ name: "session-id" })
 const sessionsList = Command.make(
   "list",
   { json, all: Options.boolean("all").pipe(Options.withDescription("Sessions of every directory, not only this one")) },
-  (flags) => Effect.flatMap(Effect.promise(() => import("./SessionsCommand.js")), (m) => m.listSessions(flags))
+  (flags) =>
+    Effect.flatMap(
+      Effect.promise(() => import("./SessionsCommand.js")),
+      (m) => m.listSessions(flags)
+    )
 ).pipe(Command.withDescription("List sessions, newest first"))
 
 const sessionsShow = Command.make("show", { json, sessionId }, (flags) =>
-  Effect.flatMap(Effect.promise(() => import("./SessionsCommand.js")), (m) => m.showSession(flags))
+  Effect.flatMap(
+    Effect.promise(() => import("./SessionsCommand.js")),
+    (m) => m.showSession(flags)
+  )
 ).pipe(Command.withDescription("Show a session: its runs and messages"))
 
 const sessionsEvents = Command.make("events", { json, sessionId }, (flags) =>
-  Effect.flatMap(Effect.promise(() => import("./SessionsCommand.js")), (m) => m.sessionEvents(flags))
+  Effect.flatMap(
+    Effect.promise(() => import("./SessionsCommand.js")),
+    (m) => m.sessionEvents(flags)
+  )
 ).pipe(Command.withDescription("Replay a session's stored events (JSONL with --json)"))
 
 const sessions = Command.make("sessions").pipe(
@@ -105,7 +145,10 @@ const sessions = Command.make("sessions").pipe(
 )
 
 const models = Command.make("models", { json }, (flags) =>
-  Effect.flatMap(Effect.promise(() => import("./ModelsCommand.js")), (m) => m.listModels(flags))
+  Effect.flatMap(
+    Effect.promise(() => import("./ModelsCommand.js")),
+    (m) => m.listModels(flags)
+  )
 ).pipe(Command.withDescription("List the models of the configured providers"))
 
 export const alisio = Command.make("alisio").pipe(

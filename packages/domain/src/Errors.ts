@@ -39,12 +39,13 @@ export class RunTimeoutError extends Schema.TaggedError<RunTimeoutError>()("RunT
 }) {}
 
 /** A run whose truncation recoveries ran out (LIM-6). */
-export class OutputBudgetExhaustedError
-  extends Schema.TaggedError<OutputBudgetExhaustedError>()("OutputBudgetExhaustedError", {
+export class OutputBudgetExhaustedError extends Schema.TaggedError<OutputBudgetExhaustedError>()(
+  "OutputBudgetExhaustedError",
+  {
     message: Schema.String,
     truncation: TruncationInfo
-  })
-{}
+  }
+) {}
 
 /** No session with that id exists. */
 export class SessionNotFoundError extends Schema.TaggedError<SessionNotFoundError>()("SessionNotFoundError", {
@@ -62,15 +63,7 @@ export class SessionLockedError extends Schema.TaggedError<SessionLockedError>()
 
 /** The session database or blob folder could not be used. */
 export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
-  reason: Schema.Literal(
-    "not_a_database",
-    "newer_version",
-    "read_only",
-    "disk_full",
-    "corrupt",
-    "not_found",
-    "io"
-  ),
+  reason: Schema.Literal("not_a_database", "newer_version", "read_only", "disk_full", "corrupt", "not_found", "io"),
   message: Schema.String,
   path: Schema.optional(Schema.String)
 }) {}

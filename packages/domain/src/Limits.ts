@@ -81,8 +81,8 @@ export const resolveOutputBudget = (explicit: number | undefined, catalog: numbe
   explicit !== undefined
     ? { maxOutputTokens: explicit, source: "user" }
     : catalog !== undefined
-    ? { maxOutputTokens: Math.min(catalog, MODEL_OUTPUT_CAP), source: "model" }
-    : { maxOutputTokens: DEFAULT_OUTPUT_BUDGET, source: "default" }
+      ? { maxOutputTokens: Math.min(catalog, MODEL_OUTPUT_CAP), source: "model" }
+      : { maxOutputTokens: DEFAULT_OUTPUT_BUDGET, source: "default" }
 
 /** Which limit stopped a run. */
 export const TimeoutKind = Schema.Literal("run", "first_token", "stream_idle", "tool")

@@ -205,7 +205,9 @@ export type RunEventOf<K extends RunEventType> = Schema.Simplify<
 >
 
 /** The discriminated union of every known event (EV-5). */
-export const KnownRunEvent = Schema.Union(...runEventTypes.map((type) => RunEventSchemas[type])) as unknown as Schema.Schema<
+export const KnownRunEvent = Schema.Union(
+  ...runEventTypes.map((type) => RunEventSchemas[type])
+) as unknown as Schema.Schema<
   { [K in RunEventType]: EventSchemas[K]["Type"] }[RunEventType],
   { [K in RunEventType]: EventSchemas[K]["Encoded"] }[RunEventType]
 >

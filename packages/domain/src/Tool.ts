@@ -58,7 +58,9 @@ export interface Tool<R = never> extends ToolSpec {
 
 /** A result holding one text part. */
 export const textResult = (text: string, options?: { readonly isError?: boolean }): ToolResult =>
-  options?.isError === true ? { content: [{ _tag: "text", text }], isError: true } : { content: [{ _tag: "text", text }] }
+  options?.isError === true
+    ? { content: [{ _tag: "text", text }], isError: true }
+    : { content: [{ _tag: "text", text }] }
 
 /** Builds a tool whose arguments are validated by `input`; a bad argument becomes a `ToolError` the model sees. */
 export const defineTool = <A, I, R>(definition: {
@@ -87,6 +89,7 @@ export const defineTool = <A, I, R>(definition: {
 }
 
 /** The JSON Schema of a Schema, without the `$schema` marker models do not need. */
+// biome-ignore lint/suspicious/noExplicitAny: any Schema, whatever its types
 export const jsonSchemaOf = (schema: Schema.Schema<any, any, never>): JsonSchema => {
   const { $schema: _, ...rest } = JSONSchema.make(schema) as unknown as JsonSchema
   return rest

@@ -1,6 +1,3 @@
-import { assert, describe, it } from "@effect/vitest"
-import * as Either from "effect/Either"
-import * as Schema from "effect/Schema"
 import { EventId, RunId, SessionId, ToolCallId } from "@alisio/domain/Ids"
 import {
   decodeRunEvent,
@@ -13,6 +10,9 @@ import {
   type RunEventType,
   runEventTypes
 } from "@alisio/domain/RunEvent"
+import { assert, describe, it } from "@effect/vitest"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 
 const header = {
   schemaVersion: 1 as const,
@@ -32,7 +32,7 @@ const samples = {
       content: [
         { _tag: "reasoning", text: "thinking" },
         { _tag: "text", text: "hi" },
-        { _tag: "tool_call", id: callId, name: "bash", arguments: "{\"command\":\"ls\"}" }
+        { _tag: "tool_call", id: callId, name: "bash", arguments: '{"command":"ls"}' }
       ]
     }
   },
@@ -41,7 +41,14 @@ const samples = {
   tool_call_started: { toolCallId: callId, name: "bash", arguments: "{}", effect: "external" },
   tool_progress: { toolCallId: callId, text: "line\n" },
   tool_call_completed: { toolCallId: callId, name: "bash", status: "completed", result: "ok", durationMs: 3 },
-  approval_requested: { approvalId: "a1", kind: "tool", toolCallId: callId, tool: "bash", effect: "external", summary: "run ls" },
+  approval_requested: {
+    approvalId: "a1",
+    kind: "tool",
+    toolCallId: callId,
+    tool: "bash",
+    effect: "external",
+    summary: "run ls"
+  },
   approval_resolved: { approvalId: "a1", approved: true, by: "person" },
   turn_completed: { turn: 1, durationMs: 120, ttftMs: 40, usage, finishReason: "stop" },
   request_retry: { attempt: 1, of: 1, reason: "first_token_timeout", afterMs: 30000 },
@@ -63,8 +70,16 @@ const samples = {
   },
   run_cancelled: { reason: "interrupted" },
   turns_exceeded: { maxTurns: 3, turns: 3 },
-  child_session_started: { childSessionId: SessionId.make("ses-2"), childRunId: RunId.make("run-2"), narrowed: ["bash"] },
-  child_session_ended: { childSessionId: SessionId.make("ses-2"), childRunId: RunId.make("run-2"), status: "cancelled" },
+  child_session_started: {
+    childSessionId: SessionId.make("ses-2"),
+    childRunId: RunId.make("run-2"),
+    narrowed: ["bash"]
+  },
+  child_session_ended: {
+    childSessionId: SessionId.make("ses-2"),
+    childRunId: RunId.make("run-2"),
+    status: "cancelled"
+  },
   decision_completed: {
     decisionId: "d1",
     pack: "triage",
@@ -124,7 +139,9 @@ describe("RunEvent", () => {
 
   it("EV-2 a known type with a bad payload or a wrong schemaVersion fails", () => {
     assert.isTrue(Either.isLeft(decodeRunEvent({ ...header, seq: 1, type: "turn_completed", data: { turn: 0 } })))
-    assert.isTrue(Either.isLeft(decodeRunEvent({ ...header, schemaVersion: 2, seq: 1, type: "text_delta", data: { text: "" } })))
+    assert.isTrue(
+      Either.isLeft(decodeRunEvent({ ...header, schemaVersion: 2, seq: 1, type: "text_delta", data: { text: "" } }))
+    )
     assert.isTrue(Either.isLeft(decodeRunEvent("not an event")))
   })
 

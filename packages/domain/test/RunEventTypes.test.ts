@@ -1,5 +1,5 @@
-import { describe, expectTypeOf, it } from "@effect/vitest"
 import type { KnownRunEvent, RunEventDataMap, RunEventOf, RunEventType } from "@alisio/domain/RunEvent"
+import { describe, expectTypeOf, it } from "@effect/vitest"
 
 describe("RunEvent types", () => {
   it("EV-5 RunEventDataMap and KnownRunEvent agree", () => {

@@ -1,10 +1,5 @@
-import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Ref from "effect/Ref"
-import * as Stream from "effect/Stream"
-import { ProviderError } from "@alisio/domain/Errors"
 import type { OutputTruncatedError } from "@alisio/domain/Errors"
+import { ProviderError } from "@alisio/domain/Errors"
 import { ToolCallId } from "@alisio/domain/Ids"
 import {
   type FinishReason,
@@ -16,6 +11,11 @@ import {
   type ResponsePart
 } from "@alisio/domain/LanguageModel"
 import type { Usage } from "@alisio/domain/Usage"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 
 /** One step of a scripted response. */
 export type Step =

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto"
 import type { ProviderError } from "@alisio/domain/Errors"
 import {
   LanguageModel,
@@ -15,7 +16,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import { randomUUID } from "node:crypto"
 import { OpenAI } from "openai/client"
 import { acceptsEffort, type CatalogEntry, merge } from "./internal/Catalog.js"
 import { ChatAssembler } from "./internal/ChatStream.js"
@@ -31,7 +31,6 @@ import { PartReader } from "./internal/PartReader.js"
 import { chatBody, type OutputTokensParam, responsesBody } from "./internal/Requests.js"
 import { ResponsesAssembler } from "./internal/ResponsesStream.js"
 import { defaultRetryPolicy, type RetryPolicy, retryDelay } from "./internal/Retry.js"
-
 
 export type { CatalogEntry } from "./internal/Catalog.js"
 
@@ -163,79 +162,93 @@ export const make = (options: Options): LanguageModelService => {
    * stopped early — so the server sees it close.
    */
   const streamRequest = (request: ModelRequest): Stream.Stream<ResponsePart, ProviderError> =>
-    Stream.unwrapScoped(Effect.map(
-      Effect.acquireRelease(
-        Effect.sync((): Connection => ({ controller: undefined, reader: undefined })),
-        (holder) => Effect.sync(() => holder.reader?.eof === true ? undefined : holder.controller?.abort())
-      ),
-      (holder) => {
-        let emitted = false
-        let retry = 1
+    Stream.unwrapScoped(
+      Effect.map(
+        Effect.acquireRelease(
+          Effect.sync((): Connection => ({ controller: undefined, reader: undefined })),
+          (holder) => Effect.sync(() => (holder.reader?.eof === true ? undefined : holder.controller?.abort()))
+        ),
+        (holder) => {
+          let emitted = false
+          let retry = 1
 
-        const recover = (failure: Failure): Effect.Effect<Chunk.Chunk<ResponsePart>, Option.Option<ProviderError>> =>
-          emitted
-            ? Effect.fail(Option.some(failure.error))
-            : Effect.flatMap(retryDelay(policy, failure, retry), (delay) => {
-              holder.controller?.abort()
-              holder.reader = undefined
-              if (Option.isNone(delay)) return Effect.fail(Option.some(failure.error))
-              retry++
-              return Effect.zipRight(Effect.sleep(delay.value), pull)
-            })
+          const recover = (failure: Failure): Effect.Effect<Chunk.Chunk<ResponsePart>, Option.Option<ProviderError>> =>
+            emitted
+              ? Effect.fail(Option.some(failure.error))
+              : Effect.flatMap(retryDelay(policy, failure, retry), (delay) => {
+                  holder.controller?.abort()
+                  holder.reader = undefined
+                  if (Option.isNone(delay)) return Effect.fail(Option.some(failure.error))
+                  retry++
+                  return Effect.zipRight(Effect.sleep(delay.value), pull)
+                })
 
-        // One pull → the parts of the next network read(s) that completed any, as one chunk.
-        const pull: Effect.Effect<Chunk.Chunk<ResponsePart>, Option.Option<ProviderError>> = Effect.suspend(() => {
-          const current = holder.reader
-          if (current === undefined) {
-            return Effect.matchEffect(connect(request, holder), {
-              onFailure: recover,
-              onSuccess: (opened) => {
-                holder.reader = opened
-                return pull
-              }
-            })
-          }
-          return Effect.flatMap(Effect.promise(() => current.next()), (pulled) => {
-            switch (pulled._tag) {
-              case "Parts":
-                emitted = true
-                return Effect.succeed(Chunk.unsafeFromArray(pulled.parts))
-              case "End":
-                return current.eof ? Effect.fail(Option.none()) : Effect.promise(() => current.drain()).pipe(
-                  Effect.timeoutOption(drainGraceMs),
-                  Effect.zipRight(Effect.fail(Option.none()))
-                )
-              case "Failed":
-                return recover(pulled.failure)
-              case "ReadError":
-                return recover(fromReadError(provider, pulled.cause))
+          // One pull → the parts of the next network read(s) that completed any, as one chunk.
+          const pull: Effect.Effect<Chunk.Chunk<ResponsePart>, Option.Option<ProviderError>> = Effect.suspend(() => {
+            const current = holder.reader
+            if (current === undefined) {
+              return Effect.matchEffect(connect(request, holder), {
+                onFailure: recover,
+                onSuccess: (opened) => {
+                  holder.reader = opened
+                  return pull
+                }
+              })
             }
+            return Effect.flatMap(
+              Effect.promise(() => current.next()),
+              (pulled) => {
+                switch (pulled._tag) {
+                  case "Parts":
+                    emitted = true
+                    return Effect.succeed(Chunk.unsafeFromArray(pulled.parts))
+                  case "End":
+                    return current.eof
+                      ? Effect.fail(Option.none())
+                      : Effect.promise(() => current.drain()).pipe(
+                          Effect.timeoutOption(drainGraceMs),
+                          Effect.zipRight(Effect.fail(Option.none()))
+                        )
+                  case "Failed":
+                    return recover(pulled.failure)
+                  case "ReadError":
+                    return recover(fromReadError(provider, pulled.cause))
+                }
+              }
+            )
           })
-        })
-        return Stream.repeatEffectChunkOption(pull)
-      }
-    ))
+          return Stream.repeatEffectChunkOption(pull)
+        }
+      )
+    )
 
   const retrying = <A>(effect: Effect.Effect<A, Failure>, retry: number): Effect.Effect<A, ProviderError> =>
     Effect.catchAll(effect, (failure) =>
       Effect.flatMap(retryDelay(policy, failure, retry), (delay) =>
         Option.isNone(delay)
           ? Effect.fail(failure.error)
-          : Effect.zipRight(Effect.sleep(delay.value), retrying(effect, retry + 1))))
+          : Effect.zipRight(Effect.sleep(delay.value), retrying(effect, retry + 1))
+      )
+    )
 
   const discovered = Effect.tryPromise({
     try: (signal) => client.models.list({ signal }),
     catch: (cause) => cause
   }).pipe(
     Effect.catchAll(failWith),
-    Effect.map((page) => (Array.isArray(page.data) ? page.data : []).flatMap((model) =>
-      typeof model?.id === "string" && model.id.length > 0 ? [model.id] : []
-    ))
+    Effect.map((page) =>
+      (Array.isArray(page.data) ? page.data : []).flatMap((model) =>
+        typeof model?.id === "string" && model.id.length > 0 ? [model.id] : []
+      )
+    )
   )
 
   const models: Effect.Effect<ReadonlyArray<ModelInfo>, ProviderError> = retrying(discovered, 1).pipe(
     // A server without discovery still has its configured models.
-    Effect.catchIf((error) => error.status === 404, () => Effect.succeed<ReadonlyArray<string>>([])),
+    Effect.catchIf(
+      (error) => error.status === 404,
+      () => Effect.succeed<ReadonlyArray<string>>([])
+    ),
     Effect.map((ids) => merge(provider, catalog, ids))
   )
 

@@ -5,10 +5,18 @@ import * as Stream from "effect/Stream"
 import type * as SubscriptionRef from "effect/SubscriptionRef"
 
 const whenIdle = (open: SubscriptionRef.SubscriptionRef<number>) =>
-  open.changes.pipe(Stream.filter((n) => n === 0), Stream.take(1), Stream.runDrain)
+  open.changes.pipe(
+    Stream.filter((n) => n === 0),
+    Stream.take(1),
+    Stream.runDrain
+  )
 
 const whenBusy = (open: SubscriptionRef.SubscriptionRef<number>) =>
-  open.changes.pipe(Stream.filter((n) => n > 0), Stream.take(1), Stream.runDrain)
+  open.changes.pipe(
+    Stream.filter((n) => n > 0),
+    Stream.take(1),
+    Stream.runDrain
+  )
 
 /**
  * Sleeps `ms` of active time: time counts only while no wait on a person is open (LIM-1). It sleeps

@@ -1,5 +1,5 @@
-import * as Layer from "effect/Layer"
 import type { Tool } from "@alisio/domain/Tool"
+import * as Layer from "effect/Layer"
 import * as ChildSessions from "./ChildSessions.js"
 import * as HumanWaits from "./HumanWaits.js"
 import type * as Interaction from "./Interaction.js"
@@ -19,5 +19,7 @@ export const layer = (options: {
 }) =>
   ChildSessions.layer(options.childSessions).pipe(
     Layer.provideMerge(Runner.layer),
-    Layer.provideMerge(Layer.mergeAll(RunEvents.layer, HumanWaits.layer, Tools.layer(options.tools), options.interaction))
+    Layer.provideMerge(
+      Layer.mergeAll(RunEvents.layer, HumanWaits.layer, Tools.layer(options.tools), options.interaction)
+    )
   )

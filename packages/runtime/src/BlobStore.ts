@@ -1,14 +1,14 @@
 import { createHash, randomUUID } from "node:crypto"
 import { chmod, mkdir, open, readFile, rename, rm } from "node:fs/promises"
 import { join } from "node:path"
+import { BlobError, type StoreError } from "@alisio/domain/Errors"
+import { BlobHash } from "@alisio/domain/Ids"
+import { type BlobRef, ImagePart } from "@alisio/domain/Message"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { BlobError, type StoreError } from "@alisio/domain/Errors"
-import { BlobHash } from "@alisio/domain/Ids"
-import { type BlobRef, ImagePart } from "@alisio/domain/Message"
 import { SessionStore } from "./SessionStore.js"
 
 /** Content-addressed attachment bytes under `<state home>/blobs/sha256/<aa>/<hash>` (ST-5). */
@@ -33,29 +33,38 @@ const errnoCode = (error: unknown): string | undefined => (error as NodeJS.Errno
 
 const detailOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
-const fsFailure = (what: string, path: string, hash: string) => (error: unknown): BlobError => {
-  const code = errnoCode(error)
-  if (code === "ENOSPC" || code === "EDQUOT") {
-    return new BlobError({ reason: "disk_full", message: `${what}: the disk is full. Free some space and try again.`, hash, path })
+const fsFailure =
+  (what: string, path: string, hash: string) =>
+  (error: unknown): BlobError => {
+    const code = errnoCode(error)
+    if (code === "ENOSPC" || code === "EDQUOT") {
+      return new BlobError({
+        reason: "disk_full",
+        message: `${what}: the disk is full. Free some space and try again.`,
+        hash,
+        path
+      })
+    }
+    if (code === "EACCES" || code === "EPERM" || code === "EROFS") {
+      return new BlobError({
+        reason: "read_only",
+        message: `${what}: ${path} is not writable. Make the state folder writable, or use another state directory.`,
+        hash,
+        path
+      })
+    }
+    return new BlobError({ reason: "io", message: `${what} (${detailOf(error)}).`, hash, path })
   }
-  if (code === "EACCES" || code === "EPERM" || code === "EROFS") {
-    return new BlobError({
-      reason: "read_only",
-      message: `${what}: ${path} is not writable. Make the state folder writable, or use another state directory.`,
-      hash,
-      path
-    })
-  }
-  return new BlobError({ reason: "io", message: `${what} (${detailOf(error)}).`, hash, path })
-}
 
-const fromStoreError = (hash: string) => (error: StoreError): BlobError =>
-  new BlobError({
-    reason: error.reason === "disk_full" || error.reason === "read_only" ? error.reason : "io",
-    message: error.message,
-    hash,
-    ...(error.path === undefined ? {} : { path: error.path })
-  })
+const fromStoreError =
+  (hash: string) =>
+  (error: StoreError): BlobError =>
+    new BlobError({
+      reason: error.reason === "disk_full" || error.reason === "read_only" ? error.reason : "io",
+      message: error.message,
+      hash,
+      ...(error.path === undefined ? {} : { path: error.path })
+    })
 
 /** The BlobStore rooted at `stateHome`; metadata rows go to the session database. */
 export const make = (stateHome: string): Effect.Effect<BlobStoreService, never, SessionStore> =>
@@ -80,10 +89,14 @@ export const make = (stateHome: string): Effect.Effect<BlobStoreService, never, 
 
     const readExisting = (file: string) =>
       Effect.tryPromise({
-        try: () => readFile(file).then((bytes): Uint8Array | undefined => bytes, (error: unknown) => {
-          if (errnoCode(error) === "ENOENT") return undefined
-          throw error
-        }),
+        try: () =>
+          readFile(file).then(
+            (bytes): Uint8Array | undefined => bytes,
+            (error: unknown) => {
+              if (errnoCode(error) === "ENOENT") return undefined
+              throw error
+            }
+          ),
         catch: (error) => error
       })
 
@@ -124,13 +137,15 @@ export const make = (stateHome: string): Effect.Effect<BlobStoreService, never, 
         }
         const hash = sha256(bytes)
         const { file, folder } = yield* locate(hash)
-        const existing = yield* readExisting(file).pipe(Effect.mapError(fsFailure(`Cannot read blob ${hash}`, file, hash)))
+        const existing = yield* readExisting(file).pipe(
+          Effect.mapError(fsFailure(`Cannot read blob ${hash}`, file, hash))
+        )
         // Same hash, same bytes: keep the file. A file that no longer matches its name is replaced.
         if (existing === undefined || sha256(existing) !== hash) yield* writeAtomically(folder, file, hash, bytes)
         const createdAt = yield* Clock.currentTimeMillis
-        yield* store.blobs.record({ hash: BlobHash.make(hash), size: bytes.byteLength, mediaType: type, createdAt }).pipe(
-          Effect.mapError(fromStoreError(hash))
-        )
+        yield* store.blobs
+          .record({ hash: BlobHash.make(hash), size: bytes.byteLength, mediaType: type, createdAt })
+          .pipe(Effect.mapError(fromStoreError(hash)))
         return { _tag: "blob", hash: BlobHash.make(hash), mediaType: type }
       })
 

@@ -1,3 +1,14 @@
+import {
+  type ChildHandle,
+  type ChildOutcome,
+  ChildSessionLimitError,
+  type SpawnOptions
+} from "@alisio/domain/ChildSession"
+import type { SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
+import { RunId, type SessionId } from "@alisio/domain/Ids"
+import type { RunStatus } from "@alisio/domain/RunEvent"
+import type { ToolEffect } from "@alisio/domain/Tool"
+import { emptyUsage } from "@alisio/domain/Usage"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -7,17 +18,6 @@ import * as FiberMap from "effect/FiberMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import {
-  type ChildHandle,
-  ChildSessionLimitError,
-  type ChildOutcome,
-  type SpawnOptions
-} from "@alisio/domain/ChildSession"
-import type { SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
-import { RunId, type SessionId } from "@alisio/domain/Ids"
-import type { RunStatus } from "@alisio/domain/RunEvent"
-import type { ToolEffect } from "@alisio/domain/Tool"
-import { emptyUsage } from "@alisio/domain/Usage"
 import { CurrentRun } from "./CurrentRun.js"
 import { Runner } from "./Runner.js"
 import { SessionStore } from "./SessionStore.js"
@@ -48,14 +48,19 @@ export interface SessionTreeNode {
  * Runner with permissions narrowed to the intersection with its parent's, forked into the parent
  * run's FiberMap so that ending the parent interrupts it (CH-2). No agent logic lives here.
  */
-export class ChildSessions extends Context.Tag("@alisio/runtime/ChildSessions")<ChildSessions, {
-  /** Spawns a child of the run whose tool calls this; needs `CurrentRun`. */
-  readonly spawn: (options: SpawnOptions) => Effect.Effect<ChildHandle, ChildSessionLimitError | StoreError>
-  readonly await: (child: ChildHandle) => Effect.Effect<ChildOutcome>
-  readonly abort: (child: ChildHandle) => Effect.Effect<void>
-  readonly list: (parent: SessionId) => Effect.Effect<ReadonlyArray<ChildHandle & { readonly status: RunStatus }>, StoreError>
-  readonly tree: (root: SessionId) => Effect.Effect<SessionTreeNode, StoreError | SessionNotFoundError>
-}>() {}
+export class ChildSessions extends Context.Tag("@alisio/runtime/ChildSessions")<
+  ChildSessions,
+  {
+    /** Spawns a child of the run whose tool calls this; needs `CurrentRun`. */
+    readonly spawn: (options: SpawnOptions) => Effect.Effect<ChildHandle, ChildSessionLimitError | StoreError>
+    readonly await: (child: ChildHandle) => Effect.Effect<ChildOutcome>
+    readonly abort: (child: ChildHandle) => Effect.Effect<void>
+    readonly list: (
+      parent: SessionId
+    ) => Effect.Effect<ReadonlyArray<ChildHandle & { readonly status: RunStatus }>, StoreError>
+    readonly tree: (root: SessionId) => Effect.Effect<SessionTreeNode, StoreError | SessionNotFoundError>
+  }
+>() {}
 
 const effects: ReadonlyArray<ToolEffect> = ["read", "write", "external", "internal"]
 
@@ -70,11 +75,13 @@ export const narrowPermissions = (
   asked: SpawnOptions
 ) => {
   const narrowed: Array<string> = []
-  const tools = asked.tools === undefined ? [...parent.toolNames] : asked.tools.filter((name) => parent.toolNames.has(name))
+  const tools =
+    asked.tools === undefined ? [...parent.toolNames] : asked.tools.filter((name) => parent.toolNames.has(name))
   for (const name of asked.tools ?? []) if (!parent.toolNames.has(name)) narrowed.push(`tool:${name}`)
-  const capabilities = asked.capabilities === undefined
-    ? [...parent.capabilities]
-    : asked.capabilities.filter((c) => parent.capabilities.has(c))
+  const capabilities =
+    asked.capabilities === undefined
+      ? [...parent.capabilities]
+      : asked.capabilities.filter((c) => parent.capabilities.has(c))
   for (const c of asked.capabilities ?? []) if (!parent.capabilities.has(c)) narrowed.push(`capability:${c}`)
   const approvals = Object.fromEntries(
     effects.map((effect) => {
@@ -115,7 +122,9 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
       Effect.gen(function* () {
         const parent = yield* Effect.serviceOption(CurrentRun)
         if (Option.isNone(parent)) {
-          return yield* Effect.die(new NoParentRunError("ChildSessions.spawn must be called from a tool of a running session"))
+          return yield* Effect.die(
+            new NoParentRunError("ChildSessions.spawn must be called from a tool of a running session")
+          )
         }
         const run = parent.value
         if (run.depth + 1 > limits.maxDepth) {
@@ -133,12 +142,14 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
           })
         }
         const grant = narrowPermissions(run, options)
-        const session = yield* store.createSession({
-          parentId: run.sessionId,
-          cwd: run.cwd,
-          status: "queued",
-          ...(options.title === undefined ? {} : { title: options.title })
-        }).pipe(Effect.tapError(() => release(run.rootSessionId)))
+        const session = yield* store
+          .createSession({
+            parentId: run.sessionId,
+            cwd: run.cwd,
+            status: "queued",
+            ...(options.title === undefined ? {} : { title: options.title })
+          })
+          .pipe(Effect.tapError(() => release(run.rootSessionId)))
         const handle: ChildHandle = { sessionId: session.id, runId: RunId.make(crypto.randomUUID()) }
         const outcome = yield* Deferred.make<ChildOutcome>()
         const fiberRef = yield* Ref.make<Option.Option<Fiber.RuntimeFiber<unknown, unknown>>>(Option.none())
@@ -153,46 +164,50 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
         const settle = (result: Omit<ChildOutcome, "sessionId" | "runId">) =>
           Effect.gen(function* () {
             yield* release(run.rootSessionId)
-            yield* run.events.emit("child_session_ended", {
-              childSessionId: session.id,
-              childRunId: handle.runId,
-              status: result.status
-            }).pipe(Effect.ignoreLogged)
+            yield* run.events
+              .emit("child_session_ended", {
+                childSessionId: session.id,
+                childRunId: handle.runId,
+                status: result.status
+              })
+              .pipe(Effect.ignoreLogged)
             yield* Deferred.succeed(outcome, { ...handle, ...result })
           })
 
-        const childRun = runner.run({
-          sessionId: session.id,
-          runId: handle.runId,
-          cwd: run.cwd,
-          prompt: options.prompt,
-          model: options.model ?? run.model,
-          provider: run.provider,
-          ...(run.modelInfo === undefined || options.model !== undefined ? {} : { modelInfo: run.modelInfo }),
-          tools: grant.tools,
-          capabilities: grant.capabilities,
-          approvals: grant.approvals,
-          readOnly: grant.readOnly,
-          limits: { ...run.limits, ...options.limits },
-          depth: run.depth + 1,
-          rootSessionId: run.rootSessionId
-        }).pipe(
-          Effect.onExit((exit) =>
-            Exit.isSuccess(exit)
-              ? settle({
-                status: exit.value.status,
-                text: exit.value.text,
-                usage: exit.value.usage,
-                ...(exit.value.error === undefined ? {} : { error: exit.value.error })
-              })
-              : settle({
-                status: Exit.isInterrupted(exit) ? "cancelled" : "failed",
-                text: "",
-                usage: emptyUsage,
-                ...(Exit.isInterrupted(exit) ? {} : { error: "The child session could not start." })
-              })
+        const childRun = runner
+          .run({
+            sessionId: session.id,
+            runId: handle.runId,
+            cwd: run.cwd,
+            prompt: options.prompt,
+            model: options.model ?? run.model,
+            provider: run.provider,
+            ...(run.modelInfo === undefined || options.model !== undefined ? {} : { modelInfo: run.modelInfo }),
+            tools: grant.tools,
+            capabilities: grant.capabilities,
+            approvals: grant.approvals,
+            readOnly: grant.readOnly,
+            limits: { ...run.limits, ...options.limits },
+            depth: run.depth + 1,
+            rootSessionId: run.rootSessionId
+          })
+          .pipe(
+            Effect.onExit((exit) =>
+              Exit.isSuccess(exit)
+                ? settle({
+                    status: exit.value.status,
+                    text: exit.value.text,
+                    usage: exit.value.usage,
+                    ...(exit.value.error === undefined ? {} : { error: exit.value.error })
+                  })
+                : settle({
+                    status: Exit.isInterrupted(exit) ? "cancelled" : "failed",
+                    text: "",
+                    usage: emptyUsage,
+                    ...(Exit.isInterrupted(exit) ? {} : { error: "The child session could not start." })
+                  })
+            )
           )
-        )
         const fiber = yield* FiberMap.run(run.children, session.id, childRun)
         yield* Ref.set(fiberRef, Option.some(fiber))
         return handle
@@ -212,7 +227,9 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
         Effect.flatMap(find(child), (found) =>
           found === undefined
             ? Effect.void
-            : Effect.flatMap(Ref.get(found.fiber), (fiber) => Option.isSome(fiber) ? Fiber.interrupt(fiber.value) : Effect.void)
+            : Effect.flatMap(Ref.get(found.fiber), (fiber) =>
+                Option.isSome(fiber) ? Fiber.interrupt(fiber.value) : Effect.void
+              )
         ).pipe(Effect.asVoid),
       list: (parent) =>
         Effect.gen(function* () {
@@ -220,7 +237,8 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
           const sessions = yield* store.sessions({ parentId: parent })
           return yield* Effect.forEach(sessions, (session) =>
             Effect.gen(function* () {
-              const runId = known.get(session.id)?.handle.runId ??
+              const runId =
+                known.get(session.id)?.handle.runId ??
                 (store.runs === undefined ? undefined : (yield* store.runs(session.id)).at(-1)?.id)
               return { sessionId: session.id, runId: runId ?? RunId.make(session.id), status: session.status }
             })

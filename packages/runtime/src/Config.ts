@@ -1,3 +1,7 @@
+import { ApprovalPolicy } from "@alisio/domain/ChildSession"
+import { ConfigError } from "@alisio/domain/Errors"
+import { ReasoningEffort } from "@alisio/domain/LanguageModel"
+import { Limits } from "@alisio/domain/Limits"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -6,10 +10,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { ApprovalPolicy } from "@alisio/domain/ChildSession"
-import { ConfigError } from "@alisio/domain/Errors"
-import { ReasoningEffort } from "@alisio/domain/LanguageModel"
-import { Limits } from "@alisio/domain/Limits"
 import * as YAML from "yaml"
 
 const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
@@ -90,7 +90,7 @@ const McpServerEntry = Schema.transform(
 
 /** `provider/model`, e.g. `openai/gpt-4o`. */
 export const ModelRef = Schema.String.pipe(
-  Schema.pattern(/^[^/\s]+\/\S+$/, { message: () => "Expected \"provider/model\", e.g. \"openai/gpt-4o\"" })
+  Schema.pattern(/^[^/\s]+\/\S+$/, { message: () => 'Expected "provider/model", e.g. "openai/gpt-4o"' })
 )
 
 /** The configuration file (CFG-1); every key is optional. */
@@ -287,13 +287,15 @@ const valueAt = (input: unknown, path: ReadonlyArray<PropertyKey>): unknown => {
 
 /** `limits.maxTurns`, `plugins[1].source`, `providers["my.host"].baseURL`. */
 export const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
-  path.map((key, i) =>
-    typeof key === "number"
-      ? `[${key}]`
-      : /^[A-Za-z_$][\w$-]*$/.test(String(key))
-      ? `${i === 0 ? "" : "."}${String(key)}`
-      : `[${JSON.stringify(String(key))}]`
-  ).join("")
+  path
+    .map((key, i) =>
+      typeof key === "number"
+        ? `[${key}]`
+        : /^[A-Za-z_$][\w$-]*$/.test(String(key))
+          ? `${i === 0 ? "" : "."}${String(key)}`
+          : `[${JSON.stringify(String(key))}]`
+    )
+    .join("")
 
 /**
  * The offset of the YAML node at a decoded path: the key itself (unknown keys), or its value.
@@ -308,8 +310,8 @@ const locate = (doc: YAML.Document, path: ReadonlyArray<PropertyKey>, target: "k
     if (YAML.isAlias(node)) node = node.resolve(doc)
     const key = path[i]!
     if (YAML.isMap(node)) {
-      const pair = node.items.find((item) =>
-        (YAML.isScalar(item.key) ? String(item.key.value) : String(item.key)) === String(key)
+      const pair = node.items.find(
+        (item) => (YAML.isScalar(item.key) ? String(item.key.value) : String(item.key)) === String(key)
       )
       if (pair === undefined) return offset
       const keyOffset = start(pair.key) ?? offset
@@ -335,11 +337,11 @@ export const mergeConfigs = (...configs: ReadonlyArray<ConfigFile>): ConfigFile 
   configs.reduce((base, over) => {
     const merged = deepMerge(base, over) as Record<string, unknown>
     if (base.mcpServers !== undefined || over.mcpServers !== undefined) {
-      merged["mcpServers"] = { ...base.mcpServers, ...over.mcpServers }
+      merged.mcpServers = { ...base.mcpServers, ...over.mcpServers }
     }
     if (base.plugins !== undefined || over.plugins !== undefined) {
       const seen = new Set<string>()
-      merged["plugins"] = [...(base.plugins ?? []), ...(over.plugins ?? [])].filter((entry) => {
+      merged.plugins = [...(base.plugins ?? []), ...(over.plugins ?? [])].filter((entry) => {
         const source = typeof entry === "string" ? entry : entry.source
         if (seen.has(source)) return false
         seen.add(source)
@@ -369,13 +371,13 @@ const deepMerge = (base: unknown, over: unknown): unknown => {
 /** Applies command-line flags over the files' configuration. */
 export const merge = (config: ConfigFile, flags: ConfigFlags): ConfigFile => {
   const fromFlags: Record<string, unknown> = {}
-  if (flags.model !== undefined) fromFlags["defaultModel"] = flags.model
-  if (flags.limits !== undefined) fromFlags["limits"] = flags.limits
-  if (flags.approvals !== undefined) fromFlags["approvals"] = flags.approvals
+  if (flags.model !== undefined) fromFlags.defaultModel = flags.model
+  if (flags.limits !== undefined) fromFlags.limits = flags.limits
+  if (flags.approvals !== undefined) fromFlags.approvals = flags.approvals
   if (flags.disablePlugins !== undefined && flags.disablePlugins.length > 0) {
-    fromFlags["builtinPlugins"] = Object.fromEntries(flags.disablePlugins.map((id) => [id, { enabled: false }]))
+    fromFlags.builtinPlugins = Object.fromEntries(flags.disablePlugins.map((id) => [id, { enabled: false }]))
   }
-  if (flags.plugins !== undefined && flags.plugins.length > 0) fromFlags["plugins"] = flags.plugins
+  if (flags.plugins !== undefined && flags.plugins.length > 0) fromFlags.plugins = flags.plugins
   return mergeConfigs(config, fromFlags as ConfigFile)
 }
 
@@ -394,13 +396,13 @@ const readFile = (fs: FileSystem.FileSystem, file: string) =>
  * Loads the global file, then the project file when trusted (otherwise a warning), then the flags.
  */
 export const make = (sources: ConfigSources): Effect.Effect<LoadedConfig, ConfigError, FileSystem.FileSystem> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const configs: Array<ConfigFile> = []
     const warnings: Array<string> = []
     const files: Array<string> = []
     const load = (file: string) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const text = yield* readFile(fs, file)
         if (Option.isNone(text)) return
         const parsed = yield* parse(text.value, file)

@@ -1,8 +1,8 @@
-import * as Context from "effect/Context"
-import type * as FiberMap from "effect/FiberMap"
 import type { RunId, SessionId } from "@alisio/domain/Ids"
 import type { LanguageModelService, ModelInfo } from "@alisio/domain/LanguageModel"
 import type { ResolvedLimits } from "@alisio/domain/Limits"
+import * as Context from "effect/Context"
+import type * as FiberMap from "effect/FiberMap"
 import type { RunEmitter } from "./RunEvents.js"
 import type { Approvals } from "./Tools.js"
 
@@ -11,24 +11,27 @@ import type { Approvals } from "./Tools.js"
  * read it to link, narrow and fork a child into this run's scope, so the Runner knows nothing of
  * children (DESIGN "No cycle between Runner and ChildSessions").
  */
-export class CurrentRun extends Context.Tag("@alisio/runtime/CurrentRun")<CurrentRun, {
-  readonly runId: RunId
-  readonly sessionId: SessionId
-  /** The root session of the tree this run belongs to. */
-  readonly rootSessionId: SessionId
-  /** 0 for a root session, 1 for its children, … */
-  readonly depth: number
-  readonly cwd: string
-  readonly model: string
-  readonly provider: LanguageModelService
-  readonly modelInfo?: ModelInfo
-  readonly readOnly: boolean
-  /** The tools this run may use (after narrowing). */
-  readonly toolNames: ReadonlySet<string>
-  readonly capabilities: ReadonlySet<string>
-  readonly approvals: Approvals
-  readonly limits: ResolvedLimits
-  readonly events: RunEmitter
-  /** Child runs forked in this run's scope: interrupted when the run ends (CH-2). */
-  readonly children: FiberMap.FiberMap<string, unknown, unknown>
-}>() {}
+export class CurrentRun extends Context.Tag("@alisio/runtime/CurrentRun")<
+  CurrentRun,
+  {
+    readonly runId: RunId
+    readonly sessionId: SessionId
+    /** The root session of the tree this run belongs to. */
+    readonly rootSessionId: SessionId
+    /** 0 for a root session, 1 for its children, … */
+    readonly depth: number
+    readonly cwd: string
+    readonly model: string
+    readonly provider: LanguageModelService
+    readonly modelInfo?: ModelInfo
+    readonly readOnly: boolean
+    /** The tools this run may use (after narrowing). */
+    readonly toolNames: ReadonlySet<string>
+    readonly capabilities: ReadonlySet<string>
+    readonly approvals: Approvals
+    readonly limits: ResolvedLimits
+    readonly events: RunEmitter
+    /** Child runs forked in this run's scope: interrupted when the run ends (CH-2). */
+    readonly children: FiberMap.FiberMap<string, unknown, unknown>
+  }
+>() {}

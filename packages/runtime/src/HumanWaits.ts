@@ -1,9 +1,9 @@
+import type { SessionId } from "@alisio/domain/Ids"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as SynchronizedRef from "effect/SynchronizedRef"
-import type { SessionId } from "@alisio/domain/Ids"
 
 /** What a person is being waited on for (LIM-1). */
 export type WaitKind = "tool_approval" | "external_directory" | "question" | "plan_review"
@@ -19,14 +19,21 @@ interface Node {
  * that session and every ancestor, so their active clocks pause; a parent waiting on its child is
  * not a wait on a person and counts for nobody.
  */
-export class HumanWaits extends Context.Tag("@alisio/runtime/HumanWaits")<HumanWaits, {
-  /** Runs `wait` as a wait on a person in `session`: the clocks of the session and its ancestors pause meanwhile. */
-  readonly around: <A, E, R>(session: SessionId, kind: WaitKind, wait: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-  /** The number of waits open in `session` or below it. */
-  readonly openBelow: (session: SessionId) => Effect.Effect<SubscriptionRef.SubscriptionRef<number>>
-  /** Records that `child` descends from `parent`, so the child's waits pause the parent. */
-  readonly link: (child: SessionId, parent: SessionId) => Effect.Effect<void>
-}>() {}
+export class HumanWaits extends Context.Tag("@alisio/runtime/HumanWaits")<
+  HumanWaits,
+  {
+    /** Runs `wait` as a wait on a person in `session`: the clocks of the session and its ancestors pause meanwhile. */
+    readonly around: <A, E, R>(
+      session: SessionId,
+      kind: WaitKind,
+      wait: Effect.Effect<A, E, R>
+    ) => Effect.Effect<A, E, R>
+    /** The number of waits open in `session` or below it. */
+    readonly openBelow: (session: SessionId) => Effect.Effect<SubscriptionRef.SubscriptionRef<number>>
+    /** Records that `child` descends from `parent`, so the child's waits pause the parent. */
+    readonly link: (child: SessionId, parent: SessionId) => Effect.Effect<void>
+  }
+>() {}
 
 export const make = Effect.gen(function* () {
   const nodes = yield* SynchronizedRef.make(new Map<SessionId, Node>())

@@ -1,10 +1,10 @@
+import type { SessionId } from "@alisio/domain/Ids"
+import type { ApprovalKind } from "@alisio/domain/RunEvent"
+import type { ToolEffect, UserQuestion } from "@alisio/domain/Tool"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import type { SessionId } from "@alisio/domain/Ids"
-import type { ApprovalKind } from "@alisio/domain/RunEvent"
-import type { ToolEffect, UserQuestion } from "@alisio/domain/Tool"
 
 /** What a person is asked to approve. */
 export interface ApprovalRequest {
@@ -32,10 +32,13 @@ export class NoPersonError extends Schema.TaggedError<NoPersonError>()("NoPerson
  * The UI port the human waits call (LIM-1): a terminal, a web page, a policy or a test script.
  * Callers wrap these in `HumanWaits.around`, so binding a UI pauses clocks for free.
  */
-export class Interaction extends Context.Tag("@alisio/runtime/Interaction")<Interaction, {
-  readonly approve: (request: ApprovalRequest) => Effect.Effect<ApprovalAnswer>
-  readonly ask: (sessionId: SessionId, question: UserQuestion) => Effect.Effect<string, NoPersonError>
-}>() {}
+export class Interaction extends Context.Tag("@alisio/runtime/Interaction")<
+  Interaction,
+  {
+    readonly approve: (request: ApprovalRequest) => Effect.Effect<ApprovalAnswer>
+    readonly ask: (sessionId: SessionId, question: UserQuestion) => Effect.Effect<string, NoPersonError>
+  }
+>() {}
 
 /** No person present: approvals follow the policy, questions fail. */
 export const layerHeadless = (policy: { readonly approveAll: boolean }): Layer.Layer<Interaction> =>
@@ -45,7 +48,8 @@ export const layerHeadless = (policy: { readonly approveAll: boolean }): Layer.L
       approve: () => Effect.succeed({ approved: policy.approveAll, by: "policy" }),
       ask: () =>
         new NoPersonError({
-          message: "No person is available to answer questions in this headless run; decide with the information you have."
+          message:
+            "No person is available to answer questions in this headless run; decide with the information you have."
         })
     })
   )
@@ -59,7 +63,10 @@ export const layerScripted = (script: {
     Interaction,
     Interaction.of({
       approve: (request) =>
-        Effect.map(script.approve?.(request) ?? Effect.succeed(true), (approved) => ({ approved, by: "person" as const })),
+        Effect.map(script.approve?.(request) ?? Effect.succeed(true), (approved) => ({
+          approved,
+          by: "person" as const
+        })),
       ask: (_session, question) => script.ask?.(question) ?? Effect.succeed("")
     })
   )

@@ -1,10 +1,10 @@
+import * as os from "node:os"
+import * as path from "node:path"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as os from "node:os"
-import * as path from "node:path"
 
 /** Where Alisio keeps its files. */
 export interface AlisioPaths {
@@ -54,7 +54,7 @@ export const projectConfigFile = (cwd: string): string => path.join(cwd, ".alisi
 const variable = (name: string) => Config.option(Config.string(name)).pipe(Config.map(Option.getOrUndefined))
 
 /** Reads the environment through Effect's `ConfigProvider` (tests can supply their own). */
-export const make: Effect.Effect<AlisioPaths> = Effect.gen(function*() {
+export const make: Effect.Effect<AlisioPaths> = Effect.gen(function* () {
   const [ALISIO_HOME, XDG_CONFIG_HOME, XDG_STATE_HOME] = yield* Effect.all([
     variable("ALISIO_HOME"),
     variable("XDG_CONFIG_HOME"),

@@ -40,10 +40,11 @@ const LINUX = "linux:"
 const makeCurrentOwner = (): ProcessOwner => {
   const bootId = readBootId()
   const stat = bootId === undefined ? undefined : readProcStat(process.pid)
-  const token = bootId !== undefined && stat !== undefined
-    ? `${LINUX}${bootId}:${stat.startTicks}`
-    // Without /proc a reused pid cannot be told apart; the start time at least names this process.
-    : `start:${Math.round(performance.timeOrigin)}`
+  const token =
+    bootId !== undefined && stat !== undefined
+      ? `${LINUX}${bootId}:${stat.startTicks}`
+      : // Without /proc a reused pid cannot be told apart; the start time at least names this process.
+        `start:${Math.round(performance.timeOrigin)}`
   return { pid: process.pid, token, host: hostname() }
 }
 

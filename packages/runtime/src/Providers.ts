@@ -1,3 +1,5 @@
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
 import { type ProviderError, StoreError, UnknownModelError } from "@alisio/domain/Errors"
 import type { SessionId } from "@alisio/domain/Ids"
 import type { LanguageModelService, ModelInfo } from "@alisio/domain/LanguageModel"
@@ -7,8 +9,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
-import * as fs from "node:fs/promises"
-import * as path from "node:path"
 
 /** A provider id and a model id, written `provider/model`. */
 export const ModelRef = Schema.Struct({ provider: Schema.String, model: Schema.String })
@@ -26,21 +26,24 @@ export interface RegisteredProvider {
 }
 
 /** The provider registry (PRV-1): registration, `provider/model` resolution, and the active model. */
-export class Providers extends Context.Tag("@alisio/runtime/Providers")<Providers, {
-  /** Adds a provider under `id`; a later registration under the same id replaces it. */
-  readonly register: (id: string, service: LanguageModelService) => Effect.Effect<void>
-  /** The registered providers, in registration order. */
-  readonly list: Effect.Effect<ReadonlyArray<RegisteredProvider>>
-  /** Resolves `provider/model`, or a bare model name of the default provider, against discovery. */
-  readonly resolve: (spec: string) => Effect.Effect<ResolvedModel, UnknownModelError | ProviderError>
-  /** Makes `spec` the active model of `sessionId` (if given) and the user's remembered choice. */
-  readonly activate: (
-    spec: string,
-    sessionId?: SessionId
-  ) => Effect.Effect<ResolvedModel, UnknownModelError | ProviderError | StoreError>
-  /** The session's active model, else the user's last choice. */
-  readonly active: (sessionId?: SessionId) => Effect.Effect<Option.Option<ModelRef>>
-}>() {}
+export class Providers extends Context.Tag("@alisio/runtime/Providers")<
+  Providers,
+  {
+    /** Adds a provider under `id`; a later registration under the same id replaces it. */
+    readonly register: (id: string, service: LanguageModelService) => Effect.Effect<void>
+    /** The registered providers, in registration order. */
+    readonly list: Effect.Effect<ReadonlyArray<RegisteredProvider>>
+    /** Resolves `provider/model`, or a bare model name of the default provider, against discovery. */
+    readonly resolve: (spec: string) => Effect.Effect<ResolvedModel, UnknownModelError | ProviderError>
+    /** Makes `spec` the active model of `sessionId` (if given) and the user's remembered choice. */
+    readonly activate: (
+      spec: string,
+      sessionId?: SessionId
+    ) => Effect.Effect<ResolvedModel, UnknownModelError | ProviderError | StoreError>
+    /** The session's active model, else the user's last choice. */
+    readonly active: (sessionId?: SessionId) => Effect.Effect<Option.Option<ModelRef>>
+  }
+>() {}
 
 export interface Options {
   /** Where the last choice is kept (`<stateHome>/active-model.json`); none keeps it in memory only. */
@@ -59,8 +62,8 @@ const enumerate = (items: ReadonlyArray<string>): string =>
   items.length === 0
     ? "none"
     : items.length <= listed
-    ? items.join(", ")
-    : `${items.slice(0, listed).join(", ")} and ${items.length - listed} more`
+      ? items.join(", ")
+      : `${items.slice(0, listed).join(", ")} and ${items.length - listed} more`
 
 const readChoice = (file: string): Effect.Effect<Option.Option<ModelRef>> =>
   Effect.promise(() => fs.readFile(file, "utf8").catch(() => undefined)).pipe(
@@ -74,13 +77,18 @@ const writeChoice = (stateHome: string, choice: ModelRef): Effect.Effect<void, S
   return Effect.tryPromise({
     try: async () => {
       await fs.mkdir(stateHome, { recursive: true, mode: 0o700 })
-      await fs.writeFile(temporary, encodeChoice(choice) + "\n", { mode: 0o600 })
+      await fs.writeFile(temporary, `${encodeChoice(choice)}\n`, { mode: 0o600 })
       await fs.rename(temporary, file)
     },
     catch: (cause) => {
       const code = (cause as { code?: unknown }).code
       return new StoreError({
-        reason: code === "EROFS" || code === "EACCES" || code === "EPERM" ? "read_only" : code === "ENOSPC" ? "disk_full" : "io",
+        reason:
+          code === "EROFS" || code === "EACCES" || code === "EPERM"
+            ? "read_only"
+            : code === "ENOSPC"
+              ? "disk_full"
+              : "io",
         message: `Could not remember the chosen model in ${file}: ${(cause as Error).message}`,
         path: file
       })
@@ -89,13 +97,15 @@ const writeChoice = (stateHome: string, choice: ModelRef): Effect.Effect<void, S
 }
 
 export const make = (options: Options = {}) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const defaultProvider = options.defaultProvider ?? "openai"
     const providers = yield* Ref.make<ReadonlyArray<RegisteredProvider>>([])
     const discovered = yield* Ref.make(new Map<string, ReadonlyArray<ModelInfo>>())
     const sessions = yield* Ref.make(new Map<SessionId, ModelRef>())
     const lastChoice = yield* Ref.make(
-      options.stateHome === undefined ? Option.none<ModelRef>() : yield* readChoice(path.join(options.stateHome, choiceFile))
+      options.stateHome === undefined
+        ? Option.none<ModelRef>()
+        : yield* readChoice(path.join(options.stateHome, choiceFile))
     )
 
     const register = (id: string, service: LanguageModelService) =>
@@ -113,11 +123,12 @@ export const make = (options: Options = {}) =>
         const cached = cache.get(entry.id)
         if (cached !== undefined) return Effect.succeed(cached)
         return Effect.tap(entry.service.models, (models) =>
-          Ref.update(discovered, (current) => new Map(current).set(entry.id, models)))
+          Ref.update(discovered, (current) => new Map(current).set(entry.id, models))
+        )
       })
 
     const resolve = (spec: string): Effect.Effect<ResolvedModel, UnknownModelError | ProviderError> =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const all = yield* Ref.get(providers)
         const ids = all.map((entry) => entry.id)
         const trimmed = spec.trim()
@@ -146,13 +157,14 @@ export const make = (options: Options = {}) =>
         // A server without discovery lists nothing: any name is taken at its word.
         if (info === undefined && models.length > 0) {
           const available = models.map((candidate) => `${entry.id}/${candidate.id}`)
-          const notProvider = prefix !== undefined && named === undefined
-            ? ` "${prefix}" is not a provider (providers: ${enumerate(ids)}), and`
-            : ""
+          const notProvider =
+            prefix !== undefined && named === undefined
+              ? ` "${prefix}" is not a provider (providers: ${enumerate(ids)}), and`
+              : ""
           return yield* new UnknownModelError({
-            message: `Unknown model "${trimmed}":${notProvider} provider "${entry.id}" has no model "${model}". Available: ${
-              enumerate(available)
-            }.`,
+            message: `Unknown model "${trimmed}":${notProvider} provider "${entry.id}" has no model "${model}". Available: ${enumerate(
+              available
+            )}.`,
             available
           })
         }
@@ -160,7 +172,7 @@ export const make = (options: Options = {}) =>
       })
 
     const activate = (spec: string, sessionId?: SessionId) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const resolved = yield* resolve(spec)
         const choice: ModelRef = { provider: resolved.provider, model: resolved.model }
         if (options.stateHome !== undefined) yield* writeChoice(options.stateHome, choice)

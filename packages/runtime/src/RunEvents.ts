@@ -1,10 +1,3 @@
-import * as Clock from "effect/Clock"
-import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as PubSub from "effect/PubSub"
-import type * as Queue from "effect/Queue"
-import type * as Scope from "effect/Scope"
 import type { StoreError } from "@alisio/domain/Errors"
 import type { RunId, SessionId } from "@alisio/domain/Ids"
 import {
@@ -15,6 +8,13 @@ import {
   type RunEventOf,
   type RunEventType
 } from "@alisio/domain/RunEvent"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
+import type * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
 import { makeMutex } from "./internal/mutex.js"
 import { SessionStore } from "./SessionStore.js"
 
@@ -34,14 +34,17 @@ export interface RunEmitter {
  * The run event bus (EV-1…EV-3). A persisted event is committed, and has its `eventId`, before
  * any subscriber sees it; ephemeral ones are published only. Per run, seq order is publish order.
  */
-export class RunEvents extends Context.Tag("@alisio/runtime/RunEvents")<RunEvents, {
-  readonly emitter: (
-    stamp: RunStamp,
-    observe?: (event: KnownRunEvent) => Effect.Effect<void>
-  ) => Effect.Effect<RunEmitter>
-  /** Every event published from now on, of every run, until the scope closes. */
-  readonly subscribe: Effect.Effect<Queue.Dequeue<KnownRunEvent>, never, Scope.Scope>
-}>() {}
+export class RunEvents extends Context.Tag("@alisio/runtime/RunEvents")<
+  RunEvents,
+  {
+    readonly emitter: (
+      stamp: RunStamp,
+      observe?: (event: KnownRunEvent) => Effect.Effect<void>
+    ) => Effect.Effect<RunEmitter>
+    /** Every event published from now on, of every run, until the scope closes. */
+    readonly subscribe: Effect.Effect<Queue.Dequeue<KnownRunEvent>, never, Scope.Scope>
+  }
+>() {}
 
 export const make = Effect.gen(function* () {
   const store = yield* SessionStore

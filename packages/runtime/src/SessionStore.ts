@@ -1,11 +1,4 @@
 import { randomUUID } from "node:crypto"
-import * as Clock from "effect/Clock"
-import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
 import { SessionLockedError, SessionNotFoundError, type StoreError } from "@alisio/domain/Errors"
 import { type BlobHash, EventId, type RunId, SessionId, type ToolCallId } from "@alisio/domain/Ids"
 import type { Message } from "@alisio/domain/Message"
@@ -18,6 +11,13 @@ import {
 } from "@alisio/domain/RunEvent"
 import type { ToolEffect } from "@alisio/domain/Tool"
 import type { Usage } from "@alisio/domain/Usage"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import * as Database from "./internal/sessionDatabase.js"
 import { migrate } from "./internal/sessionMigrations.js"
 import { makeQueries } from "./internal/sessionQueries.js"
@@ -190,10 +190,15 @@ export interface SessionStoreService {
     owner: ProcessOwner
   ) => Effect.Effect<void, SessionLockedError | StoreFailure, Scope.Scope>
 
-  readonly beginRun?: (input: BeginRun) => Effect.Effect<{ readonly run: RunRecord; readonly existing: boolean }, StoreFailure>
+  readonly beginRun?: (
+    input: BeginRun
+  ) => Effect.Effect<{ readonly run: RunRecord; readonly existing: boolean }, StoreFailure>
   /** Ends the run and gives its session the same status, in one transaction. */
   readonly endRun?: (id: RunId, end: EndRun) => Effect.Effect<void, StoreFailure>
-  readonly runByRequest?: (sessionId: SessionId, requestId: string) => Effect.Effect<Option.Option<RunRecord>, StoreFailure>
+  readonly runByRequest?: (
+    sessionId: SessionId,
+    requestId: string
+  ) => Effect.Effect<Option.Option<RunRecord>, StoreFailure>
   readonly runs?: (sessionId: SessionId) => Effect.Effect<ReadonlyArray<RunRecord>, StoreFailure>
   readonly messagesPage?: (sessionId: SessionId, page: PageRequest) => Effect.Effect<Page<StoredMessage>, StoreFailure>
   readonly eventsPage?: (sessionId: SessionId, page: PageRequest) => Effect.Effect<Page<StoredEvent>, StoreFailure>
@@ -205,7 +210,6 @@ export interface SessionStoreService {
 }
 
 export class SessionStore extends Context.Tag("@alisio/runtime/SessionStore")<SessionStore, SessionStoreService>() {}
-
 
 /** Where the database lives; `":memory:"` keeps it in memory. */
 export interface SessionStoreOptions {
@@ -226,7 +230,8 @@ export const makeWithDatabase = (db: Database.Database): Effect.Effect<SessionSt
   Effect.gen(function* () {
     yield* migrate(db)
     const q = makeQueries(db)
-    const notFound = (what: string) => Database.storeError(db.filename, "not_found", `${what} does not exist in ${q.file}.`)
+    const notFound = (what: string) =>
+      Database.storeError(db.filename, "not_found", `${what} does not exist in ${q.file}.`)
     const ownerColumns = (owner: ProcessOwner) => ({
       owner_pid: owner.pid,
       owner_token: owner.token,
@@ -238,15 +243,17 @@ export const makeWithDatabase = (db: Database.Database): Effect.Effect<SessionSt
         const now = yield* Clock.currentTimeMillis
         const id = input.id ?? SessionId.make(randomUUID())
         const status = input.status ?? "queued"
-        yield* db.use(q.sessions.insert({
-          id,
-          parent_id: input.parentId ?? null,
-          title: input.title ?? null,
-          cwd: input.cwd,
-          status,
-          ...ownerColumns(input.owner ?? currentOwner),
-          now
-        }))
+        yield* db.use(
+          q.sessions.insert({
+            id,
+            parent_id: input.parentId ?? null,
+            title: input.title ?? null,
+            cwd: input.cwd,
+            status,
+            ...ownerColumns(input.owner ?? currentOwner),
+            now
+          })
+        )
         return {
           id,
           ...(input.parentId === undefined ? {} : { parentId: input.parentId }),
@@ -264,7 +271,8 @@ export const makeWithDatabase = (db: Database.Database): Effect.Effect<SessionSt
       Effect.flatMap(
         db.use(q.sessions.byId(id)),
         Option.match({
-          onNone: () => Effect.fail(new SessionNotFoundError({ sessionId: id, message: `No session ${id} in ${q.file}.` })),
+          onNone: () =>
+            Effect.fail(new SessionNotFoundError({ sessionId: id, message: `No session ${id} in ${q.file}.` })),
           onSome: (row) => Effect.succeed(Rows.toSession(row))
         })
       )
@@ -287,18 +295,27 @@ export const makeWithDatabase = (db: Database.Database): Effect.Effect<SessionSt
       Effect.gen(function* () {
         if (messages.length === 0) return []
         const now = yield* Clock.currentTimeMillis
-        return yield* db.transaction(Effect.gen(function* () {
-          const { found, last } = yield* q.messages.tail(sessionId)
-          if (found === 0) return yield* notFound(`Session ${sessionId}`)
-          const stored: Array<StoredMessage> = []
-          for (const [index, message] of messages.entries()) {
-            const position = last + index + 1
-            yield* q.messages.insert({ session_id: sessionId, position, run_id: runId ?? null, role: message.role, message, now })
-            stored.push({ sessionId, position, ...(runId === undefined ? {} : { runId }), message, createdAt: now })
-          }
-          yield* q.sessions.touch({ id: sessionId, now })
-          return stored
-        }))
+        return yield* db.transaction(
+          Effect.gen(function* () {
+            const { found, last } = yield* q.messages.tail(sessionId)
+            if (found === 0) return yield* notFound(`Session ${sessionId}`)
+            const stored: Array<StoredMessage> = []
+            for (const [index, message] of messages.entries()) {
+              const position = last + index + 1
+              yield* q.messages.insert({
+                session_id: sessionId,
+                position,
+                run_id: runId ?? null,
+                role: message.role,
+                message,
+                now
+              })
+              stored.push({ sessionId, position, ...(runId === undefined ? {} : { runId }), message, createdAt: now })
+            }
+            yield* q.sessions.touch({ id: sessionId, now })
+            return stored
+          })
+        )
       })
 
     const messages = (sessionId: SessionId) =>
@@ -309,14 +326,16 @@ export const makeWithDatabase = (db: Database.Database): Effect.Effect<SessionSt
         const now = yield* Clock.currentTimeMillis
         // The eventId is the row's seq, assigned by this insert; one the event already carried is not kept.
         const { eventId: _, ...encoded } = encodeRunEvent(event) as { readonly eventId?: unknown }
-        const row = yield* db.use(q.events.insert({
-          session_id: event.sessionId,
-          run_id: event.runId,
-          type: event.type,
-          payload: JSON.stringify(encoded),
-          now,
-          correlation_id: event.correlationId ?? null
-        }))
+        const row = yield* db.use(
+          q.events.insert({
+            session_id: event.sessionId,
+            run_id: event.runId,
+            type: event.type,
+            payload: JSON.stringify(encoded),
+            now,
+            correlation_id: event.correlationId ?? null
+          })
+        )
         return EventId.make(String(row.seq))
       })
 
@@ -345,15 +364,17 @@ export const makeWithDatabase = (db: Database.Database): Effect.Effect<SessionSt
     const toolCallStarted: SessionStoreService["toolCallStarted"] = (call) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
-        yield* db.use(q.toolCalls.insert({
-          id: call.id,
-          session_id: call.sessionId,
-          run_id: call.runId ?? null,
-          name: call.name,
-          effect: call.effect ?? null,
-          arguments: call.arguments,
-          started_at: call.startedAt ?? now
-        }))
+        yield* db.use(
+          q.toolCalls.insert({
+            id: call.id,
+            session_id: call.sessionId,
+            run_id: call.runId ?? null,
+            name: call.name,
+            effect: call.effect ?? null,
+            arguments: call.arguments,
+            started_at: call.startedAt ?? now
+          })
+        )
       })
 
     const toolCallEnded: SessionStoreService["toolCallEnded"] = (id, outcome) =>
@@ -364,7 +385,10 @@ export const makeWithDatabase = (db: Database.Database): Effect.Effect<SessionSt
 
     const pluginState: SessionStoreService["pluginState"] = {
       get: (pluginId, key) =>
-        Effect.map(db.use(q.pluginState.get({ plugin_id: pluginId, key })), Option.map((row) => row.value)),
+        Effect.map(
+          db.use(q.pluginState.get({ plugin_id: pluginId, key })),
+          Option.map((row) => row.value)
+        ),
       set: (pluginId, key, value) =>
         Effect.gen(function* () {
           const json = yield* Effect.try({
@@ -390,7 +414,9 @@ export const makeWithDatabase = (db: Database.Database): Effect.Effect<SessionSt
 
     const blobs: SessionStoreService["blobs"] = {
       record: (meta) =>
-        db.use(q.blobs.insert({ hash: meta.hash, size: meta.size, media_type: meta.mediaType, created_at: meta.createdAt })),
+        db.use(
+          q.blobs.insert({ hash: meta.hash, size: meta.size, media_type: meta.mediaType, created_at: meta.createdAt })
+        ),
       get: (hash) => Effect.map(db.use(q.blobs.byHash(hash)), Option.map(Rows.toBlobMeta))
     }
 
@@ -399,28 +425,35 @@ export const makeWithDatabase = (db: Database.Database): Effect.Effect<SessionSt
     const held = new Map<string, number>()
 
     const acquireLock = (id: SessionId, owner: ProcessOwner) =>
-      db.transaction(Effect.gen(function* () {
-        const holder = yield* Effect.map(q.locks.holder(id), Option.map((row): ProcessOwner => ({
-          pid: row.pid,
-          token: row.token,
-          ...(row.host === null ? {} : { host: row.host })
-        })))
-        // A lock left by a dead process is simply taken over.
-        if (Option.isSome(holder) && !sameOwner(holder.value, owner) && isAliveSync(holder.value)) {
-          const { host, pid } = holder.value
-          return yield* new SessionLockedError({
-            sessionId: id,
-            holderPid: pid,
-            ...(host === undefined ? {} : { holderHost: host }),
-            message: `Session ${id} is in use by another Alisio process (pid ${pid}${
-              host === undefined ? "" : ` on ${host}`
-            }). Wait for it to finish or stop that process, then try again.`
-          })
-        }
-        if (!(yield* q.sessions.exists(id))) return yield* notFound(`Session ${id}`)
-        const now = yield* Clock.currentTimeMillis
-        yield* q.locks.take({ session_id: id, pid: owner.pid, token: owner.token, host: owner.host ?? null, now })
-      }))
+      db.transaction(
+        Effect.gen(function* () {
+          const holder = yield* Effect.map(
+            q.locks.holder(id),
+            Option.map(
+              (row): ProcessOwner => ({
+                pid: row.pid,
+                token: row.token,
+                ...(row.host === null ? {} : { host: row.host })
+              })
+            )
+          )
+          // A lock left by a dead process is simply taken over.
+          if (Option.isSome(holder) && !sameOwner(holder.value, owner) && isAliveSync(holder.value)) {
+            const { host, pid } = holder.value
+            return yield* new SessionLockedError({
+              sessionId: id,
+              holderPid: pid,
+              ...(host === undefined ? {} : { holderHost: host }),
+              message: `Session ${id} is in use by another Alisio process (pid ${pid}${
+                host === undefined ? "" : ` on ${host}`
+              }). Wait for it to finish or stop that process, then try again.`
+            })
+          }
+          if (!(yield* q.sessions.exists(id))) return yield* notFound(`Session ${id}`)
+          const now = yield* Clock.currentTimeMillis
+          yield* q.locks.take({ session_id: id, pid: owner.pid, token: owner.token, host: owner.host ?? null, now })
+        })
+      )
 
     const lockSession = (id: SessionId, owner: ProcessOwner) => {
       const key = `${id}\u0000${owner.pid}\u0000${owner.token}`
@@ -435,61 +468,73 @@ export const makeWithDatabase = (db: Database.Database): Effect.Effect<SessionSt
             const count = (held.get(key) ?? 1) - 1
             if (count > 0) return held.set(key, count)
             held.delete(key)
-            yield* db.use(q.locks.release({ session_id: id, pid: owner.pid, token: owner.token })).pipe(
-              Effect.catchAll((error) => Effect.logWarning(`Could not release the lock of session ${id}: ${error.message}`))
-            )
+            yield* db
+              .use(q.locks.release({ session_id: id, pid: owner.pid, token: owner.token }))
+              .pipe(
+                Effect.catchAll((error) =>
+                  Effect.logWarning(`Could not release the lock of session ${id}: ${error.message}`)
+                )
+              )
           })
       ).pipe(Effect.asVoid)
     }
 
     const beginRun: NonNullable<SessionStoreService["beginRun"]> = (input) =>
-      db.transaction(Effect.gen(function* () {
-        const earlier = input.requestId === undefined
-          ? yield* q.runs.byId(input.id)
-          : yield* q.runs.byRequest({ session_id: input.sessionId, request_id: input.requestId })
-        if (Option.isSome(earlier)) return { run: Rows.toRunRecord(earlier.value), existing: true }
-        const now = yield* Clock.currentTimeMillis
-        yield* q.runs.insert({
-          id: input.id,
-          session_id: input.sessionId,
-          request_id: input.requestId ?? null,
-          provider: input.provider,
-          model: input.model,
-          ...ownerColumns(input.owner),
-          now
+      db.transaction(
+        Effect.gen(function* () {
+          const earlier =
+            input.requestId === undefined
+              ? yield* q.runs.byId(input.id)
+              : yield* q.runs.byRequest({ session_id: input.sessionId, request_id: input.requestId })
+          if (Option.isSome(earlier)) return { run: Rows.toRunRecord(earlier.value), existing: true }
+          const now = yield* Clock.currentTimeMillis
+          yield* q.runs.insert({
+            id: input.id,
+            session_id: input.sessionId,
+            request_id: input.requestId ?? null,
+            provider: input.provider,
+            model: input.model,
+            ...ownerColumns(input.owner),
+            now
+          })
+          const run: RunRecord = {
+            id: input.id,
+            sessionId: input.sessionId,
+            ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
+            status: "running",
+            provider: input.provider,
+            model: input.model,
+            owner: input.owner,
+            createdAt: now,
+            startedAt: now
+          }
+          return { run, existing: false }
         })
-        const run: RunRecord = {
-          id: input.id,
-          sessionId: input.sessionId,
-          ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
-          status: "running",
-          provider: input.provider,
-          model: input.model,
-          owner: input.owner,
-          createdAt: now,
-          startedAt: now
-        }
-        return { run, existing: false }
-      }))
+      )
 
     const endRun: NonNullable<SessionStoreService["endRun"]> = (id, end) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
-        yield* db.transaction(Effect.gen(function* () {
-          const updated = yield* q.runs.update({
-            id,
-            status: end.status,
-            usage: end.usage ?? null,
-            error: end.error ?? null,
-            now
+        yield* db.transaction(
+          Effect.gen(function* () {
+            const updated = yield* q.runs.update({
+              id,
+              status: end.status,
+              usage: end.usage ?? null,
+              error: end.error ?? null,
+              now
+            })
+            if (updated.length === 0) return yield* notFound(`Run ${id}`)
+            yield* q.sessions.endedBy({ run: id, status: end.status, now })
           })
-          if (updated.length === 0) return yield* notFound(`Run ${id}`)
-          yield* q.sessions.endedBy({ run: id, status: end.status, now })
-        }))
+        )
       })
 
     const runByRequest: NonNullable<SessionStoreService["runByRequest"]> = (sessionId, requestId) =>
-      Effect.map(db.use(q.runs.byRequest({ session_id: sessionId, request_id: requestId })), Option.map(Rows.toRunRecord))
+      Effect.map(
+        db.use(q.runs.byRequest({ session_id: sessionId, request_id: requestId })),
+        Option.map(Rows.toRunRecord)
+      )
 
     const runs: NonNullable<SessionStoreService["runs"]> = (sessionId) =>
       Effect.map(db.use(q.runs.ofSession(sessionId)), (rows) => rows.map(Rows.toRunRecord))
@@ -502,11 +547,13 @@ export const makeWithDatabase = (db: Database.Database): Effect.Effect<SessionSt
         return Effect.succeed({ limit, forward, after: forward ? 0 : Number.MAX_SAFE_INTEGER })
       }
       if (!/^[0-9]{1,15}$/.test(page.cursor)) {
-        return Effect.fail(Database.storeError(
-          db.filename,
-          "not_found",
-          `The page cursor "${page.cursor.slice(0, 40)}" was not returned by this store.`
-        ))
+        return Effect.fail(
+          Database.storeError(
+            db.filename,
+            "not_found",
+            `The page cursor "${page.cursor.slice(0, 40)}" was not returned by this store.`
+          )
+        )
       }
       return Effect.succeed({ limit, forward, after: Number(page.cursor) })
     }
@@ -533,7 +580,13 @@ export const makeWithDatabase = (db: Database.Database): Effect.Effect<SessionSt
         const { after, forward, limit } = yield* pageBounds(page)
         const query = forward ? q.messages.after : q.messages.before
         const rows = yield* db.use(query({ session_id: sessionId, after, limit: limit + 1 }))
-        return yield* paged(rows, limit, forward, (row) => row.position, (rows) => Effect.succeed(rows.map(Rows.toStoredMessage)))
+        return yield* paged(
+          rows,
+          limit,
+          forward,
+          (row) => row.position,
+          (rows) => Effect.succeed(rows.map(Rows.toStoredMessage))
+        )
       })
 
     const eventsPage: NonNullable<SessionStoreService["eventsPage"]> = (sessionId, page) =>
@@ -559,27 +612,42 @@ export const makeWithDatabase = (db: Database.Database): Effect.Effect<SessionSt
           }
           const key = `${owner.pid}\u0000${owner.token}\u0000${owner.host ?? ""}`
           let alive = liveness.get(key)
-          if (alive === undefined) liveness.set(key, alive = isAliveSync(owner))
+          if (alive === undefined) {
+            alive = isAliveSync(owner)
+            liveness.set(key, alive)
+          }
           return !alive
         }
         const deadRuns = unfinishedRuns.filter(ownerIsGone)
         const deadChildren = unfinishedChildren.filter(ownerIsGone)
         if (deadRuns.length === 0 && deadChildren.length === 0) return { runs: 0, sessions: 0 }
         const now = yield* Clock.currentTimeMillis
-        return yield* db.transaction(Effect.gen(function* () {
-          let runCount = 0
-          let sessionCount = 0
-          for (const row of deadRuns) {
-            const changed = yield* q.runs.interrupt({ id: row.id, owner_pid: row.owner_pid!, owner_token: row.owner_token!, now })
-            runCount += changed.length
-          }
-          for (const row of deadChildren) {
-            const changed = yield* q.sessions.interrupt({ id: row.id, owner_pid: row.owner_pid, owner_token: row.owner_token, now })
-            sessionCount += changed.length
-          }
-          if (runCount > 0) sessionCount += (yield* q.sessions.settleRoots({ now })).length
-          return { runs: runCount, sessions: sessionCount }
-        }))
+        return yield* db.transaction(
+          Effect.gen(function* () {
+            let runCount = 0
+            let sessionCount = 0
+            for (const row of deadRuns) {
+              const changed = yield* q.runs.interrupt({
+                id: row.id,
+                owner_pid: row.owner_pid!,
+                owner_token: row.owner_token!,
+                now
+              })
+              runCount += changed.length
+            }
+            for (const row of deadChildren) {
+              const changed = yield* q.sessions.interrupt({
+                id: row.id,
+                owner_pid: row.owner_pid,
+                owner_token: row.owner_token,
+                now
+              })
+              sessionCount += changed.length
+            }
+            if (runCount > 0) sessionCount += (yield* q.sessions.settleRoots({ now })).length
+            return { runs: runCount, sessions: sessionCount }
+          })
+        )
       })
 
     return SessionStore.of({

@@ -1,9 +1,9 @@
+import type { ApprovalPolicy } from "@alisio/domain/ChildSession"
+import type { Tool, ToolEffect } from "@alisio/domain/Tool"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
-import type { ApprovalPolicy } from "@alisio/domain/ChildSession"
-import type { Tool, ToolEffect } from "@alisio/domain/Tool"
 
 /** Approval policy per tool effect (TL-2). */
 export type Approvals = { readonly [K in ToolEffect]: ApprovalPolicy }
@@ -24,11 +24,14 @@ export const narrowPolicy = (a: ApprovalPolicy, b: ApprovalPolicy): ApprovalPoli
 }
 
 /** The registry of tools a run may offer the model; names are unique, a later registration replaces. */
-export class Tools extends Context.Tag("@alisio/runtime/Tools")<Tools, {
-  readonly register: (tool: Tool) => Effect.Effect<void>
-  readonly unregister: (name: string) => Effect.Effect<void>
-  readonly all: Effect.Effect<ReadonlyArray<Tool>>
-}>() {}
+export class Tools extends Context.Tag("@alisio/runtime/Tools")<
+  Tools,
+  {
+    readonly register: (tool: Tool) => Effect.Effect<void>
+    readonly unregister: (name: string) => Effect.Effect<void>
+    readonly all: Effect.Effect<ReadonlyArray<Tool>>
+  }
+>() {}
 
 export const make = (initial: ReadonlyArray<Tool> = []) =>
   Effect.gen(function* () {

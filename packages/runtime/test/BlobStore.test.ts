@@ -2,22 +2,26 @@ import { createHash } from "node:crypto"
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { stat } from "node:fs/promises"
 import { join } from "node:path"
+import { BlobError } from "@alisio/domain/Errors"
+import type { BlobHash } from "@alisio/domain/Ids"
+import type { BlobRef } from "@alisio/domain/Message"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import { BlobError } from "@alisio/domain/Errors"
-import type { BlobHash } from "@alisio/domain/Ids"
-import type { BlobRef } from "@alisio/domain/Message"
 import * as BlobStore from "../src/BlobStore.js"
 import * as SessionStore from "../src/SessionStore.js"
 import { tempDir } from "./fixtures/storeTesting.js"
 
 /** A BlobStore under a fresh state home, with the in-memory session database for its rows. */
 const withBlobs = <A, E>(
-  body: (blobs: BlobStore.BlobStoreService, stateHome: string, store: SessionStore.SessionStoreService) => Effect.Effect<A, E>
+  body: (
+    blobs: BlobStore.BlobStoreService,
+    stateHome: string,
+    store: SessionStore.SessionStoreService
+  ) => Effect.Effect<A, E>
 ) =>
   Effect.gen(function* () {
     const stateHome = yield* tempDir
@@ -48,7 +52,8 @@ describe("BlobStore", () => {
         assert.strictEqual(meta.size, png.byteLength)
         assert.strictEqual(meta.mediaType, "image/png")
       })
-    ))
+    )
+  )
 
   it.scoped("ST-5 the same bytes are stored once: same reference, same file, one row", () =>
     withBlobs((blobs, stateHome, store) =>
@@ -65,7 +70,8 @@ describe("BlobStore", () => {
         const other = yield* blobs.put(Buffer.from("other bytes"), "text/plain")
         assert.notStrictEqual(other.hash, first.hash)
       })
-    ))
+    )
+  )
 
   it.scoped("ST-5 writes go to a temp file renamed into place: the final name never shows a partial blob", () =>
     withBlobs((blobs, stateHome) =>
@@ -77,22 +83,33 @@ describe("BlobStore", () => {
         const sizes = yield* Ref.make<Array<number>>([])
         const sawTemp = yield* Ref.make(false)
         // Watches the folder from the same process while the bytes are written.
-        const watch = Effect.forever(Effect.gen(function* () {
-          const entries = existsSync(folder) ? readdirSync(folder) : []
-          if (entries.some((name) => name.endsWith(".tmp"))) yield* Ref.set(sawTemp, true)
-          const size = yield* Effect.promise(() => stat(file).then((s) => s.size, () => -1))
-          if (size >= 0) yield* Ref.update(sizes, (all) => [...all, size])
-        }))
+        const watch = Effect.forever(
+          Effect.gen(function* () {
+            const entries = existsSync(folder) ? readdirSync(folder) : []
+            if (entries.some((name) => name.endsWith(".tmp"))) yield* Ref.set(sawTemp, true)
+            const size = yield* Effect.promise(() =>
+              stat(file).then(
+                (s) => s.size,
+                () => -1
+              )
+            )
+            if (size >= 0) yield* Ref.update(sizes, (all) => [...all, size])
+          })
+        )
         const watcher = yield* Effect.fork(watch)
         const ref = yield* blobs.put(big, "image/png")
         yield* Fiber.interrupt(watcher)
 
         assert.strictEqual(ref.hash, hash)
         assert.isTrue(yield* Ref.get(sawTemp), "the bytes were written under a temporary name")
-        assert.isTrue((yield* Ref.get(sizes)).every((size) => size === big.byteLength), "only the complete file ever had the final name")
+        assert.isTrue(
+          (yield* Ref.get(sizes)).every((size) => size === big.byteLength),
+          "only the complete file ever had the final name"
+        )
         assert.deepStrictEqual(readdirSync(folder), [hash], "no temporary file is left behind")
       })
-    ))
+    )
+  )
 
   it.scoped("ST-5 attachment returns a verified base64 image part", () =>
     withBlobs((blobs) =>
@@ -101,7 +118,8 @@ describe("BlobStore", () => {
         const part = yield* blobs.attachment(ref)
         assert.deepStrictEqual(part, { _tag: "image", mediaType: "image/png", data: png.toString("base64") })
       })
-    ))
+    )
+  )
 
   it.scoped("ST-5 an altered or missing blob is a typed error, not bytes", () =>
     withBlobs((blobs, stateHome) =>
@@ -125,7 +143,8 @@ describe("BlobStore", () => {
         assert.strictEqual(missing.reason, "not_found")
         assert.include(missing.message, file)
       })
-    ))
+    )
+  )
 
   it.scoped("ST-5 a hash that is not 64 lowercase hex digits is rejected before any path is built", () =>
     withBlobs((blobs, stateHome) =>
@@ -149,7 +168,8 @@ describe("BlobStore", () => {
         }
         assert.isFalse(existsSync(join(stateHome, "blobs")), "nothing was created or read")
       })
-    ))
+    )
+  )
 
   it.scoped("ST-5 a bad media type is refused: nothing stored, and only images become attachments", () =>
     withBlobs((blobs, stateHome) =>
@@ -163,5 +183,6 @@ describe("BlobStore", () => {
         assert.strictEqual(error.reason, "bad_media_type")
         assert.deepStrictEqual(yield* blobs.read(pdf), Buffer.from("%PDF-1.7"))
       })
-    ))
+    )
+  )
 })

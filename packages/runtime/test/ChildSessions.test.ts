@@ -1,33 +1,36 @@
+import { join } from "node:path"
+import { ProviderError } from "@alisio/domain/Errors"
+import type { SessionId } from "@alisio/domain/Ids"
+import { isTerminalType, type KnownRunEvent } from "@alisio/domain/RunEvent"
+import { defineTool, textResult } from "@alisio/domain/Tool"
+import * as Fake from "@alisio/providers/FakeProvider"
+import * as ChildSessions from "@alisio/runtime/ChildSessions"
+import { CurrentRun } from "@alisio/runtime/CurrentRun"
+import * as Interaction from "@alisio/runtime/Interaction"
+import { RunEvents } from "@alisio/runtime/RunEvents"
+import { Runner } from "@alisio/runtime/Runner"
+import * as SessionStoreModule from "@alisio/runtime/SessionStore"
+import { SessionStore } from "@alisio/runtime/SessionStore"
+import { defaultApprovals, Tools } from "@alisio/runtime/Tools"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
-import * as Queue from "effect/Queue"
-import * as TestClock from "effect/TestClock"
-import { ProviderError } from "@alisio/domain/Errors"
-import type { SessionId } from "@alisio/domain/Ids"
-import { isTerminalType, type KnownRunEvent } from "@alisio/domain/RunEvent"
-import * as Fake from "@alisio/providers/FakeProvider"
-import * as ChildSessions from "@alisio/runtime/ChildSessions"
-import * as Interaction from "@alisio/runtime/Interaction"
-import { RunEvents } from "@alisio/runtime/RunEvents"
-import { Runner } from "@alisio/runtime/Runner"
-import { SessionStore } from "@alisio/runtime/SessionStore"
-import { Tools, defaultApprovals } from "@alisio/runtime/Tools"
-import { CurrentRun } from "@alisio/runtime/CurrentRun"
-import { defineTool, textResult } from "@alisio/domain/Tool"
+import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
-import { baseOptions, runnerLayer } from "./helpers/harness.js"
-import { answered, delegateTool, hangingTree, promptOf } from "./helpers/delegate.js"
+import * as TestClock from "effect/TestClock"
 import { spawnFixture, tempDir } from "./fixtures/storeTesting.js"
-import * as SessionStoreModule from "@alisio/runtime/SessionStore"
-import { join } from "node:path"
+import { answered, delegateTool, hangingTree, promptOf } from "./helpers/delegate.js"
+import { baseOptions, runnerLayer } from "./helpers/harness.js"
 
 const treeLayer = (
   script: Fake.Script,
-  options: { readonly limits?: Partial<ChildSessions.ChildSessionLimits>; readonly interaction?: Layer.Layer<Interaction.Interaction> } = {}
+  options: {
+    readonly limits?: Partial<ChildSessions.ChildSessionLimits>
+    readonly interaction?: Layer.Layer<Interaction.Interaction>
+  } = {}
 ) =>
   runnerLayer({
     script,
@@ -85,23 +88,36 @@ describe("ChildSessions", () => {
       for (const session of sessions) {
         const stored = yield* store.events(session)
         const terminals = stored.filter((e) => isTerminalType(e.type))
-        assert.deepStrictEqual(terminals.map((e) => e.type), ["run_cancelled"], `session ${session}`)
+        assert.deepStrictEqual(
+          terminals.map((e) => e.type),
+          ["run_cancelled"],
+          `session ${session}`
+        )
         terminalIds.push(Number(terminals[0]!.eventId))
         const runs = yield* store.runs!(session)
-        assert.deepStrictEqual(runs.map((r) => r.status), ["cancelled"])
+        assert.deepStrictEqual(
+          runs.map((r) => r.status),
+          ["cancelled"]
+        )
       }
-      assert.isTrue(terminalIds[2]! < terminalIds[1]! && terminalIds[1]! < terminalIds[0]!, "grandchild, child, then root")
+      assert.isTrue(
+        terminalIds[2]! < terminalIds[1]! && terminalIds[1]! < terminalIds[0]!,
+        "grandchild, child, then root"
+      )
       const rootEvents = yield* store.events(rootSession)
       const ended = rootEvents.filter((e) => e.type === "child_session_ended")
-      assert.deepStrictEqual(ended.map((e) => e.type === "child_session_ended" && e.data.status), ["cancelled"])
+      assert.deepStrictEqual(
+        ended.map((e) => e.type === "child_session_ended" && e.data.status),
+        ["cancelled"]
+      )
       assert.strictEqual(rootEvents.at(-1)?.type, "run_cancelled")
       const childJournal = yield* store.toolCalls(child.sessionId)
-      assert.deepStrictEqual(childJournal.map((c) => c.status), ["cancelled"], "the child's running delegate call was cancelled")
-    }).pipe(
-      Effect.provide(
-        treeLayer(hangingTree)
+      assert.deepStrictEqual(
+        childJournal.map((c) => c.status),
+        ["cancelled"],
+        "the child's running delegate call was cancelled"
       )
-    )
+    }).pipe(Effect.provide(treeLayer(hangingTree)))
   )
 
   it("CH-1 permissions are the intersection with the parent's, and what was asked beyond is reported", () => {
@@ -140,7 +156,12 @@ describe("ChildSessions", () => {
       yield* registerDelegate
       const feed = yield* recordAll
       const runner = yield* Runner
-      const outcome = yield* runner.run({ ...baseOptions, prompt: "root", readOnly: true, tools: ["echo", "delegate", "note"] })
+      const outcome = yield* runner.run({
+        ...baseOptions,
+        prompt: "root",
+        readOnly: true,
+        tools: ["echo", "delegate", "note"]
+      })
       assert.strictEqual(outcome.status, "completed")
       const events = yield* drain(feed)
       const started = events.find((e) => e.type === "child_session_started")
@@ -150,7 +171,11 @@ describe("ChildSessions", () => {
       ])
       const requests = yield* Effect.flatMap(Fake.FakeProvider, (fake) => fake.requests)
       const childRequest = requests.find((r) => promptOf(r) === "child")!
-      assert.deepStrictEqual(childRequest.tools.map((t) => t.name), ["echo"], "note is not offered to a read-only child")
+      assert.deepStrictEqual(
+        childRequest.tools.map((t) => t.name),
+        ["echo"],
+        "note is not offered to a read-only child"
+      )
       const childDenied = events.find((e) => e.type === "tool_call_completed" && e.data.name === "note")
       assert.strictEqual(childDenied?.type === "tool_call_completed" && childDenied.data.status, "denied")
     }).pipe(
@@ -160,12 +185,14 @@ describe("ChildSessions", () => {
             return answered(request)
               ? Fake.answer("done")
               : Fake.callTools({
-                id: "r1",
-                name: "delegate",
-                args: { prompts: ["child"], tools: ["echo", "note", "sleep"], readOnly: false }
-              })
+                  id: "r1",
+                  name: "delegate",
+                  args: { prompts: ["child"], tools: ["echo", "note", "sleep"], readOnly: false }
+                })
           }
-          return answered(request) ? Fake.answer("child done") : Fake.callTools({ id: `n${index}`, name: "note", args: { text: "x" } })
+          return answered(request)
+            ? Fake.answer("child done")
+            : Fake.callTools({ id: `n${index}`, name: "note", args: { text: "x" } })
         })
       )
     )
@@ -186,8 +213,10 @@ describe("ChildSessions", () => {
           (request, index) => {
             const prompt = promptOf(request)
             if (answered(request)) return Fake.answer(`${prompt} done`)
-            if (prompt === "root") return Fake.callTools({ id: `r${index}`, name: "delegate", args: { prompts: ["child"] } })
-            if (prompt === "child") return Fake.callTools({ id: `c${index}`, name: "delegate", args: { prompts: ["grandchild"] } })
+            if (prompt === "root")
+              return Fake.callTools({ id: `r${index}`, name: "delegate", args: { prompts: ["child"] } })
+            if (prompt === "child")
+              return Fake.callTools({ id: `c${index}`, name: "delegate", args: { prompts: ["grandchild"] } })
             return Fake.callTools({ id: `g${index}`, name: "note", args: { text: "needs approval" } })
           },
           { interaction: Interaction.layerScripted({ approve: () => Effect.as(Effect.sleep(100_000), true) }) }
@@ -208,12 +237,19 @@ describe("ChildSessions", () => {
       assert.strictEqual(outcome.failure?.code, "timeout")
       assert.strictEqual(outcome.failure?.timeout?.tool, "delegate")
       const kids = yield* store.sessions({ parentId: outcome.sessionId })
-      assert.deepStrictEqual(kids.map((k) => k.status), ["cancelled"])
+      assert.deepStrictEqual(
+        kids.map((k) => k.status),
+        ["cancelled"]
+      )
     }).pipe(
       Effect.provide(
         treeLayer((request) =>
           promptOf(request) === "root"
-            ? Fake.callTools({ id: "r1", name: "delegate", args: { prompts: ["child"], limits: { timeoutMs: 600_000 } } })
+            ? Fake.callTools({
+                id: "r1",
+                name: "delegate",
+                args: { prompts: ["child"], limits: { timeoutMs: 600_000 } }
+              })
             : [Fake.delay(60_000), ...Fake.answer("too late")]
         )
       )
@@ -228,14 +264,21 @@ describe("ChildSessions", () => {
       const outcome = yield* runner.run({ ...baseOptions, prompt: "root" })
       assert.strictEqual(outcome.status, "completed")
       const results = (yield* drain(feed)).flatMap((e) => (e.type === "tool_call_completed" ? [e.data.result] : []))
-      assert.isTrue(results.some((r) => r.includes("2 levels deep; the limit is 1")), results.join(" | "))
+      assert.isTrue(
+        results.some((r) => r.includes("2 levels deep; the limit is 1")),
+        results.join(" | ")
+      )
     }).pipe(
       Effect.provide(
         treeLayer(
           (request, index) => {
             const prompt = promptOf(request)
             if (answered(request)) return Fake.answer(`${prompt} done`)
-            return Fake.callTools({ id: `d${index}`, name: "delegate", args: { prompts: [prompt === "root" ? "child" : "grandchild"] } })
+            return Fake.callTools({
+              id: `d${index}`,
+              name: "delegate",
+              args: { prompts: [prompt === "root" ? "child" : "grandchild"] }
+            })
           },
           { limits: { maxDepth: 1 } }
         )
@@ -250,13 +293,18 @@ describe("ChildSessions", () => {
       const feed = yield* recordAll
       yield* runner.run({ ...baseOptions, prompt: "root" })
       const results = (yield* drain(feed)).flatMap((e) => (e.type === "tool_call_completed" ? [e.data.result] : []))
-      assert.isTrue(results.some((r) => r.includes("already runs 2 child sessions")), results.join(" | "))
+      assert.isTrue(
+        results.some((r) => r.includes("already runs 2 child sessions")),
+        results.join(" | ")
+      )
     }).pipe(
       Effect.provide(
         treeLayer(
           (request) =>
             promptOf(request) === "root"
-              ? answered(request) ? Fake.answer("done") : Fake.callTools({ id: "r1", name: "delegate", args: { prompts: ["a", "b", "c"] } })
+              ? answered(request)
+                ? Fake.answer("done")
+                : Fake.callTools({ id: "r1", name: "delegate", args: { prompts: ["a", "b", "c"] } })
               : Fake.answer("child"),
           { limits: { maxConcurrentPerRoot: 2 } }
         )
@@ -284,7 +332,10 @@ describe("ChildSessions", () => {
               yield* children.abort(handle)
               const outcome = yield* children.await(handle)
               const listed = Option.isSome(run) ? yield* children.list(run.value.sessionId) : []
-              outcomes.push(outcome.status, ...listed.map((c) => `${c.sessionId === handle.sessionId}:${c.runId === handle.runId}:${c.status}`))
+              outcomes.push(
+                outcome.status,
+                ...listed.map((c) => `${c.sessionId === handle.sessionId}:${c.runId === handle.runId}:${c.status}`)
+              )
               return textResult(outcome.status)
             }).pipe(Effect.orDie)
         })
@@ -293,12 +344,18 @@ describe("ChildSessions", () => {
       assert.strictEqual(outcome.status, "completed")
       assert.deepStrictEqual(outcomes, ["cancelled", "true:true:cancelled"])
       const childEvents = yield* (yield* SessionStore).events(spawned[0]!)
-      assert.deepStrictEqual(childEvents.map((e) => e.type), ["run_started", "run_cancelled"], "aborted as it started: still one terminal event")
+      assert.deepStrictEqual(
+        childEvents.map((e) => e.type),
+        ["run_started", "run_cancelled"],
+        "aborted as it started: still one terminal event"
+      )
     }).pipe(
       Effect.provide(
         treeLayer((request) =>
           promptOf(request) === "root"
-            ? answered(request) ? Fake.answer("root done") : Fake.callTools({ id: "r1", name: "start_and_abort", args: {} })
+            ? answered(request)
+              ? Fake.answer("root done")
+              : Fake.callTools({ id: "r1", name: "start_and_abort", args: {} })
             : [...Fake.text("busy"), Fake.silence]
         )
       )
@@ -319,7 +376,9 @@ describe("ChildSessions", () => {
       Effect.provide(
         treeLayer((request) =>
           promptOf(request) === "root"
-            ? answered(request) ? Fake.answer("recovered") : Fake.callTools({ id: "r1", name: "delegate", args: { prompts: ["child"] } })
+            ? answered(request)
+              ? Fake.answer("recovered")
+              : Fake.callTools({ id: "r1", name: "delegate", args: { prompts: ["child"] } })
             : [Fake.fail(new ProviderError({ code: "server", message: "server down" }))]
         )
       )
@@ -327,25 +386,34 @@ describe("ChildSessions", () => {
   )
 })
 
-
 describe("ChildSessions across processes", () => {
-  it.scoped("CH-3 a tree left running by a killed process reads interrupted at the next start", () =>
-    Effect.gen(function* () {
-      const filename = join(yield* tempDir, "alisio.db")
-      const child = yield* spawnFixture("treeChild.ts", [filename])
-      const { sessions } = (yield* child.nextLine) as { sessions: ReadonlyArray<SessionId> }
-      assert.strictEqual(sessions.length, 3)
-      yield* child.kill9
-      const store = yield* SessionStoreModule.make({ filename })
-      const counts = yield* store.interruptRuns!()
-      assert.deepStrictEqual(counts, { runs: 3, sessions: 3 })
-      for (const session of sessions) {
-        const runs = yield* store.runs!(session)
-        assert.deepStrictEqual(runs.map((r) => r.status), ["interrupted"])
-      }
-      const statuses = yield* Effect.forEach(sessions, (id) => Effect.map(store.session(id), (s) => s.status))
-      assert.deepStrictEqual(statuses, ["interrupted", "interrupted", "interrupted"], "the root too, now that none of its runs is alive")
-      assert.deepStrictEqual(yield* store.interruptRuns!(), { runs: 0, sessions: 0 })
-    }), { timeout: 60_000 }
+  it.scoped(
+    "CH-3 a tree left running by a killed process reads interrupted at the next start",
+    () =>
+      Effect.gen(function* () {
+        const filename = join(yield* tempDir, "alisio.db")
+        const child = yield* spawnFixture("treeChild.ts", [filename])
+        const { sessions } = (yield* child.nextLine) as { sessions: ReadonlyArray<SessionId> }
+        assert.strictEqual(sessions.length, 3)
+        yield* child.kill9
+        const store = yield* SessionStoreModule.make({ filename })
+        const counts = yield* store.interruptRuns!()
+        assert.deepStrictEqual(counts, { runs: 3, sessions: 3 })
+        for (const session of sessions) {
+          const runs = yield* store.runs!(session)
+          assert.deepStrictEqual(
+            runs.map((r) => r.status),
+            ["interrupted"]
+          )
+        }
+        const statuses = yield* Effect.forEach(sessions, (id) => Effect.map(store.session(id), (s) => s.status))
+        assert.deepStrictEqual(
+          statuses,
+          ["interrupted", "interrupted", "interrupted"],
+          "the root too, now that none of its runs is alive"
+        )
+        assert.deepStrictEqual(yield* store.interruptRuns!(), { runs: 0, sessions: 0 })
+      }),
+    { timeout: 60_000 }
   )
 })

@@ -1,3 +1,9 @@
+import * as fs from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
+import type { ConfigError } from "@alisio/domain/Errors"
+import * as Config from "@alisio/runtime/Config"
+import * as Paths from "@alisio/runtime/Paths"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { assert, describe, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -6,12 +12,6 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import type { ConfigError } from "@alisio/domain/Errors"
-import * as Config from "@alisio/runtime/Config"
-import * as Paths from "@alisio/runtime/Paths"
-import * as fs from "node:fs/promises"
-import * as os from "node:os"
-import * as path from "node:path"
 
 const tempDir: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
   Effect.promise(() => fs.mkdtemp(path.join(os.tmpdir(), "alisio-config-"))),
@@ -26,7 +26,7 @@ const writeFile = (file: string, text: string) =>
 
 /** A workspace with a global and a project config file. */
 const setup = (files: { readonly global?: string; readonly project?: string }) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const dir = yield* tempDir
     const globalFile = path.join(dir, "home", "config.yaml")
     const projectFile = Paths.projectConfigFile(path.join(dir, "work"))
@@ -38,7 +38,10 @@ const setup = (files: { readonly global?: string; readonly project?: string }) =
 const load = (sources: Config.ConfigSources) => Config.make(sources).pipe(Effect.provide(NodeFileSystem.layer))
 
 const loadError = (sources: Config.ConfigSources): Effect.Effect<ConfigError> =>
-  load(sources).pipe(Effect.flip, Effect.orDieWith(() => new Error("the configuration loaded")))
+  load(sources).pipe(
+    Effect.flip,
+    Effect.orDieWith(() => new Error("the configuration loaded"))
+  )
 
 const parseError = (text: string): ConfigError => {
   const result = Config.parse(text, "config.yaml")
@@ -86,17 +89,17 @@ mcpServers:
 
 describe("Config", () => {
   it.scoped("CFG-1 loads the global file: providers, model, limits, approvals, plugins, MCP servers", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const { globalFile, projectFile } = yield* setup({ global: globalYaml })
       const loaded = yield* load({ globalFile, projectFile, trustProject: false })
       assert.deepStrictEqual(loaded.warnings, [])
       assert.deepStrictEqual(loaded.files, [globalFile])
       const { config } = loaded
-      const openai = config.providers?.["openai"]
+      const openai = config.providers?.openai
       assert.strictEqual(Redacted.value(openai!.apiKey!), "sk-secret")
       assert.strictEqual(String(openai!.apiKey), "<redacted>")
       assert.strictEqual(openai!.api, "responses")
-      assert.deepStrictEqual(config.providers?.["local"], {
+      assert.deepStrictEqual(config.providers?.local, {
         baseURL: "http://127.0.0.1:11434/v1",
         apiKeyEnv: "LOCAL_KEY",
         outputTokensParam: "max_tokens",
@@ -105,36 +108,42 @@ describe("Config", () => {
       assert.strictEqual(config.defaultModel, "openai/gpt-4o")
       assert.deepStrictEqual(config.limits, { maxTurns: 20, timeoutMs: 600000 })
       assert.deepStrictEqual(config.builtinPlugins, { memory: { enabled: false, maxEntries: 100 } })
-      assert.deepStrictEqual(config.plugins, ["npm:alisio-plugin-a", { source: "./plugins/b.js", config: { level: 2 } }])
+      assert.deepStrictEqual(config.plugins, [
+        "npm:alisio-plugin-a",
+        { source: "./plugins/b.js", config: { level: 2 } }
+      ])
       assert.deepStrictEqual(config.mcpServers, {
         files: { type: "stdio", command: "npx", args: ["-y", "server-files"], env: { ROOT: "/tmp" } },
         docs: { type: "http", url: "https://127.0.0.1:9000/mcp", headers: { Authorization: "Bearer x" } }
       })
       assert.deepStrictEqual(config.approvals, { write: "approve", external: "deny" })
-    }))
+    })
+  )
 
   it.scoped("CFG-1 missing and empty files are an empty configuration", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const missing = yield* setup({})
       assert.deepStrictEqual(yield* load({ ...missing, trustProject: true }), { config: {}, warnings: [], files: [] })
       const empty = yield* setup({ global: "# nothing yet\n", project: "" })
       const loaded = yield* load({ ...empty, trustProject: true })
       assert.deepStrictEqual(loaded.config, {})
       assert.deepStrictEqual(loaded.files, [empty.globalFile, empty.projectFile])
-    }))
+    })
+  )
 
   it.scoped("CFG-1 an untrusted project file is reported once and ignored, even when invalid", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const files = yield* setup({ global: "limits: { maxTurns: 5 }\n", project: "limits: { maxTurns: [oops\n" })
       const loaded = yield* load({ ...files, trustProject: false })
       assert.deepStrictEqual(loaded.config, { limits: { maxTurns: 5 } })
       assert.deepStrictEqual(loaded.warnings, [
         `${files.projectFile} is ignored: project configuration applies only with --trust-project`
       ])
-    }))
+    })
+  )
 
   it.scoped("CFG-1 a trusted project file overrides the global one key by key", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const files = yield* setup({
         global: globalYaml,
         project: [
@@ -151,7 +160,7 @@ describe("Config", () => {
       })
       const { config, files: applied } = yield* load({ ...files, trustProject: true })
       assert.deepStrictEqual(applied, [files.globalFile, files.projectFile])
-      const openai = config.providers?.["openai"]
+      const openai = config.providers?.openai
       assert.strictEqual(Redacted.value(openai!.apiKey!), "sk-secret")
       assert.strictEqual(openai!.apiKeyEnv, "PROJECT_KEY")
       assert.deepStrictEqual(openai!.headers, { "X-Team": "core", "X-Project": "p" })
@@ -164,12 +173,13 @@ describe("Config", () => {
         { source: "./plugins/b.js", config: { level: 2 } },
         "./project-plugin.js"
       ])
-      assert.deepStrictEqual(config.mcpServers?.["files"], { type: "http", url: "http://127.0.0.1:8000/mcp" })
-      assert.strictEqual(config.mcpServers?.["docs"]?.type, "http")
-    }))
+      assert.deepStrictEqual(config.mcpServers?.files, { type: "http", url: "http://127.0.0.1:8000/mcp" })
+      assert.strictEqual(config.mcpServers?.docs?.type, "http")
+    })
+  )
 
   it.scoped("CFG-1 flags override the files", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const files = yield* setup({ global: globalYaml })
       const flags: Config.ConfigFlags = {
         model: "local/qwen3",
@@ -188,10 +198,11 @@ describe("Config", () => {
       })
       assert.strictEqual(config.plugins?.at(-1), "./flag-plugin.js")
       assert.deepStrictEqual(Config.merge({}, {}), {})
-    }))
+    })
+  )
 
   it.scoped("CFG-1 a bad file fails naming the file, the line, the key path and what was expected", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const files = yield* setup({ global: "# limits\nlimits:\n  maxTurns: -3\n  timeoutMs: 1000\n" })
       const error = yield* loadError({ ...files, trustProject: false })
       assert.strictEqual(error._tag, "ConfigError")
@@ -205,19 +216,32 @@ describe("Config", () => {
         projectError.message,
         `${project.projectFile}:2:10: approvals.write: expected "approve", "ask" or "deny", got "sometimes"`
       )
-    }))
+    })
+  )
 
   it("CFG-1 explains each kind of mistake in one line", () => {
     const cases: ReadonlyArray<readonly [string, string]> = [
-      ["limits:\n  maxTurns: ten\n", "config.yaml:2:13: limits.maxTurns: expected a number, got \"ten\""],
+      ["limits:\n  maxTurns: ten\n", 'config.yaml:2:13: limits.maxTurns: expected a number, got "ten"'],
       ["limits:\n  maxTurns:\n", "config.yaml:2:12: limits.maxTurns: expected a number, got an empty value"],
       ["limits: 5\n", "config.yaml:1:9: limits: expected a mapping (key: value), got 5"],
-      ["defaultModel: gpt-4o\n", "config.yaml:1:15: defaultModel: expected \"provider/model\", e.g. \"openai/gpt-4o\", got \"gpt-4o\""],
+      [
+        "defaultModel: gpt-4o\n",
+        'config.yaml:1:15: defaultModel: expected "provider/model", e.g. "openai/gpt-4o", got "gpt-4o"'
+      ],
       ["providers:\n  openai:\n    apiKey: 3\n", "config.yaml:3:13: providers.openai.apiKey: expected a string, got 3"],
-      ["builtinPlugins:\n  memory:\n    enabled: yes\n", "config.yaml:3:14: builtinPlugins.memory.enabled: expected true or false, got \"yes\""],
-      ["plugins:\n  - ./a.js\n  - 3\n", "config.yaml:3:5: plugins[1]: expected a string or a mapping (key: value), got 3"],
-      ["mcpServers:\n  github:\n    type: http\n", "config.yaml:2:3: mcpServers.github: required key \"url\" is missing"],
-      ["mcpServers:\n  x:\n    type: ws\n", "config.yaml:3:11: mcpServers.x.type: expected \"stdio\" or \"http\", got \"ws\""],
+      [
+        "builtinPlugins:\n  memory:\n    enabled: yes\n",
+        'config.yaml:3:14: builtinPlugins.memory.enabled: expected true or false, got "yes"'
+      ],
+      [
+        "plugins:\n  - ./a.js\n  - 3\n",
+        "config.yaml:3:5: plugins[1]: expected a string or a mapping (key: value), got 3"
+      ],
+      ["mcpServers:\n  github:\n    type: http\n", 'config.yaml:2:3: mcpServers.github: required key "url" is missing'],
+      [
+        "mcpServers:\n  x:\n    type: ws\n",
+        'config.yaml:3:11: mcpServers.x.type: expected "stdio" or "http", got "ws"'
+      ],
       ["- a\n", "config.yaml:1:1: expected a mapping of settings (key: value), got a list"],
       [
         "limits:\n  maxTurns: 0\napprovals:\n  read: no\n",
@@ -231,16 +255,23 @@ describe("Config", () => {
 
   it("CFG-1 a YAML syntax error names the line and column", () => {
     const error = parseError("limits:\n  maxTurns: a: b\n")
-    assert.strictEqual(error.message, "config.yaml:2:13: invalid YAML: Nested mappings are not allowed in compact mappings")
+    assert.strictEqual(
+      error.message,
+      "config.yaml:2:13: invalid YAML: Nested mappings are not allowed in compact mappings"
+    )
     assert.strictEqual(error.line, 2)
-    assert.strictEqual(parseError("limits:\n\tmaxTurns: 1\n").message, "config.yaml:2:1: invalid YAML: Tabs are not allowed as indentation")
+    assert.strictEqual(
+      parseError("limits:\n\tmaxTurns: 1\n").message,
+      "config.yaml:2:1: invalid YAML: Tabs are not allowed as indentation"
+    )
     assert.strictEqual(parseError("a: 1\na: 2\n").message, "config.yaml:2:1: invalid YAML: Map keys must be unique")
   })
 
   it.scoped("CFG-1 unknown keys are warnings with their line, not failures", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const files = yield* setup({
-        global: "limits:\n  maxTurns: 4\n  maxTurn: 5\nthemes: dark\nmcpServers:\n  a: { url: http://127.0.0.1/mcp, token: t }\n"
+        global:
+          "limits:\n  maxTurns: 4\n  maxTurn: 5\nthemes: dark\nmcpServers:\n  a: { url: http://127.0.0.1/mcp, token: t }\n"
       })
       const loaded = yield* load({ ...files, trustProject: false })
       assert.deepStrictEqual(loaded.config, {
@@ -252,21 +283,23 @@ describe("Config", () => {
         `${files.globalFile}:4:1: unknown key themes is ignored`,
         `${files.globalFile}:6:35: unknown key mcpServers.a.token is ignored`
       ])
-    }))
+    })
+  )
 
   it.effect("CFG-1 layer provides the loaded configuration; layerTest a given one", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const fromTest = yield* Config.AlisioConfig.pipe(Effect.provide(Config.layerTest({ defaultModel: "fake/m" })))
       assert.deepStrictEqual(fromTest, { config: { defaultModel: "fake/m" }, warnings: [], files: [] })
       const dir = yield* Effect.scoped(
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const files = yield* setup({ global: "defaultModel: openai/gpt-4o\n" })
           const layer = Config.layer({ ...files, trustProject: false }).pipe(Layer.provide(NodeFileSystem.layer))
           return yield* Config.AlisioConfig.pipe(Effect.provide(layer))
         })
       )
       assert.strictEqual(dir.config.defaultModel, "openai/gpt-4o")
-    }))
+    })
+  )
 })
 
 describe("Paths", () => {
@@ -295,7 +328,7 @@ describe("Paths", () => {
   })
 
   it.effect("CFG-1 make reads the environment through the ConfigProvider", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const paths = yield* Paths.make.pipe(
         Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["ALISIO_HOME", "/tmp/alisio-home"]])))
       )
@@ -305,5 +338,6 @@ describe("Paths", () => {
       )
       assert.strictEqual(xdg.stateHome, "/var/state/alisio")
       assert.strictEqual(xdg.configHome, path.join(os.homedir(), ".config", "alisio"))
-    }))
+    })
+  )
 })

@@ -1,3 +1,6 @@
+import { SessionId } from "@alisio/domain/Ids"
+import { sleepActive, timeoutActive } from "@alisio/runtime/ActiveClock"
+import * as HumanWaits from "@alisio/runtime/HumanWaits"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -5,9 +8,6 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as TestClock from "effect/TestClock"
-import { SessionId } from "@alisio/domain/Ids"
-import { sleepActive, timeoutActive } from "@alisio/runtime/ActiveClock"
-import * as HumanWaits from "@alisio/runtime/HumanWaits"
 
 const root = SessionId.make("root")
 const child = SessionId.make("child")
@@ -80,7 +80,10 @@ describe("HumanWaits and the active clock", () => {
       assert.isTrue(Option.isNone(yield* Fiber.poll(rootRun)))
       assert.isTrue(Option.isNone(yield* Fiber.poll(childRun)))
       yield* TestClock.adjust(10_000)
-      assert.isTrue(Option.isNone(yield* Fiber.join(rootRun)), "the root times out once the wait is over and 10 s passed")
+      assert.isTrue(
+        Option.isNone(yield* Fiber.join(rootRun)),
+        "the root times out once the wait is over and 10 s passed"
+      )
       assert.isTrue(Option.isNone(yield* Fiber.join(childRun)))
     }).pipe(Effect.provide(HumanWaits.layer))
   )

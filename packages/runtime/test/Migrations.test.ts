@@ -1,9 +1,9 @@
 import { join } from "node:path"
+import { RunId, SessionId, ToolCallId } from "@alisio/domain/Ids"
+import type { Message } from "@alisio/domain/Message"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { RunId, SessionId, ToolCallId } from "@alisio/domain/Ids"
-import type { Message } from "@alisio/domain/Message"
 import * as Database from "../src/internal/sessionDatabase.js"
 import { migrate, SCHEMA_VERSION, steps } from "../src/internal/sessionMigrations.js"
 import * as SessionStore from "../src/SessionStore.js"
@@ -11,11 +11,13 @@ import { tempDir } from "./fixtures/storeTesting.js"
 
 /** A database brought to `version` by the migrator, then filled by `write` in that era's shape. */
 const fixture = (filename: string, version: number, write: ReadonlyArray<readonly [string, ReadonlyArray<unknown>]>) =>
-  Effect.scoped(Effect.gen(function* () {
-    const db = yield* Database.open(filename)
-    assert.deepStrictEqual(yield* migrate(db, version), { from: 0, to: version })
-    yield* db.transaction(Effect.forEach(write, ([sql, params]) => db.run(sql, params), { discard: true }))
-  }))
+  Effect.scoped(
+    Effect.gen(function* () {
+      const db = yield* Database.open(filename)
+      assert.deepStrictEqual(yield* migrate(db, version), { from: 0, to: version })
+      yield* db.transaction(Effect.forEach(write, ([sql, params]) => db.run(sql, params), { discard: true }))
+    })
+  )
 
 const query = (filename: string, sql: string) =>
   Effect.scoped(Effect.flatMap(Database.open(filename), (db) => db.use(db.run(sql))))
@@ -23,7 +25,7 @@ const query = (filename: string, sql: string) =>
 const question: Message = { role: "user", content: [{ _tag: "text", text: "what is in a.ts?" }] }
 const answer: Message = {
   role: "assistant",
-  content: [{ _tag: "tool_call", id: ToolCallId.make("call_1"), name: "read", arguments: "{\"path\":\"a.ts\"}" }]
+  content: [{ _tag: "tool_call", id: ToolCallId.make("call_1"), name: "read", arguments: '{"path":"a.ts"}' }]
 }
 const oldEvent = {
   schemaVersion: 1,
@@ -36,7 +38,10 @@ const oldEvent = {
 }
 
 const v1Rows = [
-  ["INSERT INTO sessions (id, title, cwd, created_at, updated_at) VALUES (?, ?, ?, ?, ?)", ["ses-1", "old", "/work", 100, 200]],
+  [
+    "INSERT INTO sessions (id, title, cwd, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+    ["ses-1", "old", "/work", 100, 200]
+  ],
   [
     "INSERT INTO messages (session_id, position, run_id, role, message, created_at) VALUES (?, ?, ?, ?, ?, ?)",
     ["ses-1", 1, "run-old", "user", JSON.stringify(question), 110]
@@ -55,11 +60,11 @@ const v2Rows = [
   ...v1Rows,
   [
     "INSERT INTO tool_calls (id, session_id, arguments, status, result) VALUES (?, ?, ?, ?, ?)",
-    ["call_1", "ses-1", "{\"path\":\"a.ts\"}", "completed", "1 line"]
+    ["call_1", "ses-1", '{"path":"a.ts"}', "completed", "1 line"]
   ],
   [
     "INSERT INTO plugin_state (plugin_id, key, value, updated_at) VALUES (?, ?, ?, ?)",
-    ["memory", "notes", "[\"remember\"]", 130]
+    ["memory", "notes", '["remember"]', 130]
   ]
 ] as const
 
@@ -69,7 +74,10 @@ const v3Rows = [
     "INSERT INTO sessions (id, title, cwd, created_at, updated_at, parent_id, status) VALUES (?, ?, ?, ?, ?, ?, ?)",
     ["ses-child", "child", "/work", 140, 150, "ses-1", "running"]
   ],
-  ["INSERT INTO session_locks (session_id, pid, token, host, acquired_at) VALUES (?, ?, ?, ?, ?)", ["ses-1", 1, "t", null, 160]]
+  [
+    "INSERT INTO session_locks (session_id, pid, token, host, acquired_at) VALUES (?, ?, ?, ?, ?)",
+    ["ses-1", 1, "t", null, 160]
+  ]
 ] as const
 
 /** Every row written by the fixtures of era `version`, read back through the v4 store. */
@@ -87,17 +95,20 @@ const assertKept = (store: SessionStore.SessionStoreService, version: number) =>
       updatedAt: 200
     })
     const messages = yield* store.messages(session.id)
-    assert.deepStrictEqual(messages.map((m) => ({ position: m.position, runId: m.runId, message: m.message, at: m.createdAt })), [
-      { position: 1, runId: RunId.make("run-old"), message: question, at: 110 },
-      { position: 2, runId: RunId.make("run-old"), message: answer, at: 120 }
-    ])
+    assert.deepStrictEqual(
+      messages.map((m) => ({ position: m.position, runId: m.runId, message: m.message, at: m.createdAt })),
+      [
+        { position: 1, runId: RunId.make("run-old"), message: question, at: 110 },
+        { position: 2, runId: RunId.make("run-old"), message: answer, at: 120 }
+      ]
+    )
     const events = yield* store.events(session.id)
     assert.deepStrictEqual(events, [{ ...oldEvent, eventId: "1" }] as unknown as typeof events)
     if (version >= 2) {
       const [call] = yield* store.toolCalls(session.id)
       assert.strictEqual(call?.status, "completed")
       assert.strictEqual(call?.result, "1 line")
-      assert.strictEqual(call?.arguments, "{\"path\":\"a.ts\"}")
+      assert.strictEqual(call?.arguments, '{"path":"a.ts"}')
       assert.deepStrictEqual(yield* store.pluginState.get("memory", "notes"), Option.some(["remember"]))
     }
     if (version >= 3) {
@@ -108,7 +119,14 @@ const assertKept = (store: SessionStore.SessionStoreService, version: number) =>
     // New rows go on after the old ones.
     const [next] = yield* store.appendMessages(session.id, [question])
     assert.strictEqual(next?.position, 3)
-    assert.strictEqual(yield* store.appendEvent({ ...oldEvent, type: "run_started", data: { provider: "p", model: "m", readOnly: false } } as never), "2")
+    assert.strictEqual(
+      yield* store.appendEvent({
+        ...oldEvent,
+        type: "run_started",
+        data: { provider: "p", model: "m", readOnly: false }
+      } as never),
+      "2"
+    )
   })
 
 describe("Session database migrations", () => {
@@ -119,7 +137,8 @@ describe("Session database migrations", () => {
       const store = yield* SessionStore.make({ filename })
       assert.deepStrictEqual(yield* query(filename, "PRAGMA user_version"), [{ user_version: SCHEMA_VERSION }])
       yield* assertKept(store, 1)
-    }))
+    })
+  )
 
   it.scoped("ST-1 a v2 database (tool journal, plugin state) opens at v4 with every row kept", () =>
     Effect.gen(function* () {
@@ -130,7 +149,8 @@ describe("Session database migrations", () => {
       const [call] = yield* store.toolCalls(SessionId.make("ses-1"))
       // v2 did not record the name: it reads as empty rather than failing.
       assert.strictEqual(call?.name, "")
-    }))
+    })
+  )
 
   it.scoped("ST-1 a v3 database (lock, child sessions) opens at v4 with every row kept", () =>
     Effect.gen(function* () {
@@ -138,17 +158,23 @@ describe("Session database migrations", () => {
       yield* fixture(filename, 3, v3Rows)
       const store = yield* SessionStore.make({ filename })
       yield* assertKept(store, 3)
-      assert.deepStrictEqual(yield* query(filename, "SELECT session_id, pid FROM session_locks"), [{ session_id: "ses-1", pid: 1 }])
+      assert.deepStrictEqual(yield* query(filename, "SELECT session_id, pid FROM session_locks"), [
+        { session_id: "ses-1", pid: 1 }
+      ])
       // A child left running by a v3 process has no owner on record: start-up interrupts it (ST-4).
       assert.deepStrictEqual(yield* store.interruptRuns!(), { runs: 0, sessions: 1 })
       assert.strictEqual((yield* store.session(SessionId.make("ses-child"))).status, "interrupted")
-    }))
+    })
+  )
 
   it.scoped("ST-1 v4 only adds tables and nullable columns, so v3-era queries still work", () =>
     Effect.gen(function* () {
       const v3 = join(yield* tempDir, "v3.db")
       yield* fixture(v3, 3, [])
-      const v3Tables = (yield* query(v3, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")) as Array<{
+      const v3Tables = (yield* query(
+        v3,
+        "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name"
+      )) as Array<{
         name: string
       }>
       const columns = (filename: string, table: string) => query(filename, `PRAGMA table_info(${table})`)
@@ -165,22 +191,30 @@ describe("Session database migrations", () => {
         }
       }
       // What a v3 binary writes and reads still works on the v4 file.
-      yield* Effect.scoped(Effect.gen(function* () {
-        const db = yield* Database.open(v3)
-        yield* db.transaction(Effect.forEach(v3Rows, ([sql, params]) => db.run(sql, params), { discard: true }))
-        const rows = yield* db.use(db.run(
-          "SELECT s.id, s.status, count(m.position) AS messages FROM sessions s LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id ORDER BY s.id"
-        ))
-        assert.deepStrictEqual(rows, [
-          { id: "ses-1", status: "completed", messages: 2 },
-          { id: "ses-child", status: "running", messages: 0 }
-        ])
-      }))
-    }))
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const db = yield* Database.open(v3)
+          yield* db.transaction(Effect.forEach(v3Rows, ([sql, params]) => db.run(sql, params), { discard: true }))
+          const rows = yield* db.use(
+            db.run(
+              "SELECT s.id, s.status, count(m.position) AS messages FROM sessions s LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id ORDER BY s.id"
+            )
+          )
+          assert.deepStrictEqual(rows, [
+            { id: "ses-1", status: "completed", messages: 2 },
+            { id: "ses-child", status: "running", messages: 0 }
+          ])
+        })
+      )
+    })
+  )
 
   it.scoped("ST-1 every step is numbered in order and re-opening a v4 database changes nothing", () =>
     Effect.gen(function* () {
-      assert.deepStrictEqual(steps.map((step) => step.version), [1, 2, 3, 4])
+      assert.deepStrictEqual(
+        steps.map((step) => step.version),
+        [1, 2, 3, 4]
+      )
       assert.strictEqual(SCHEMA_VERSION, 4)
       const filename = join(yield* tempDir, "alisio.db")
       yield* fixture(filename, SCHEMA_VERSION, [])
@@ -189,7 +223,8 @@ describe("Session database migrations", () => {
       assert.deepStrictEqual(again, { from: 4, to: 4 })
       yield* Effect.scoped(SessionStore.make({ filename }))
       assert.deepStrictEqual(yield* query(filename, "SELECT sql FROM sqlite_schema ORDER BY name"), schema)
-    }))
+    })
+  )
 
   it.scoped("ST-1 a database from a newer Alisio fails with newer_version and is not migrated", () =>
     Effect.gen(function* () {
@@ -203,5 +238,6 @@ describe("Session database migrations", () => {
       assert.include(error.message, "Update Alisio")
       assert.deepStrictEqual(yield* query(filename, "PRAGMA user_version"), [{ user_version: 7 }])
       assert.deepStrictEqual(yield* query(filename, "SELECT sql FROM sqlite_schema ORDER BY name"), schema)
-    }))
+    })
+  )
 })

@@ -10,7 +10,8 @@ describe("ProcessOwner", () => {
       const bootId = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()
       assert.match(currentOwner.token, new RegExp(`^linux:${bootId}:[0-9]+$`))
       assert.isTrue(yield* isAlive(currentOwner))
-    }))
+    })
+  )
 
   it.effect("ST-4 a live pid with another start time is a reused pid, not the owner", () =>
     Effect.gen(function* () {
@@ -18,7 +19,8 @@ describe("ProcessOwner", () => {
       assert.isFalse(yield* isAlive({ ...currentOwner, token: `linux:${bootId}:${Number(ticks) + 1}` }))
       assert.isFalse(yield* isAlive({ ...currentOwner, token: `linux:another-boot:${ticks}` }))
       assert.isFalse(yield* isAlive({ pid: 0, token: currentOwner.token }))
-    }))
+    })
+  )
 
   it.effect("ST-4 an owner under another host name on this boot cannot be checked and counts as alive", () =>
     Effect.gen(function* () {
@@ -27,5 +29,6 @@ describe("ProcessOwner", () => {
       assert.isTrue(yield* isAlive({ ...elsewhere, token: `linux:${bootId}:1` }))
       // From before this boot it cannot be running, whatever its host.
       assert.isFalse(yield* isAlive({ ...elsewhere, token: "linux:another-boot:1" }))
-    }))
+    })
+  )
 })

@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { ProviderError, StoreError, UnknownModelError } from "@alisio/domain/Errors"
 import { SessionId } from "@alisio/domain/Ids"
 import type { LanguageModelService, ModelInfo } from "@alisio/domain/LanguageModel"
@@ -6,9 +9,6 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 
 /** A provider serving `ids`; `discoveries` counts how often its models were asked for. */
 const provider = (id: string, ids: ReadonlyArray<string>, options: { readonly fail?: boolean } = {}) => {
@@ -32,7 +32,7 @@ const tempDir = Effect.acquireRelease(
 )
 
 const registry = (options: Providers.Options = {}) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const providers = yield* Providers.make(options)
     yield* providers.register("openai", provider("openai", ["gpt-4o", "anthropic/claude-sonnet-4.5"]).service)
     yield* providers.register("local", provider("local", ["qwen3-coder"]).service)
@@ -41,19 +41,23 @@ const registry = (options: Providers.Options = {}) =>
 
 describe("Providers", () => {
   it.effect("PRV-1 registration is additive, in order, and a later registration replaces the same id", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const providers = yield* registry()
       const replacement = provider("local", ["llama3"]).service
       yield* providers.register("extra", provider("extra", []).service)
       yield* providers.register("local", replacement)
       const list = yield* providers.list
-      assert.deepStrictEqual(list.map((entry) => entry.id), ["openai", "extra", "local"])
+      assert.deepStrictEqual(
+        list.map((entry) => entry.id),
+        ["openai", "extra", "local"]
+      )
       assert.strictEqual(list.find((entry) => entry.id === "local")!.service, replacement)
       assert.strictEqual((yield* providers.resolve("local/llama3")).model, "llama3")
-    }))
+    })
+  )
 
   it.effect("PRV-1 resolves provider/model, bare names to openai, and router ids containing a slash", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const providers = yield* registry()
       const local = yield* providers.resolve("local/qwen3-coder")
       assert.strictEqual(local.provider, "local")
@@ -64,32 +68,34 @@ describe("Providers", () => {
       assert.deepStrictEqual([bare.provider, bare.model], ["openai", "gpt-4o"])
       const routed = yield* providers.resolve("anthropic/claude-sonnet-4.5")
       assert.deepStrictEqual([routed.provider, routed.model], ["openai", "anthropic/claude-sonnet-4.5"])
-    }))
+    })
+  )
 
   it.effect("PRV-1 an unknown provider or model is an UnknownModelError listing what is available", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const providers = yield* Providers.make({ defaultProvider: "nowhere" })
       const empty = yield* Effect.flip(providers.resolve("gpt-4o"))
       assert.instanceOf(empty, UnknownModelError)
-      assert.include(empty.message, "Unknown provider \"nowhere\"")
+      assert.include(empty.message, 'Unknown provider "nowhere"')
 
       const registered = yield* registry()
       const model = yield* Effect.flip(registered.resolve("local/gpt-9"))
       assert.instanceOf(model, UnknownModelError)
-      assert.include(model.message, "provider \"local\" has no model \"gpt-9\"")
+      assert.include(model.message, 'provider "local" has no model "gpt-9"')
       assert.include(model.message, "local/qwen3-coder")
       assert.deepStrictEqual((model as UnknownModelError).available, ["local/qwen3-coder"])
 
       const prefix = yield* Effect.flip(registered.resolve("mistral/large"))
-      assert.include(prefix.message, "\"mistral\" is not a provider (providers: openai, local)")
+      assert.include(prefix.message, '"mistral" is not a provider (providers: openai, local)')
       assert.include(prefix.message, "openai/gpt-4o")
 
       const noModel = yield* Effect.flip(registered.resolve("local/"))
       assert.include(noModel.message, "No model named")
-    }))
+    })
+  )
 
   it.effect("PRV-1 a provider without discovery takes any model name; discovery errors reach the caller", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const providers = yield* Providers.make()
       yield* providers.register("bare", provider("bare", []).service)
       yield* providers.register("down", provider("down", [], { fail: true }).service)
@@ -98,10 +104,11 @@ describe("Providers", () => {
       assert.isTrue(Option.isNone(resolved.info))
       const error = yield* Effect.flip(providers.resolve("down/x"))
       assert.instanceOf(error, ProviderError)
-    }))
+    })
+  )
 
   it.effect("PRV-1 discovery is asked once per registration", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const providers = yield* Providers.make()
       const first = provider("openai", ["gpt-4o"])
       yield* providers.register("openai", first.service)
@@ -112,10 +119,11 @@ describe("Providers", () => {
       yield* providers.register("openai", second.service)
       assert.strictEqual((yield* providers.resolve("o3")).model, "o3")
       assert.strictEqual(second.counter.discoveries, 1)
-    }))
+    })
+  )
 
   it.effect("PRV-1 the active model is per session, falling back to the user's last choice", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const providers = yield* registry()
       const a = SessionId.make("ses-a")
       const b = SessionId.make("ses-b")
@@ -124,15 +132,19 @@ describe("Providers", () => {
       yield* providers.activate("gpt-4o", b)
       assert.deepStrictEqual(yield* providers.active(a), Option.some({ provider: "local", model: "qwen3-coder" }))
       assert.deepStrictEqual(yield* providers.active(b), Option.some({ provider: "openai", model: "gpt-4o" }))
-      assert.deepStrictEqual(yield* providers.active(SessionId.make("ses-new")), Option.some({ provider: "openai", model: "gpt-4o" }))
+      assert.deepStrictEqual(
+        yield* providers.active(SessionId.make("ses-new")),
+        Option.some({ provider: "openai", model: "gpt-4o" })
+      )
       assert.deepStrictEqual(yield* providers.active(), Option.some({ provider: "openai", model: "gpt-4o" }))
       const failed = yield* Effect.flip(providers.activate("local/nope", a))
       assert.instanceOf(failed, UnknownModelError)
       assert.deepStrictEqual(yield* providers.active(a), Option.some({ provider: "local", model: "qwen3-coder" }))
-    }))
+    })
+  )
 
   it.scoped("PRV-1 the last choice persists in the state home and survives a restart", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       const stateHome = join(dir, "state")
       const first = yield* registry({ stateHome })
@@ -147,10 +159,11 @@ describe("Providers", () => {
       assert.isTrue(Option.isNone(yield* afterCorruption.active()))
       yield* afterCorruption.activate("gpt-4o")
       assert.deepStrictEqual(JSON.parse(readFileSync(file, "utf8")), { provider: "openai", model: "gpt-4o" })
-    }))
+    })
+  )
 
   it.scoped("PRV-1 a choice that cannot be saved is a StoreError and changes nothing", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       const blocker = join(dir, "not-a-dir")
       writeFileSync(blocker, "")
@@ -159,5 +172,6 @@ describe("Providers", () => {
       assert.instanceOf(error, StoreError)
       assert.include(error.message, "active-model.json")
       assert.isTrue(Option.isNone(yield* providers.active(SessionId.make("ses-1"))))
-    }))
+    })
+  )
 })

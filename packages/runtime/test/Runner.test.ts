@@ -1,14 +1,14 @@
+import { OutputTruncatedError, ProviderError } from "@alisio/domain/Errors"
+import * as Fake from "@alisio/providers/FakeProvider"
+import * as Interaction from "@alisio/runtime/Interaction"
+import { Runner } from "@alisio/runtime/Runner"
+import * as SessionStore from "@alisio/runtime/SessionStore"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as TestClock from "effect/TestClock"
-import { OutputTruncatedError, ProviderError } from "@alisio/domain/Errors"
-import * as Fake from "@alisio/providers/FakeProvider"
-import * as Interaction from "@alisio/runtime/Interaction"
-import { Runner } from "@alisio/runtime/Runner"
-import * as SessionStore from "@alisio/runtime/SessionStore"
 import { assertContract, baseOptions, collect, interruptAt, ofType, runnerLayer, typesOf } from "./helpers/harness.js"
 
 const usage = { inputTokens: 10, outputTokens: 5 }
@@ -32,10 +32,17 @@ describe("Runner", () => {
       assert.strictEqual(done.data.turns, 1)
       const store = yield* SessionStore.SessionStore
       const messages = yield* store.messages(events[0]!.sessionId)
-      assert.deepStrictEqual(messages.map((m) => m.message.role), ["user", "assistant"])
+      assert.deepStrictEqual(
+        messages.map((m) => m.message.role),
+        ["user", "assistant"]
+      )
       const runs = yield* store.runs!(events[0]!.sessionId)
       assert.strictEqual(runs[0]?.status, "completed")
-    }).pipe(Effect.provide(runnerLayer({ script: [[...Fake.text("Hello there", { chunks: 2 }), Fake.finish("stop", usage)]] })))
+    }).pipe(
+      Effect.provide(
+        runnerLayer({ script: [[...Fake.text("Hello there", { chunks: 2 }), Fake.finish("stop", usage)]] })
+      )
+    )
   )
 
   it.effect("TL-4 tool calls run, are journaled, and their results go back to the model", () =>
@@ -43,17 +50,23 @@ describe("Runner", () => {
       const events = yield* collect(baseOptions)
       assertContract(events)
       const completed = ofType(events, "tool_call_completed")
-      assert.deepStrictEqual(completed.map((e) => [e.data.name, e.data.status, e.data.result]), [["echo", "completed", "echo: hi"]])
+      assert.deepStrictEqual(
+        completed.map((e) => [e.data.name, e.data.status, e.data.result]),
+        [["echo", "completed", "echo: hi"]]
+      )
       const requests = yield* Effect.flatMap(Fake.FakeProvider, (fake) => fake.requests)
       assert.strictEqual(requests.length, 2)
       const toolMessage = requests[1]!.messages.find((m) => m.role === "tool")
-      assert.deepStrictEqual(toolMessage?.role === "tool" ? toolMessage.content : [], [{ _tag: "text", text: "echo: hi" }])
+      assert.deepStrictEqual(toolMessage?.role === "tool" ? toolMessage.content : [], [
+        { _tag: "text", text: "echo: hi" }
+      ])
       assert.deepStrictEqual(requests[0]!.tools.map((t) => t.name).sort(), ["echo", "note", "sleep"])
       const store = yield* SessionStore.SessionStore
       const journal = yield* store.toolCalls(events[0]!.sessionId)
-      assert.deepStrictEqual(journal.map((c) => [c.id, c.name, c.status, c.effect, c.runId]), [
-        ["c1", "echo", "completed", "read", events[0]!.runId]
-      ])
+      assert.deepStrictEqual(
+        journal.map((c) => [c.id, c.name, c.status, c.effect, c.runId]),
+        [["c1", "echo", "completed", "read", events[0]!.runId]]
+      )
       const done = ofType(events, "run_completed")[0]!
       assert.strictEqual(done.data.turns, 2)
       assert.deepStrictEqual(done.data.usage, { inputTokens: 20, outputTokens: 10 })
@@ -68,8 +81,14 @@ describe("Runner", () => {
     Effect.gen(function* () {
       const events = yield* collect(baseOptions)
       assertContract(events)
-      assert.deepStrictEqual(ofType(events, "approval_requested").map((e) => [e.data.kind, e.data.tool]), [["tool", "note"]])
-      assert.deepStrictEqual(ofType(events, "approval_resolved").map((e) => [e.data.approved, e.data.by]), [[true, "person"]])
+      assert.deepStrictEqual(
+        ofType(events, "approval_requested").map((e) => [e.data.kind, e.data.tool]),
+        [["tool", "note"]]
+      )
+      assert.deepStrictEqual(
+        ofType(events, "approval_resolved").map((e) => [e.data.approved, e.data.by]),
+        [[true, "person"]]
+      )
       assert.strictEqual(ofType(events, "tool_call_completed")[0]?.data.status, "completed")
     }).pipe(
       Effect.provide(
@@ -86,7 +105,13 @@ describe("Runner", () => {
       const events = yield* collect(baseOptions)
       assertContract(events)
       const completed = ofType(events, "tool_call_completed")
-      assert.deepStrictEqual(completed.map((e) => [e.data.name, e.data.status]), [["echo", "completed"], ["note", "denied"]])
+      assert.deepStrictEqual(
+        completed.map((e) => [e.data.name, e.data.status]),
+        [
+          ["echo", "completed"],
+          ["note", "denied"]
+        ]
+      )
       assert.strictEqual(ofType(events, "approval_requested").length, 1)
       const requests = yield* Effect.flatMap(Fake.FakeProvider, (fake) => fake.requests)
       const denied = requests[1]!.messages.find((m) => m.role === "tool" && m.toolName === "note")
@@ -95,7 +120,10 @@ describe("Runner", () => {
       Effect.provide(
         runnerLayer({
           script: [
-            Fake.callTools({ id: "c1", name: "echo", args: { text: "a" } }, { id: "c2", name: "note", args: { text: "b" } }),
+            Fake.callTools(
+              { id: "c1", name: "echo", args: { text: "a" } },
+              { id: "c2", name: "note", args: { text: "b" } }
+            ),
             Fake.answer("ok")
           ],
           interaction: Interaction.layerHeadless({ approveAll: false })
@@ -112,7 +140,9 @@ describe("Runner", () => {
       assert.deepStrictEqual(requests[0]!.tools.map((t) => t.name).sort(), ["echo", "sleep"])
       assert.strictEqual(ofType(events, "tool_call_completed")[0]?.data.status, "denied")
     }).pipe(
-      Effect.provide(runnerLayer({ script: [Fake.callTools({ id: "c1", name: "note", args: { text: "x" } }), Fake.answer("ok")] }))
+      Effect.provide(
+        runnerLayer({ script: [Fake.callTools({ id: "c1", name: "note", args: { text: "x" } }), Fake.answer("ok")] })
+      )
     )
   )
 
@@ -121,7 +151,10 @@ describe("Runner", () => {
       const events = yield* collect(baseOptions)
       assertContract(events)
       const results = ofType(events, "tool_call_completed").map((e) => [e.data.status, e.data.result.split(":")[0]])
-      assert.deepStrictEqual(results, [["error", "Unknown tool \"nope\". Available tools"], ["error", "Invalid arguments for echo"]])
+      assert.deepStrictEqual(results, [
+        ["error", 'Unknown tool "nope". Available tools'],
+        ["error", "Invalid arguments for echo"]
+      ])
       assert.strictEqual(ofType(events, "run_completed").length, 1)
     }).pipe(
       Effect.provide(
@@ -144,7 +177,9 @@ describe("Runner", () => {
       assert.strictEqual(requests.length, 2)
       assert.strictEqual(ofType(events, "tool_call_completed").length, 2)
     }).pipe(
-      Effect.provide(runnerLayer({ script: (_, i) => Fake.callTools({ id: `c${i}`, name: "echo", args: { text: "again" } }) }))
+      Effect.provide(
+        runnerLayer({ script: (_, i) => Fake.callTools({ id: `c${i}`, name: "echo", args: { text: "again" } }) })
+      )
     )
   )
 
@@ -160,7 +195,9 @@ describe("Runner", () => {
       assert.strictEqual(turn.data.durationMs, 500)
       assert.deepStrictEqual(turn.data.usage, usage)
     }).pipe(
-      Effect.provide(runnerLayer({ script: [[Fake.delay(300), ...Fake.text("hi"), Fake.delay(200), Fake.finish("stop", usage)]] }))
+      Effect.provide(
+        runnerLayer({ script: [[Fake.delay(300), ...Fake.text("hi"), Fake.delay(200), Fake.finish("stop", usage)]] })
+      )
     )
   )
 
@@ -201,13 +238,21 @@ describe("Runner", () => {
       const failed = ofType(events, "run_failed")[0]!
       assert.strictEqual(failed.data.timeout?.stage, "tool")
       assert.strictEqual(failed.data.timeout?.tool, "sleep")
-      assert.deepStrictEqual(ofType(events, "tool_call_completed").map((e) => e.data.status), ["cancelled"])
+      assert.deepStrictEqual(
+        ofType(events, "tool_call_completed").map((e) => e.data.status),
+        ["cancelled"]
+      )
       const store = yield* SessionStore.SessionStore
       const stored = yield* store.messages(events[0]!.sessionId)
       const result = stored.at(-1)!.message
       assert.isTrue(result.role === "tool" && result.isError, "the cut call is stored with a cancelled result")
-      assert.deepStrictEqual(typesOf(events).filter((t) => t === "tool_progress"), ["tool_progress"])
-    }).pipe(Effect.provide(runnerLayer({ script: [Fake.callTools({ id: "c1", name: "sleep", args: { ms: 60_000 } })] })))
+      assert.deepStrictEqual(
+        typesOf(events).filter((t) => t === "tool_progress"),
+        ["tool_progress"]
+      )
+    }).pipe(
+      Effect.provide(runnerLayer({ script: [Fake.callTools({ id: "c1", name: "sleep", args: { ms: 60_000 } })] }))
+    )
   )
 
   it.effect("LIM-1 a 10 s active budget survives an approval held open for 100 s", () =>
@@ -217,7 +262,10 @@ describe("Runner", () => {
       const events = yield* Fiber.join(fiber)
       assertContract(events)
       assert.strictEqual(events.at(-1)?.type, "run_completed")
-      assert.deepStrictEqual(ofType(events, "approval_resolved").map((e) => e.data.approved), [true])
+      assert.deepStrictEqual(
+        ofType(events, "approval_resolved").map((e) => e.data.approved),
+        [true]
+      )
     }).pipe(
       Effect.provide(
         runnerLayer({
@@ -234,9 +282,10 @@ describe("Runner", () => {
       yield* TestClock.adjust(1_000)
       const events = yield* Fiber.join(fiber)
       assertContract(events)
-      assert.deepStrictEqual(ofType(events, "request_retry").map((e) => e.data), [
-        { attempt: 1, of: 1, reason: "first_token_timeout", afterMs: 1_000 }
-      ])
+      assert.deepStrictEqual(
+        ofType(events, "request_retry").map((e) => e.data),
+        [{ attempt: 1, of: 1, reason: "first_token_timeout", afterMs: 1_000 }]
+      )
       assert.strictEqual(ofType(events, "run_completed")[0]?.data.turns, 1)
       const fake = yield* Fake.FakeProvider
       assert.strictEqual((yield* fake.requests).length, 2)
@@ -248,7 +297,9 @@ describe("Runner", () => {
 
   it.effect("LIM-4 when the retries are spent the run fails timeout with attempts", () =>
     Effect.gen(function* () {
-      const fiber = yield* Effect.fork(collect({ ...baseOptions, limits: { firstTokenTimeoutMs: 1_000, firstTokenRetries: 2 } }))
+      const fiber = yield* Effect.fork(
+        collect({ ...baseOptions, limits: { firstTokenTimeoutMs: 1_000, firstTokenRetries: 2 } })
+      )
       yield* TestClock.adjust(1_000)
       yield* TestClock.adjust(1_000)
       yield* TestClock.adjust(1_000)
@@ -283,48 +334,65 @@ describe("Runner", () => {
       const events = yield* collect(baseOptions)
       assertContract(events)
       const failed = ofType(events, "run_failed")[0]!
-      assert.deepStrictEqual([failed.data.code, failed.data.providerCode, failed.data.error], ["provider_error", "auth", "bad key"])
+      assert.deepStrictEqual(
+        [failed.data.code, failed.data.providerCode, failed.data.error],
+        ["provider_error", "auth", "bad key"]
+      )
     }).pipe(
       Effect.provide(runnerLayer({ script: [[Fake.fail(new ProviderError({ code: "auth", message: "bad key" }))]] }))
     )
   )
 
   describe("truncation (LIM-5…LIM-7)", () => {
-    it.effect("LIM-6 a cut tool call is dropped, never run or stored, and the turn is asked again with a transient notice", () =>
-      Effect.gen(function* () {
-        const events = yield* collect(baseOptions)
-        assertContract(events)
-        assert.deepStrictEqual(ofType(events, "truncation_recovery").map((e) => e.data), [
-          { attempt: 1, of: 2, reason: "tool_call_cut", maxOutputTokens: 16384 }
-        ])
-        assert.strictEqual(ofType(events, "tool_call_started").length, 0)
-        const store = yield* SessionStore.SessionStore
-        const sessionId = events[0]!.sessionId
-        assert.strictEqual((yield* store.toolCalls(sessionId)).length, 0)
-        const stored = (yield* store.messages(sessionId)).map((m) => m.message)
-        assert.deepStrictEqual(stored.map((m) => m.role), ["user", "assistant", "assistant"], "visible text kept, notice not stored")
-        assert.isFalse(JSON.stringify(stored).includes("tool_call"))
-        const requests = yield* Effect.flatMap(Fake.FakeProvider, (fake) => fake.requests)
-        const notice = requests[1]!.messages.at(-1)!
-        assert.isTrue(notice.role === "user" && JSON.stringify(notice).includes("cut off by the output limit"))
-        assert.strictEqual(ofType(events, "run_completed")[0]?.data.turns, 1, "a recovery is not a turn")
-      }).pipe(
-        Effect.provide(
-          runnerLayer({
-            script: [
-              [...Fake.text("Writing the file"), ...Fake.toolCall("c1", "echo", "{\"text\":\"hel", { cut: true }), Fake.finish("length")],
-              Fake.answer("done")
-            ]
-          })
+    it.effect(
+      "LIM-6 a cut tool call is dropped, never run or stored, and the turn is asked again with a transient notice",
+      () =>
+        Effect.gen(function* () {
+          const events = yield* collect(baseOptions)
+          assertContract(events)
+          assert.deepStrictEqual(
+            ofType(events, "truncation_recovery").map((e) => e.data),
+            [{ attempt: 1, of: 2, reason: "tool_call_cut", maxOutputTokens: 16384 }]
+          )
+          assert.strictEqual(ofType(events, "tool_call_started").length, 0)
+          const store = yield* SessionStore.SessionStore
+          const sessionId = events[0]!.sessionId
+          assert.strictEqual((yield* store.toolCalls(sessionId)).length, 0)
+          const stored = (yield* store.messages(sessionId)).map((m) => m.message)
+          assert.deepStrictEqual(
+            stored.map((m) => m.role),
+            ["user", "assistant", "assistant"],
+            "visible text kept, notice not stored"
+          )
+          assert.isFalse(JSON.stringify(stored).includes("tool_call"))
+          const requests = yield* Effect.flatMap(Fake.FakeProvider, (fake) => fake.requests)
+          const notice = requests[1]!.messages.at(-1)!
+          assert.isTrue(notice.role === "user" && JSON.stringify(notice).includes("cut off by the output limit"))
+          assert.strictEqual(ofType(events, "run_completed")[0]?.data.turns, 1, "a recovery is not a turn")
+        }).pipe(
+          Effect.provide(
+            runnerLayer({
+              script: [
+                [
+                  ...Fake.text("Writing the file"),
+                  ...Fake.toolCall("c1", "echo", '{"text":"hel', { cut: true }),
+                  Fake.finish("length")
+                ],
+                Fake.answer("done")
+              ]
+            })
+          )
         )
-      )
     )
 
     it.effect("LIM-6 an empty response at length is recovered as empty_response", () =>
       Effect.gen(function* () {
         const events = yield* collect(baseOptions)
         assertContract(events)
-        assert.deepStrictEqual(ofType(events, "truncation_recovery").map((e) => e.data.reason), ["empty_response"])
+        assert.deepStrictEqual(
+          ofType(events, "truncation_recovery").map((e) => e.data.reason),
+          ["empty_response"]
+        )
         assert.strictEqual(events.at(-1)?.type, "run_completed")
       }).pipe(Effect.provide(runnerLayer({ script: [[Fake.finish("length")], Fake.answer("ok")] })))
     )
@@ -333,10 +401,13 @@ describe("Runner", () => {
       Effect.gen(function* () {
         const events = yield* collect(baseOptions)
         assertContract(events)
-        assert.deepStrictEqual(ofType(events, "truncation_recovery").map((e) => [e.data.attempt, e.data.reason]), [
-          [1, "empty_response"],
-          [2, "empty_response"]
-        ])
+        assert.deepStrictEqual(
+          ofType(events, "truncation_recovery").map((e) => [e.data.attempt, e.data.reason]),
+          [
+            [1, "empty_response"],
+            [2, "empty_response"]
+          ]
+        )
         assert.strictEqual(events.at(-1)?.type, "run_completed")
       }).pipe(
         Effect.provide(
@@ -358,27 +429,45 @@ describe("Runner", () => {
         assert.strictEqual(ofType(events, "truncation_recovery").length, 2)
         const failed = ofType(events, "run_failed")[0]!
         assert.strictEqual(failed.data.code, "output_truncated")
-        assert.deepStrictEqual(failed.data.truncation, { attempts: 3, maxOutputTokens: 512, source: "user", model: "fake-model" })
+        assert.deepStrictEqual(failed.data.truncation, {
+          attempts: 3,
+          maxOutputTokens: 512,
+          source: "user",
+          model: "fake-model"
+        })
         assert.match(failed.data.error, /output budget/)
-      }).pipe(Effect.provide(runnerLayer({ script: [[Fake.finish("length")], [Fake.finish("length")], [Fake.finish("length")]] })))
+      }).pipe(
+        Effect.provide(
+          runnerLayer({ script: [[Fake.finish("length")], [Fake.finish("length")], [Fake.finish("length")]] })
+        )
+      )
     )
 
     it.effect("LIM-7 complete calls in a cut response still run", () =>
       Effect.gen(function* () {
         const events = yield* collect(baseOptions)
         assertContract(events)
-        assert.deepStrictEqual(ofType(events, "tool_call_completed").map((e) => [e.data.toolCallId, e.data.status]), [["c1", "completed"]])
-        assert.deepStrictEqual(ofType(events, "truncation_recovery").map((e) => e.data.reason), ["tool_call_cut"])
+        assert.deepStrictEqual(
+          ofType(events, "tool_call_completed").map((e) => [e.data.toolCallId, e.data.status]),
+          [["c1", "completed"]]
+        )
+        assert.deepStrictEqual(
+          ofType(events, "truncation_recovery").map((e) => e.data.reason),
+          ["tool_call_cut"]
+        )
         const store = yield* SessionStore.SessionStore
         const stored = (yield* store.messages(events[0]!.sessionId)).map((m) => m.message)
-        assert.deepStrictEqual(stored.map((m) => m.role), ["user", "assistant", "tool", "assistant"])
+        assert.deepStrictEqual(
+          stored.map((m) => m.role),
+          ["user", "assistant", "tool", "assistant"]
+        )
       }).pipe(
         Effect.provide(
           runnerLayer({
             script: [
               [
                 ...Fake.toolCall("c1", "echo", { text: "a" }),
-                ...Fake.toolCall("c2", "echo", "{\"te", { cut: true }),
+                ...Fake.toolCall("c2", "echo", '{"te', { cut: true }),
                 Fake.finish("length")
               ],
               Fake.answer("fine")
@@ -410,7 +499,13 @@ describe("Runner", () => {
         })
         assertContract(events)
         const requests = yield* Effect.flatMap(Fake.FakeProvider, (fake) => fake.requests)
-        assert.deepStrictEqual(requests.map((r) => [r.maxOutputTokens, r.effort]), [[65536, "high"], [65536, "medium"]])
+        assert.deepStrictEqual(
+          requests.map((r) => [r.maxOutputTokens, r.effort]),
+          [
+            [65536, "high"],
+            [65536, "medium"]
+          ]
+        )
         assert.strictEqual(ofType(events, "truncation_recovery")[0]?.data.effort, "medium")
       }).pipe(Effect.provide(runnerLayer({ script: [[Fake.finish("length")], Fake.answer("ok")] })))
     )
@@ -433,13 +528,23 @@ describe("Runner", () => {
       Effect.gen(function* () {
         const events = yield* interruptAt(baseOptions, "tool_progress")
         assertContract(events)
-        assert.deepStrictEqual(typesOf(events).slice(-4), ["tool_call_completed", "message", "message", "run_cancelled"])
+        assert.deepStrictEqual(typesOf(events).slice(-4), [
+          "tool_call_completed",
+          "message",
+          "message",
+          "run_cancelled"
+        ])
         const store = yield* SessionStore.SessionStore
         const journal = yield* store.toolCalls(events[0]!.sessionId)
-        assert.deepStrictEqual(journal.map((c) => c.status), ["cancelled"])
+        assert.deepStrictEqual(
+          journal.map((c) => c.status),
+          ["cancelled"]
+        )
         const stored = (yield* store.messages(events[0]!.sessionId)).map((m) => m.message.role)
         assert.deepStrictEqual(stored, ["user", "assistant", "tool"])
-      }).pipe(Effect.provide(runnerLayer({ script: [Fake.callTools({ id: "c1", name: "sleep", args: { ms: 60_000 } })] })))
+      }).pipe(
+        Effect.provide(runnerLayer({ script: [Fake.callTools({ id: "c1", name: "sleep", args: { ms: 60_000 } })] }))
+      )
     )
   })
 
@@ -454,18 +559,25 @@ describe("Runner", () => {
           event.eventId === undefined
             ? Effect.void
             : store.events(event.sessionId).pipe(
-              Effect.orDie,
-              Effect.flatMap((stored) =>
-                stored.some((s) => s.eventId === event.eventId) ? Effect.void : Ref.update(missing, (m) => [...m, event.type])
+                Effect.orDie,
+                Effect.flatMap((stored) =>
+                  stored.some((s) => s.eventId === event.eventId)
+                    ? Effect.void
+                    : Ref.update(missing, (m) => [...m, event.type])
+                )
               )
-            )
       })
       assert.strictEqual(outcome.status, "completed")
       assert.deepStrictEqual(yield* Ref.get(missing), [])
       const stored = yield* store.events(outcome.sessionId)
-      assert.isFalse(stored.some((e) => e.type === "text_delta" || e.type === "tool_progress"), "ephemeral events are never stored")
+      assert.isFalse(
+        stored.some((e) => e.type === "text_delta" || e.type === "tool_progress"),
+        "ephemeral events are never stored"
+      )
     }).pipe(
-      Effect.provide(runnerLayer({ script: [Fake.callTools({ id: "c1", name: "sleep", args: { ms: 0 } }), Fake.answer("ok")] }))
+      Effect.provide(
+        runnerLayer({ script: [Fake.callTools({ id: "c1", name: "sleep", args: { ms: 0 } }), Fake.answer("ok")] })
+      )
     )
   )
 
@@ -481,7 +593,8 @@ describe("Runner", () => {
           store: Layer.effect(
             SessionStore.SessionStore,
             Effect.map(SessionStore.SessionStore, (full) => {
-              const { beginRun, endRun, eventsPage, interruptRuns, messagesPage, runByRequest, runs, ...required } = full
+              const { beginRun, endRun, eventsPage, interruptRuns, messagesPage, runByRequest, runs, ...required } =
+                full
               return SessionStore.SessionStore.of(required)
             })
           ).pipe(Layer.provide(SessionStore.layerMemory))
@@ -517,7 +630,10 @@ describe("Runner", () => {
       const first = yield* runner.run({ ...baseOptions, prompt: "first" })
       yield* runner.run({ ...baseOptions, prompt: "second", sessionId: first.sessionId })
       const requests = yield* Effect.flatMap(Fake.FakeProvider, (fake) => fake.requests)
-      assert.deepStrictEqual(requests[1]!.messages.map((m) => m.role), ["user", "assistant", "user"])
+      assert.deepStrictEqual(
+        requests[1]!.messages.map((m) => m.role),
+        ["user", "assistant", "user"]
+      )
     }).pipe(Effect.provide(runnerLayer({ script: [Fake.answer("one"), Fake.answer("two")] })))
   )
 })

@@ -1,14 +1,14 @@
 import { execFileSync } from "node:child_process"
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { assert, describe, it } from "@effect/vitest"
-import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
 import { SessionLockedError, SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
 import { RunId, SessionId, ToolCallId } from "@alisio/domain/Ids"
 import type { Message } from "@alisio/domain/Message"
 import type { KnownRunEvent } from "@alisio/domain/RunEvent"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
 import * as Database from "../src/internal/sessionDatabase.js"
 import { currentOwner } from "../src/ProcessOwner.js"
 import * as SessionStore from "../src/SessionStore.js"
@@ -37,14 +37,17 @@ const assistantWithCall: Message = {
   role: "assistant",
   content: [
     { _tag: "reasoning", text: "look first" },
-    { _tag: "tool_call", id: callId, name: "read", arguments: "{\"path\":\"a.ts\"}" }
+    { _tag: "tool_call", id: callId, name: "read", arguments: '{"path":"a.ts"}' }
   ]
 }
 const toolResult: Message = {
   role: "tool",
   toolCallId: callId,
   toolName: "read",
-  content: [{ _tag: "text", text: "1 line" }, { _tag: "image", mediaType: "image/png", data: "iVBORw0KGgo=" }],
+  content: [
+    { _tag: "text", text: "1 line" },
+    { _tag: "image", mediaType: "image/png", data: "iVBORw0KGgo=" }
+  ],
   isError: false
 }
 
@@ -79,9 +82,15 @@ describe("SessionStore", () => {
         assert.strictEqual(other.id, "ses-other")
 
         const roots = yield* store.sessions({ parentId: null })
-        assert.deepStrictEqual(roots.map((s) => s.id), [other.id, root.id])
+        assert.deepStrictEqual(
+          roots.map((s) => s.id),
+          [other.id, root.id]
+        )
         const children = yield* store.sessions({ parentId: root.id })
-        assert.deepStrictEqual(children.map((s) => s.id), [child.id])
+        assert.deepStrictEqual(
+          children.map((s) => s.id),
+          [child.id]
+        )
         assert.strictEqual((yield* store.sessions({ cwd: "/elsewhere" })).length, 0)
         assert.strictEqual((yield* store.sessions({ limit: 1 })).length, 1)
 
@@ -95,7 +104,8 @@ describe("SessionStore", () => {
         yield* store.setSessionStatus(child.id, "completed")
         assert.strictEqual((yield* store.session(child.id)).status, "completed")
       })
-    ))
+    )
+  )
 
   it.effect("ST-1 an unknown session fails with SessionNotFoundError; writes to it fail and store nothing", () =>
     withMemoryStore((store) =>
@@ -112,7 +122,8 @@ describe("SessionStore", () => {
         assert.strictEqual(status.reason, "not_found")
         assert.deepStrictEqual(yield* store.messages(missing), [])
       })
-    ))
+    )
+  )
 
   it.effect("ST-1 appendMessages stores a message with its tool results at increasing positions", () =>
     withMemoryStore((store) =>
@@ -120,15 +131,28 @@ describe("SessionStore", () => {
         const session = yield* store.createSession({ cwd: "/w" })
         const first = yield* store.appendMessages(session.id, [user("read a.ts")])
         const second = yield* store.appendMessages(session.id, [assistantWithCall, toolResult], runId)
-        assert.deepStrictEqual(first.map((m) => m.position), [1])
-        assert.deepStrictEqual(second.map((m) => m.position), [2, 3])
+        assert.deepStrictEqual(
+          first.map((m) => m.position),
+          [1]
+        )
+        assert.deepStrictEqual(
+          second.map((m) => m.position),
+          [2, 3]
+        )
 
         const stored = yield* store.messages(session.id)
-        assert.deepStrictEqual(stored.map((m) => m.message), [user("read a.ts"), assistantWithCall, toolResult])
-        assert.deepStrictEqual(stored.map((m) => m.runId), [undefined, runId, runId])
+        assert.deepStrictEqual(
+          stored.map((m) => m.message),
+          [user("read a.ts"), assistantWithCall, toolResult]
+        )
+        assert.deepStrictEqual(
+          stored.map((m) => m.runId),
+          [undefined, runId, runId]
+        )
         assert.deepStrictEqual(yield* store.appendMessages(session.id, []), [])
       })
-    ))
+    )
+  )
 
   it.effect("EV-2 appendEvent commits each event and returns a global, increasing eventId", () =>
     withMemoryStore((store) =>
@@ -151,12 +175,16 @@ describe("SessionStore", () => {
           { ...event(a.id, 1, otherRun), eventId: ids[3]! }
         ])
         const ofRun = yield* store.events(a.id, runId)
-        assert.deepStrictEqual(ofRun.map((e) => e.eventId), [ids[0], ids[2]])
+        assert.deepStrictEqual(
+          ofRun.map((e) => e.eventId),
+          [ids[0], ids[2]]
+        )
         // A stale eventId on the way in is replaced by the one the insert assigns.
         const fresh = yield* store.appendEvent({ ...event(b.id, 2), eventId: ids[0]! })
         assert.strictEqual(fresh, "5")
       })
-    ))
+    )
+  )
 
   it.effect("TL-4 the tool-call journal records start and end, with run, name and effect", () =>
     withMemoryStore((store) =>
@@ -168,26 +196,29 @@ describe("SessionStore", () => {
           runId,
           name: "read",
           effect: "read",
-          arguments: "{\"path\":\"a.ts\"}",
+          arguments: '{"path":"a.ts"}',
           startedAt: 10
         })
-        assert.deepStrictEqual(yield* store.toolCalls(session.id), [{
-          id: callId,
-          sessionId: session.id,
-          runId,
-          name: "read",
-          effect: "read",
-          arguments: "{\"path\":\"a.ts\"}",
-          status: "running",
-          startedAt: 10
-        }])
+        assert.deepStrictEqual(yield* store.toolCalls(session.id), [
+          {
+            id: callId,
+            sessionId: session.id,
+            runId,
+            name: "read",
+            effect: "read",
+            arguments: '{"path":"a.ts"}',
+            status: "running",
+            startedAt: 10
+          }
+        ])
         yield* store.toolCallEnded(callId, { status: "completed", result: "1 line", endedAt: 25 })
         const [ended] = yield* store.toolCalls(session.id)
         assert.strictEqual(ended?.status, "completed")
         assert.strictEqual(ended?.result, "1 line")
         assert.strictEqual(ended?.endedAt, 25)
       })
-    ))
+    )
+  )
 
   it.effect("ST-1 plugin state keeps JSON per plugin and key; undefined removes the key", () =>
     withMemoryStore((store) =>
@@ -207,7 +238,8 @@ describe("SessionStore", () => {
         const error = yield* Effect.flip(store.pluginState.set("memory", "bad", cyclic))
         assert.include(error.message, "cannot be stored as JSON")
       })
-    ))
+    )
+  )
 
   it.effect("ST-3 beginRun with the same requestId returns the existing run", () =>
     withMemoryStore((store) =>
@@ -228,7 +260,10 @@ describe("SessionStore", () => {
         const retry = yield* store.beginRun!({ ...input, id: RunId.make("run-b") })
         assert.isTrue(retry.existing)
         assert.strictEqual(retry.run.id, "run-a")
-        assert.deepStrictEqual((yield* store.runs!(session.id)).map((r) => r.id), ["run-a"])
+        assert.deepStrictEqual(
+          (yield* store.runs!(session.id)).map((r) => r.id),
+          ["run-a"]
+        )
 
         // The same requestId in another session is another run.
         const elsewhere = yield* store.createSession({ cwd: "/w" })
@@ -246,20 +281,37 @@ describe("SessionStore", () => {
         const missing = yield* Effect.flip(store.endRun!(RunId.make("nope"), { status: "failed" }))
         assert.strictEqual(missing.reason, "not_found")
       })
-    ))
+    )
+  )
 
   it.effect("ST-3 messagesPage walks forward without gaps or repeats while messages are appended", () =>
     withMemoryStore((store) =>
       Effect.gen(function* () {
         const session = yield* store.createSession({ cwd: "/w" })
-        yield* store.appendMessages(session.id, Array.from({ length: 25 }, (_, i) => user(`m${i + 1}`)))
+        yield* store.appendMessages(
+          session.id,
+          Array.from({ length: 25 }, (_, i) => user(`m${i + 1}`))
+        )
 
         const last = yield* store.messagesPage!(session.id, { limit: 10, direction: "backward" })
-        assert.deepStrictEqual(last.items.map((m) => m.position), [16, 17, 18, 19, 20, 21, 22, 23, 24, 25])
+        assert.deepStrictEqual(
+          last.items.map((m) => m.position),
+          [16, 17, 18, 19, 20, 21, 22, 23, 24, 25]
+        )
         const before = yield* store.messagesPage!(session.id, { limit: 10, direction: "backward", cursor: last.next! })
-        assert.deepStrictEqual(before.items.map((m) => m.position), [6, 7, 8, 9, 10, 11, 12, 13, 14, 15])
-        const oldest = yield* store.messagesPage!(session.id, { limit: 10, direction: "backward", cursor: before.next! })
-        assert.deepStrictEqual(oldest.items.map((m) => m.position), [1, 2, 3, 4, 5])
+        assert.deepStrictEqual(
+          before.items.map((m) => m.position),
+          [6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+        )
+        const oldest = yield* store.messagesPage!(session.id, {
+          limit: 10,
+          direction: "backward",
+          cursor: before.next!
+        })
+        assert.deepStrictEqual(
+          oldest.items.map((m) => m.position),
+          [1, 2, 3, 4, 5]
+        )
         assert.isUndefined(oldest.next)
 
         const seen: Array<number> = []
@@ -271,9 +323,13 @@ describe("SessionStore", () => {
           if (page.next === undefined) break
           page = yield* store.messagesPage!(session.id, { limit: 10, cursor: page.next })
         }
-        assert.deepStrictEqual(seen, Array.from({ length: 29 }, (_, i) => i + 1))
+        assert.deepStrictEqual(
+          seen,
+          Array.from({ length: 29 }, (_, i) => i + 1)
+        )
       })
-    ))
+    )
+  )
 
   it.effect("ST-3 eventsPage scans every event once, in order, while events are appended", () =>
     withMemoryStore((store) =>
@@ -297,16 +353,23 @@ describe("SessionStore", () => {
           if (page.next === undefined) break
           cursor = page.next
         }
-        assert.deepStrictEqual(scanned, Array.from({ length: 13 }, (_, i) => i + 1))
+        assert.deepStrictEqual(
+          scanned,
+          Array.from({ length: 13 }, (_, i) => i + 1)
+        )
 
         const newest = yield* store.eventsPage!(session.id, { limit: 2, direction: "backward" })
-        assert.deepStrictEqual(newest.items.map((e) => e.seq), [12, 13])
+        assert.deepStrictEqual(
+          newest.items.map((e) => e.seq),
+          [12, 13]
+        )
 
         const bad = yield* Effect.flip(store.eventsPage!(session.id, { limit: 5, cursor: "../x" }))
         assert.instanceOf(bad, StoreError)
         assert.include(bad.message, "cursor")
       })
-    ))
+    )
+  )
 
   it.scoped("ST-4 interruptRuns marks interrupted the runs and child sessions of a process killed with SIGKILL", () =>
     Effect.gen(function* () {
@@ -329,7 +392,10 @@ describe("SessionStore", () => {
       yield* child.kill9
       assert.deepStrictEqual(yield* store.interruptRuns!(), { runs: 2, sessions: 1 })
       const runs = yield* store.runs!(taken.child)
-      assert.deepStrictEqual(runs.map((r) => r.id), taken.runs)
+      assert.deepStrictEqual(
+        runs.map((r) => r.id),
+        taken.runs
+      )
       for (const run of runs) {
         assert.strictEqual(run.status, "interrupted")
         assert.strictEqual(run.owner.pid, child.pid)
@@ -338,76 +404,95 @@ describe("SessionStore", () => {
       }
       assert.strictEqual((yield* store.session(taken.child)).status, "interrupted")
       // This process's run and the root session are alive and left alone.
-      assert.strictEqual(Option.getOrThrow(yield* Effect.map(store.runs!(root.id), (rs) => Option.fromNullable(rs[0]))).status, "running")
+      assert.strictEqual(
+        Option.getOrThrow(yield* Effect.map(store.runs!(root.id), (rs) => Option.fromNullable(rs[0]))).status,
+        "running"
+      )
       assert.strictEqual(mine.run.status, "running")
       assert.strictEqual((yield* store.session(root.id)).status, "running")
       assert.deepStrictEqual(yield* store.interruptRuns!(), { runs: 0, sessions: 0 })
-    }))
+    })
+  )
 
-  it.scoped("ST-1 a session locked by another live process fails with SessionLockedError; a dead holder's lock is taken over", () =>
-    Effect.gen(function* () {
-      const filename = join(yield* tempDir, "alisio.db")
-      const store = yield* SessionStore.make({ filename })
-      const session = yield* store.createSession({ cwd: "/w" })
+  it.scoped(
+    "ST-1 a session locked by another live process fails with SessionLockedError; a dead holder's lock is taken over",
+    () =>
+      Effect.gen(function* () {
+        const filename = join(yield* tempDir, "alisio.db")
+        const store = yield* SessionStore.make({ filename })
+        const session = yield* store.createSession({ cwd: "/w" })
 
-      const child = yield* spawnStoreChild("lock", filename, session.id)
-      yield* child.nextLine
-      const locked = yield* Effect.flip(Effect.scoped(store.lockSession(session.id, currentOwner)))
-      assert.instanceOf(locked, SessionLockedError)
-      assert.strictEqual(locked.holderPid, child.pid)
-      assert.include(locked.message, `pid ${child.pid}`)
-      assert.include(locked.message, session.id)
+        const child = yield* spawnStoreChild("lock", filename, session.id)
+        yield* child.nextLine
+        const locked = yield* Effect.flip(Effect.scoped(store.lockSession(session.id, currentOwner)))
+        assert.instanceOf(locked, SessionLockedError)
+        assert.strictEqual(locked.holderPid, child.pid)
+        assert.include(locked.message, `pid ${child.pid}`)
+        assert.include(locked.message, session.id)
 
-      yield* child.kill9
-      yield* Effect.scoped(Effect.gen(function* () {
-        yield* store.lockSession(session.id, currentOwner)
-        // Held twice by the same process: the inner scope's end keeps the lock.
-        yield* Effect.scoped(store.lockSession(session.id, currentOwner))
-        const rows = yield* rawQuery(filename, "SELECT pid, token FROM session_locks")
-        assert.deepStrictEqual(rows, [{ pid: currentOwner.pid, token: currentOwner.token }])
-      }))
-      assert.deepStrictEqual(yield* rawQuery(filename, "SELECT pid FROM session_locks"), [])
+        yield* child.kill9
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            yield* store.lockSession(session.id, currentOwner)
+            // Held twice by the same process: the inner scope's end keeps the lock.
+            yield* Effect.scoped(store.lockSession(session.id, currentOwner))
+            const rows = yield* rawQuery(filename, "SELECT pid, token FROM session_locks")
+            assert.deepStrictEqual(rows, [{ pid: currentOwner.pid, token: currentOwner.token }])
+          })
+        )
+        assert.deepStrictEqual(yield* rawQuery(filename, "SELECT pid FROM session_locks"), [])
 
-      const missing = yield* Effect.flip(Effect.scoped(store.lockSession(SessionId.make("nope"), currentOwner)))
-      assert.instanceOf(missing, StoreError)
-      assert.strictEqual((missing as StoreError).reason, "not_found")
-    }))
+        const missing = yield* Effect.flip(Effect.scoped(store.lockSession(SessionId.make("nope"), currentOwner)))
+        assert.instanceOf(missing, StoreError)
+        assert.strictEqual((missing as StoreError).reason, "not_found")
+      })
+  )
 
-  it.scoped("ST-1 a kill -9 during a burst of writes leaves a database that passes integrity_check and opens at v4", () =>
-    Effect.gen(function* () {
-      const filename = join(yield* tempDir, "alisio.db")
-      const session = yield* Effect.scoped(Effect.flatMap(
-        SessionStore.make({ filename }),
-        (store) => store.createSession({ cwd: "/w", id: SessionId.make("burst") })
-      ))
-      const child = yield* spawnStoreChild("burst", filename, session.id)
-      let reported = 0
-      while (reported < 40) reported = ((yield* child.nextLine) as { batches: number }).batches
-      yield* child.kill9
+  it.scoped(
+    "ST-1 a kill -9 during a burst of writes leaves a database that passes integrity_check and opens at v4",
+    () =>
+      Effect.gen(function* () {
+        const filename = join(yield* tempDir, "alisio.db")
+        const session = yield* Effect.scoped(
+          Effect.flatMap(SessionStore.make({ filename }), (store) =>
+            store.createSession({ cwd: "/w", id: SessionId.make("burst") })
+          )
+        )
+        const child = yield* spawnStoreChild("burst", filename, session.id)
+        let reported = 0
+        while (reported < 40) reported = ((yield* child.nextLine) as { batches: number }).batches
+        yield* child.kill9
 
-      assert.deepStrictEqual(yield* rawQuery(filename, "PRAGMA integrity_check"), [{ integrity_check: "ok" }])
-      const store = yield* SessionStore.make({ filename })
-      assert.deepStrictEqual(yield* rawQuery(filename, "PRAGMA user_version"), [{ user_version: 4 }])
-      const messages = yield* store.messages(session.id)
-      const events = yield* store.events(session.id)
-      // Each batch of three messages is one transaction: all of it or none of it.
-      assert.strictEqual(messages.length % 3, 0)
-      const batches = messages.length / 3
-      assert.isAtLeast(batches, reported)
-      assert.deepStrictEqual(messages.map((m) => m.position), Array.from({ length: messages.length }, (_, i) => i + 1))
-      assert.include([batches, batches - 1], events.length)
-    }))
+        assert.deepStrictEqual(yield* rawQuery(filename, "PRAGMA integrity_check"), [{ integrity_check: "ok" }])
+        const store = yield* SessionStore.make({ filename })
+        assert.deepStrictEqual(yield* rawQuery(filename, "PRAGMA user_version"), [{ user_version: 4 }])
+        const messages = yield* store.messages(session.id)
+        const events = yield* store.events(session.id)
+        // Each batch of three messages is one transaction: all of it or none of it.
+        assert.strictEqual(messages.length % 3, 0)
+        const batches = messages.length / 3
+        assert.isAtLeast(batches, reported)
+        assert.deepStrictEqual(
+          messages.map((m) => m.position),
+          Array.from({ length: messages.length }, (_, i) => i + 1)
+        )
+        assert.include([batches, batches - 1], events.length)
+      })
+  )
 
   it.scoped("ST-1 the file layer creates parent folders and keeps the database in WAL mode", () =>
     Effect.gen(function* () {
       const filename = join(yield* tempDir, "state", "alisio", "alisio.db")
-      yield* Effect.scoped(Effect.gen(function* () {
-        const store = yield* SessionStore.SessionStore
-        yield* store.createSession({ cwd: "/w" })
-      }).pipe(Effect.provide(SessionStore.layer({ filename }))))
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const store = yield* SessionStore.SessionStore
+          yield* store.createSession({ cwd: "/w" })
+        }).pipe(Effect.provide(SessionStore.layer({ filename })))
+      )
       assert.isTrue(existsSync(filename))
       assert.deepStrictEqual(yield* rawQuery(filename, "PRAGMA journal_mode"), [{ journal_mode: "wal" }])
-    }))
+    })
+  )
 
   it.scoped("ST-1 a file that is not a SQLite database fails with not_a_database and is left as it was", () =>
     Effect.gen(function* () {
@@ -422,11 +507,14 @@ describe("SessionStore", () => {
 
       // A SQLite database of some other program is not ours either.
       const foreign = join(dir, "other.db")
-      yield* Effect.scoped(Effect.flatMap(Database.open(foreign), (db) => db.use(db.run("CREATE TABLE notes (body TEXT)"))))
+      yield* Effect.scoped(
+        Effect.flatMap(Database.open(foreign), (db) => db.use(db.run("CREATE TABLE notes (body TEXT)")))
+      )
       const other = yield* Effect.flip(SessionStore.make({ filename: foreign }))
       assert.strictEqual(other.reason, "not_a_database")
       assert.deepStrictEqual(yield* rawQuery(foreign, "SELECT name FROM sqlite_schema"), [{ name: "notes" }])
-    }))
+    })
+  )
 
   it.scoped("ST-1 a full disk fails with disk_full and leaves no half-written messages", () =>
     Effect.gen(function* () {
@@ -443,15 +531,24 @@ describe("SessionStore", () => {
       const error = yield* Effect.flip(store.appendMessages(session.id, big))
       assert.strictEqual(error.reason, "disk_full")
       assert.include(error.message, filename)
-      assert.deepStrictEqual((yield* store.messages(session.id)).map((m) => m.message), [user("small")])
+      assert.deepStrictEqual(
+        (yield* store.messages(session.id)).map((m) => m.message),
+        [user("small")]
+      )
       const bulky = (seq: number): KnownRunEvent => ({
         ...event(session.id, seq),
         type: "run_cancelled",
         data: { reason: "x".repeat(4000) }
       })
-      const eventError = yield* Effect.flip(Effect.forEach(Array.from({ length: 50 }, (_, i) => bulky(i + 1)), store.appendEvent))
+      const eventError = yield* Effect.flip(
+        Effect.forEach(
+          Array.from({ length: 50 }, (_, i) => bulky(i + 1)),
+          store.appendEvent
+        )
+      )
       assert.strictEqual(eventError.reason, "disk_full")
-    }))
+    })
+  )
 
   it.scoped("ST-1 a read-only state folder fails with read_only, naming the file", () =>
     Effect.gen(function* () {
@@ -459,13 +556,13 @@ describe("SessionStore", () => {
       const filename = join(dir, "alisio.db")
       yield* Effect.scoped(SessionStore.make({ filename }))
       yield* makeReadOnly(dir, filename)
-      const error = yield* Effect.flip(Effect.scoped(Effect.flatMap(
-        SessionStore.make({ filename }),
-        (store) => store.createSession({ cwd: "/w" })
-      )))
+      const error = yield* Effect.flip(
+        Effect.scoped(Effect.flatMap(SessionStore.make({ filename }), (store) => store.createSession({ cwd: "/w" })))
+      )
       assert.strictEqual(error.reason, "read_only")
       assert.include(error.message, filename)
-    }))
+    })
+  )
 })
 
 /** Read-only for this process: permission bits, or for root (who ignores them) the immutable flag. */

@@ -24,15 +24,15 @@ const count = (value: unknown): number | undefined =>
 /** Token usage from Chat (`prompt_tokens`…) or Responses (`input_tokens`…) field names. */
 export const usageOf = (value: unknown): Usage | undefined => {
   if (!isRecord(value)) return undefined
-  const input = count(value["prompt_tokens"]) ?? count(value["input_tokens"])
-  const output = count(value["completion_tokens"]) ?? count(value["output_tokens"])
+  const input = count(value.prompt_tokens) ?? count(value.input_tokens)
+  const output = count(value.completion_tokens) ?? count(value.output_tokens)
   if (input === undefined && output === undefined) return undefined
-  const outputDetails = value["completion_tokens_details"] ?? value["output_tokens_details"]
-  const inputDetails = value["prompt_tokens_details"] ?? value["input_tokens_details"]
-  const reasoning = isRecord(outputDetails) ? count(outputDetails["reasoning_tokens"]) : undefined
+  const outputDetails = value.completion_tokens_details ?? value.output_tokens_details
+  const inputDetails = value.prompt_tokens_details ?? value.input_tokens_details
+  const reasoning = isRecord(outputDetails) ? count(outputDetails.reasoning_tokens) : undefined
   // DeepSeek reports cache hits at the top level.
-  const cached = (isRecord(inputDetails) ? count(inputDetails["cached_tokens"]) : undefined) ??
-    count(value["prompt_cache_hit_tokens"])
+  const cached =
+    (isRecord(inputDetails) ? count(inputDetails.cached_tokens) : undefined) ?? count(value.prompt_cache_hit_tokens)
   return {
     inputTokens: input ?? 0,
     outputTokens: output ?? 0,

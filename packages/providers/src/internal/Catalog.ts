@@ -45,10 +45,7 @@ const overrideEntry = (overrides: Readonly<Record<string, CatalogEntry>>, id: st
   Object.hasOwn(overrides, id) ? overrides[id] : undefined
 
 /** The entry for `id`: configured fields win over the longest well-known key it matches. */
-export const lookup = (
-  overrides: Readonly<Record<string, CatalogEntry>>,
-  id: string
-): CatalogEntry | undefined => {
+export const lookup = (overrides: Readonly<Record<string, CatalogEntry>>, id: string): CatalogEntry | undefined => {
   const override = overrideEntry(overrides, id)
   const known = wellKnownEntry(id)
   if (override === undefined) return known

@@ -1,15 +1,15 @@
 import type { FinishReason, ResponsePart } from "@alisio/domain/LanguageModel"
 import type { Usage } from "@alisio/domain/Usage"
 import {
-  appendArguments,
   type Assembler,
+  appendArguments,
   type CallState,
   endCalls,
   finish,
   isRecord,
   newCall,
-  startCall,
   type Step,
+  startCall,
   usageOf
 } from "./Assembler.js"
 import { type Failure, fromStreamPayload, invalidResponse } from "./ErrorMapping.js"
@@ -55,7 +55,10 @@ export class ChatAssembler implements Assembler {
   private usage: Usage | undefined = undefined
   private output = false
 
-  constructor(private readonly provider: string, private readonly makeId: () => string) {}
+  constructor(
+    private readonly provider: string,
+    private readonly makeId: () => string
+  ) {}
 
   onEvent(event: SseEvent, out: Array<ResponsePart>): Step {
     if (event.error !== undefined) return fromStreamPayload(this.provider, parseOr(event.error))
@@ -68,18 +71,19 @@ export class ChatAssembler implements Assembler {
       return invalidResponse(this.provider, `malformed JSON in the stream: ${data.slice(0, 200)}`)
     }
     if (!isRecord(chunk)) return undefined
-    if (event.event === "error" || (chunk["error"] !== undefined && chunk["error"] !== null)) {
+    if (event.event === "error" || (chunk.error !== undefined && chunk.error !== null)) {
       return fromStreamPayload(this.provider, chunk)
     }
-    const usage = usageOf(chunk["usage"]) ?? (isRecord(chunk["x_groq"]) ? usageOf(chunk["x_groq"]["usage"]) : undefined)
+    const usage = usageOf(chunk.usage) ?? (isRecord(chunk.x_groq) ? usageOf(chunk.x_groq.usage) : undefined)
     if (usage !== undefined) this.usage = usage
-    const choices = chunk["choices"]
+    const choices = chunk.choices
     if (!Array.isArray(choices)) return undefined
     for (const choice of choices) {
-      if (!isRecord(choice) || (typeof choice["index"] === "number" && choice["index"] !== 0)) continue
-      if (isRecord(choice["delta"])) this.delta(choice["delta"], out)
-      const reason = nonEmpty(choice["finish_reason"])
-      if (reason === "error") return fromStreamPayload(this.provider, { message: "the server reported an error mid-stream" })
+      if (!isRecord(choice) || (typeof choice.index === "number" && choice.index !== 0)) continue
+      if (isRecord(choice.delta)) this.delta(choice.delta, out)
+      const reason = nonEmpty(choice.finish_reason)
+      if (reason === "error")
+        return fromStreamPayload(this.provider, { message: "the server reported an error mid-stream" })
       if (reason !== undefined && this.reason === undefined) {
         this.reason = chatFinishReason(reason)
         endCalls(this.calls, this.makeId, out)
@@ -107,12 +111,12 @@ export class ChatAssembler implements Assembler {
   }
 
   private delta(delta: Record<string, unknown>, out: Array<ResponsePart>): void {
-    const reasoning = nonEmpty(delta["reasoning_content"]) ?? nonEmpty(delta["reasoning"])
+    const reasoning = nonEmpty(delta.reasoning_content) ?? nonEmpty(delta.reasoning)
     if (reasoning !== undefined) {
       this.output = true
       out.push({ _tag: "ReasoningDelta", text: reasoning })
     }
-    const content = delta["content"]
+    const content = delta.content
     if (typeof content === "string") {
       if (content.length > 0) {
         this.output = true
@@ -121,12 +125,12 @@ export class ChatAssembler implements Assembler {
     } else if (Array.isArray(content)) {
       this.contentParts(content, out)
     }
-    const refusal = nonEmpty(delta["refusal"])
+    const refusal = nonEmpty(delta.refusal)
     if (refusal !== undefined) {
       this.output = true
       out.push({ _tag: "TextDelta", text: refusal })
     }
-    const toolCalls = delta["tool_calls"]
+    const toolCalls = delta.tool_calls
     if (Array.isArray(toolCalls)) {
       for (let position = 0; position < toolCalls.length; position++) {
         const fragment: unknown = toolCalls[position]
@@ -142,15 +146,15 @@ export class ChatAssembler implements Assembler {
       if (typeof part === "string") {
         if (part.length > 0) out.push({ _tag: "TextDelta", text: part })
       } else if (isRecord(part)) {
-        if (part["type"] === "thinking") {
-          const thinking = part["thinking"]
+        if (part.type === "thinking") {
+          const thinking = part.thinking
           const texts = Array.isArray(thinking) ? thinking : [thinking]
           for (const item of texts) {
-            const text = typeof item === "string" ? item : isRecord(item) ? nonEmpty(item["text"]) : undefined
+            const text = typeof item === "string" ? item : isRecord(item) ? nonEmpty(item.text) : undefined
             if (text !== undefined && text.length > 0) out.push({ _tag: "ReasoningDelta", text })
           }
         } else {
-          const text = nonEmpty(part["text"])
+          const text = nonEmpty(part.text)
           if (text !== undefined) out.push({ _tag: "TextDelta", text })
         }
       }
@@ -159,19 +163,20 @@ export class ChatAssembler implements Assembler {
   }
 
   private fragment(fragment: Record<string, unknown>, position: number, out: Array<ResponsePart>): void {
-    const key = typeof fragment["index"] === "number" ? fragment["index"] : position
-    const id = nonEmpty(fragment["id"])
-    const fn = isRecord(fragment["function"]) ? fragment["function"] : {}
-    const name = nonEmpty(fn["name"])
-    const rawArguments = fn["arguments"]
-    const args = typeof rawArguments === "string"
-      ? rawArguments
-      : isRecord(rawArguments)
-      ? JSON.stringify(rawArguments)
-      : ""
+    const key = typeof fragment.index === "number" ? fragment.index : position
+    const id = nonEmpty(fragment.id)
+    const fn = isRecord(fragment.function) ? fragment.function : {}
+    const name = nonEmpty(fn.name)
+    const rawArguments = fn.arguments
+    const args =
+      typeof rawArguments === "string" ? rawArguments : isRecord(rawArguments) ? JSON.stringify(rawArguments) : ""
     let call = this.byKey.get(key)
-    const anotherCall = call !== undefined && name !== undefined && id !== undefined &&
-      call.serverId !== undefined && call.serverId !== id
+    const anotherCall =
+      call !== undefined &&
+      name !== undefined &&
+      id !== undefined &&
+      call.serverId !== undefined &&
+      call.serverId !== id
     if (call === undefined || anotherCall) {
       call = newCall(id)
       this.byKey.set(key, call)

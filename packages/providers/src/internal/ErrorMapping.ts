@@ -19,10 +19,10 @@ const codeForStatus = (status: number): ProviderErrorCode =>
   status === 401 || status === 403
     ? "auth"
     : status === 429
-    ? "rate_limited"
-    : status === 408 || status >= 500
-    ? "server"
-    : "bad_request"
+      ? "rate_limited"
+      : status === 408 || status >= 500
+        ? "server"
+        : "bad_request"
 
 const describe: Record<ProviderErrorCode, string> = {
   auth: "The server refused the credentials",
@@ -79,14 +79,14 @@ export const retryAfterMs = (headers: Headers | undefined, now: number): number 
 
 const messageOf = (body: unknown): string | undefined => {
   if (!isRecord(body)) return text(body)
-  const message = text(body["message"]) ?? text(body["detail"]) ?? text(body["error"])
+  const message = text(body.message) ?? text(body.detail) ?? text(body.error)
   if (message !== undefined) return message
-  if (isRecord(body["error"])) return messageOf(body["error"])
+  if (isRecord(body.error)) return messageOf(body.error)
   return undefined
 }
 
 const errorCodeOf = (body: unknown): string | undefined =>
-  isRecord(body) ? text(body["code"]) ?? text(body["type"]) : undefined
+  isRecord(body) ? (text(body.code) ?? text(body.type)) : undefined
 
 /** A non-2xx HTTP answer; `body` is the error object the server sent (OpenAI's `error`, or the whole body). */
 export const fromStatus = (
@@ -140,28 +140,34 @@ export const fromReadError = (provider: string, cause: unknown): Failure =>
  * the server's error code does.
  */
 export const fromStreamPayload = (provider: string, payload: unknown): Failure => {
-  const error = isRecord(payload) && isRecord(payload["error"]) ? payload["error"] : payload
+  const error = isRecord(payload) && isRecord(payload.error) ? payload.error : payload
   const record = isRecord(error) ? error : {}
-  const statusValue = record["status_code"] ?? record["status"] ?? record["code"]
+  const statusValue = record.status_code ?? record.status ?? record.code
   const status = typeof statusValue === "number" && statusValue >= 400 && statusValue < 600 ? statusValue : undefined
   const errorCode = errorCodeOf(record)
-  const code: ProviderErrorCode = status !== undefined
-    ? codeForStatus(status)
-    : errorCode === undefined
-    ? "server"
-    : /rate_limit|quota|too_many/.test(errorCode)
-    ? "rate_limited"
-    : /auth|api_key|permission/.test(errorCode)
-    ? "auth"
-    : /invalid|bad_request|context_length|not_found|tool_use_failed/.test(errorCode)
-    ? "bad_request"
-    : "server"
+  const code: ProviderErrorCode =
+    status !== undefined
+      ? codeForStatus(status)
+      : errorCode === undefined
+        ? "server"
+        : /rate_limit|quota|too_many/.test(errorCode)
+          ? "rate_limited"
+          : /auth|api_key|permission/.test(errorCode)
+            ? "auth"
+            : /invalid|bad_request|context_length|not_found|tool_use_failed/.test(errorCode)
+              ? "bad_request"
+              : "server"
   const detail = messageOf(error) ?? (isRecord(payload) ? messageOf(payload) : undefined)
-  return make(provider, code, errorCode === undefined || detail?.includes(errorCode) ? detail : `${detail ?? "error"} [${errorCode}]`, {
-    status,
-    errorCode,
-    inStream: true
-  })
+  return make(
+    provider,
+    code,
+    errorCode === undefined || detail?.includes(errorCode) ? detail : `${detail ?? "error"} [${errorCode}]`,
+    {
+      status,
+      errorCode,
+      inStream: true
+    }
+  )
 }
 
 /**
@@ -169,28 +175,34 @@ export const fromStreamPayload = (provider: string, payload: unknown): Failure =
  * FastAPI's `detail`, plain text); the SDK only reads OpenAI's. This rewrites the others into
  * OpenAI's shape so the server's words survive into the `ProviderError`.
  */
-export const normalizingFetch = (inner: typeof fetch): typeof fetch => async (input, init) => {
-  const response = await inner(input, init)
-  if (response.ok) return response
-  const raw = await response.text().catch(() => "")
-  let parsed: unknown = undefined
-  try {
-    parsed = raw.length > 0 ? JSON.parse(raw) : undefined
-  } catch {
-    parsed = undefined
-  }
-  const alreadyOpenAi = isRecord(parsed) && isRecord(parsed["error"]) && text(parsed["error"]["message"]) !== undefined
-  let body = raw
-  if (!alreadyOpenAi) {
-    const message = parsed === undefined ? text(raw)?.slice(0, 2000) : messageOf(parsed)
-    if (message !== undefined) {
-      const code = isRecord(parsed) ? (isRecord(parsed["error"]) ? errorCodeOf(parsed["error"]) : errorCodeOf(parsed)) : undefined
-      body = JSON.stringify({ error: { message, ...(code === undefined ? {} : { code }) } })
+export const normalizingFetch =
+  (inner: typeof fetch): typeof fetch =>
+  async (input, init) => {
+    const response = await inner(input, init)
+    if (response.ok) return response
+    const raw = await response.text().catch(() => "")
+    let parsed: unknown
+    try {
+      parsed = raw.length > 0 ? JSON.parse(raw) : undefined
+    } catch {
+      parsed = undefined
     }
+    const alreadyOpenAi = isRecord(parsed) && isRecord(parsed.error) && text(parsed.error.message) !== undefined
+    let body = raw
+    if (!alreadyOpenAi) {
+      const message = parsed === undefined ? text(raw)?.slice(0, 2000) : messageOf(parsed)
+      if (message !== undefined) {
+        const code = isRecord(parsed)
+          ? isRecord(parsed.error)
+            ? errorCodeOf(parsed.error)
+            : errorCodeOf(parsed)
+          : undefined
+        body = JSON.stringify({ error: { message, ...(code === undefined ? {} : { code }) } })
+      }
+    }
+    const headers = new Headers(response.headers)
+    headers.delete("content-length")
+    headers.delete("content-encoding")
+    headers.set("content-type", "application/json")
+    return new Response(body, { status: response.status, statusText: response.statusText, headers })
   }
-  const headers = new Headers(response.headers)
-  headers.delete("content-length")
-  headers.delete("content-encoding")
-  headers.set("content-type", "application/json")
-  return new Response(body, { status: response.status, statusText: response.statusText, headers })
-}

@@ -17,7 +17,7 @@ export type OutputTokensParam = "max_completion_tokens" | "max_tokens"
 
 const dataUrl = (image: ImagePart): string => `data:${image.mediaType};base64,${image.data}`
 
-type Part = Message["content"] extends infer C ? C extends ReadonlyArray<infer P> ? P : never : never
+type Part = Message["content"] extends infer C ? (C extends ReadonlyArray<infer P> ? P : never) : never
 
 const texts = (content: ReadonlyArray<Part>): Array<string> =>
   content.flatMap((part) => (part._tag === "text" ? [part.text] : []))
@@ -30,7 +30,10 @@ const images = (content: ReadonlyArray<Part>): Array<ImagePart> =>
  * servers reject arrays); reasoning is not sent back; images returned by tools, which a `tool`
  * message cannot carry, follow the tool results in a user message.
  */
-export const chatMessages = (system: string | undefined, messages: ReadonlyArray<Message>): Array<ChatCompletionMessageParam> => {
+export const chatMessages = (
+  system: string | undefined,
+  messages: ReadonlyArray<Message>
+): Array<ChatCompletionMessageParam> => {
   const out: Array<ChatCompletionMessageParam> = []
   if (system !== undefined && system.length > 0) out.push({ role: "system", content: system })
   let toolImages: Array<ImagePart> = []
@@ -38,7 +41,9 @@ export const chatMessages = (system: string | undefined, messages: ReadonlyArray
     if (toolImages.length === 0) return
     out.push({
       role: "user",
-      content: toolImages.map((image): ChatCompletionContentPart => ({ type: "image_url", image_url: { url: dataUrl(image) } }))
+      content: toolImages.map(
+        (image): ChatCompletionContentPart => ({ type: "image_url", image_url: { url: dataUrl(image) } })
+      )
     })
     toolImages = []
   }
@@ -55,20 +60,22 @@ export const chatMessages = (system: string | undefined, messages: ReadonlyArray
         } else {
           out.push({
             role: "user",
-            content: message.content.flatMap((part): Array<ChatCompletionContentPart> =>
-              part._tag === "text"
-                ? [{ type: "text", text: part.text }]
-                : [{ type: "image_url", image_url: { url: dataUrl(part) } }]
+            content: message.content.flatMap(
+              (part): Array<ChatCompletionContentPart> =>
+                part._tag === "text"
+                  ? [{ type: "text", text: part.text }]
+                  : [{ type: "image_url", image_url: { url: dataUrl(part) } }]
             )
           })
         }
         break
       }
       case "assistant": {
-        const calls = message.content.flatMap((part): Array<ChatCompletionMessageToolCall> =>
-          part._tag === "tool_call"
-            ? [{ id: part.id, type: "function", function: { name: part.name, arguments: part.arguments } }]
-            : []
+        const calls = message.content.flatMap(
+          (part): Array<ChatCompletionMessageToolCall> =>
+            part._tag === "tool_call"
+              ? [{ id: part.id, type: "function", function: { name: part.name, arguments: part.arguments } }]
+              : []
         )
         const text = texts(message.content).join("")
         out.push(
@@ -106,12 +113,14 @@ export const chatBody = (
   ...(options.outputTokensParam === "max_tokens"
     ? { max_tokens: request.maxOutputTokens }
     : { max_completion_tokens: request.maxOutputTokens }),
-  ...(request.tools.length === 0 ? {} : {
-    tools: request.tools.map((tool) => ({
-      type: "function" as const,
-      function: { name: tool.name, description: tool.description, parameters: { ...tool.parameters } }
-    }))
-  }),
+  ...(request.tools.length === 0
+    ? {}
+    : {
+        tools: request.tools.map((tool) => ({
+          type: "function" as const,
+          function: { name: tool.name, description: tool.description, parameters: { ...tool.parameters } }
+        }))
+      }),
   ...(options.sendEffort && request.effort !== undefined ? { reasoning_effort: request.effort } : {})
 })
 
@@ -151,13 +160,14 @@ export const responsesInput = (messages: ReadonlyArray<Message>): Array<Response
       }
       case "tool": {
         const pictures = images(message.content)
-        const output: string | ResponseFunctionCallOutputItemList = pictures.length === 0
-          ? texts(message.content).join("\n")
-          : message.content.map((part): ResponseFunctionCallOutputItemList[number] =>
-            part._tag === "text"
-              ? { type: "input_text", text: part.text }
-              : { type: "input_image", image_url: dataUrl(part), detail: "auto" }
-          )
+        const output: string | ResponseFunctionCallOutputItemList =
+          pictures.length === 0
+            ? texts(message.content).join("\n")
+            : message.content.map((part): ResponseFunctionCallOutputItemList[number] =>
+                part._tag === "text"
+                  ? { type: "input_text", text: part.text }
+                  : { type: "input_image", image_url: dataUrl(part), detail: "auto" }
+              )
         out.push({ type: "function_call_output", call_id: message.toolCallId, output })
         break
       }
@@ -175,15 +185,17 @@ export const responsesBody = (
   stream: true,
   max_output_tokens: request.maxOutputTokens,
   ...(request.system === undefined || request.system.length === 0 ? {} : { instructions: request.system }),
-  ...(request.tools.length === 0 ? {} : {
-    tools: request.tools.map((tool) => ({
-      type: "function" as const,
-      name: tool.name,
-      description: tool.description,
-      parameters: { ...tool.parameters },
-      strict: false
-    }))
-  }),
+  ...(request.tools.length === 0
+    ? {}
+    : {
+        tools: request.tools.map((tool) => ({
+          type: "function" as const,
+          name: tool.name,
+          description: tool.description,
+          parameters: { ...tool.parameters },
+          strict: false
+        }))
+      }),
   ...(options.sendEffort && request.effort !== undefined
     ? { reasoning: { effort: request.effort, summary: "auto" as const } }
     : {})

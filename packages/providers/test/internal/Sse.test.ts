@@ -14,20 +14,20 @@ const decode = (pieces: ReadonlyArray<Uint8Array>): Array<SseEvent> => {
 // final event without its blank line.
 const body = Buffer.from(
   ": keep-alive\n\n" +
-    "event: response.created\r\ndata: {\"a\":\"é\"}\r\n\r\n" +
-    "data:{\"b\":\"🌍\"}\r\r" +
+    'event: response.created\r\ndata: {"a":"é"}\r\n\r\n' +
+    'data:{"b":"🌍"}\r\r' +
     "id: 7\nretry: 10\ndata: line one\ndata: line two\n\n" +
-    "error: {\"code\":400}\n\n" +
+    'error: {"code":400}\n\n' +
     "\n\n: trailing comment\n" +
     "data: [DONE]",
   "utf8"
 )
 
 const expected: Array<SseEvent> = [
-  { event: "response.created", data: "{\"a\":\"é\"}", error: undefined },
-  { event: undefined, data: "{\"b\":\"🌍\"}", error: undefined },
+  { event: "response.created", data: '{"a":"é"}', error: undefined },
+  { event: undefined, data: '{"b":"🌍"}', error: undefined },
   { event: undefined, data: "line one\nline two", error: undefined },
-  { event: undefined, data: "", error: "{\"code\":400}" },
+  { event: undefined, data: "", error: '{"code":400}' },
   { event: undefined, data: "[DONE]", error: undefined }
 ]
 

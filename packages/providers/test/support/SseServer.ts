@@ -1,9 +1,10 @@
 // A real HTTP server on 127.0.0.1 that replays scripted answers, for the adapter tests.
+
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
 
 /** One scripted answer. */
 export interface Reply {
@@ -53,7 +54,7 @@ export const seeded = (seed: number): (() => number) => {
 export const splitRandomly = (bytes: Uint8Array, seed: number, maxPiece: number): Array<Uint8Array> => {
   const random = seeded(seed)
   const pieces: Array<Uint8Array> = []
-  for (let at = 0; at < bytes.length;) {
+  for (let at = 0; at < bytes.length; ) {
     const size = 1 + Math.floor(random() * maxPiece)
     pieces.push(bytes.subarray(at, at + size))
     at += size
@@ -82,7 +83,7 @@ const answer = async (res: ServerResponse, reply: Reply): Promise<void> => {
   res.socket?.setNoDelay(true)
   res.writeHead(reply.status ?? 200, { "content-type": "text/event-stream", ...reply.headers })
   res.flushHeaders()
-  const body = typeof reply.body === "string" ? Buffer.from(reply.body, "utf8") : reply.body ?? new Uint8Array()
+  const body = typeof reply.body === "string" ? Buffer.from(reply.body, "utf8") : (reply.body ?? new Uint8Array())
   const pieces = reply.pieces === undefined ? [body] : splitRandomly(body, reply.pieces.seed, reply.pieces.maxPiece)
   for (const piece of pieces) {
     if (res.destroyed) return
@@ -101,10 +102,8 @@ const answer = async (res: ServerResponse, reply: Reply): Promise<void> => {
  * Starts the server for the scope. `handle` picks the answer for the n-th request (0-based);
  * requests are recorded with their JSON bodies.
  */
-export const make = (
-  handle: (request: Recorded, n: number) => Reply
-): Effect.Effect<SseServer, never, Scope.Scope> =>
-  Effect.gen(function*() {
+export const make = (handle: (request: Recorded, n: number) => Reply): Effect.Effect<SseServer, never, Scope.Scope> =>
+  Effect.gen(function* () {
     const requests: Array<Recorded> = []
     const closed = yield* Deferred.make<void>()
     const server = createServer((req, res) => {

@@ -2,12 +2,12 @@
 import { constants as fsConstants } from "node:fs"
 import { access, mkdir, open as openFile } from "node:fs/promises"
 import { dirname } from "node:path"
+import { StoreError } from "@alisio/domain/Errors"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Scope from "effect/Scope"
-import { StoreError } from "@alisio/domain/Errors"
 
 /** Runs one SQL statement; the rows for statements that return rows, `[]` otherwise. */
 export type Run = (sql: string, params?: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<unknown>, StoreError>
@@ -29,8 +29,7 @@ export const BUSY_TIMEOUT_MS = 5000
 
 const SQLITE_HEADER = "SQLite format 3\u0000"
 
-const describe = (filename: string): string =>
-  filename === MEMORY ? "the in-memory session database" : filename
+const describe = (filename: string): string => (filename === MEMORY ? "the in-memory session database" : filename)
 
 const sqliteCode = (error: unknown): string | undefined => {
   for (let value: unknown = error, depth = 0; depth < 3 && typeof value === "object" && value !== null; depth++) {
@@ -58,11 +57,7 @@ const remedy = {
   io: "Check the file and its folder, then try again."
 } as const
 
-export const storeError = (
-  filename: string,
-  reason: StoreError["reason"],
-  what: string
-): StoreError =>
+export const storeError = (filename: string, reason: StoreError["reason"], what: string): StoreError =>
   new StoreError({
     reason,
     message: `${what}${remedy[reason] === "" ? "" : ` ${remedy[reason]}`}`,
@@ -70,7 +65,12 @@ export const storeError = (
   })
 
 const isWritable = (path: string): Effect.Effect<boolean> =>
-  Effect.promise(() => access(path, fsConstants.W_OK).then(() => true, () => false))
+  Effect.promise(() =>
+    access(path, fsConstants.W_OK).then(
+      () => true,
+      () => false
+    )
+  )
 
 /** Turns a SQLite failure into a `StoreError` whose message names the file and what to do. */
 export const fromSqlite = (filename: string, error: unknown): Effect.Effect<StoreError> => {
@@ -94,14 +94,17 @@ export const fromSqlite = (filename: string, error: unknown): Effect.Effect<Stor
     return Effect.map(isWritable(folder), (writable) =>
       writable
         ? storeError(filename, "io", `Cannot open ${file} (${detail}).`)
-        : storeError(filename, "read_only", `Cannot write ${file}: its folder ${folder} is read-only.`))
+        : storeError(filename, "read_only", `Cannot write ${file}: its folder ${folder} is read-only.`)
+    )
   }
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
-    return Effect.succeed(storeError(
-      filename,
-      "io",
-      `${file} stayed locked by another process for more than ${BUSY_TIMEOUT_MS / 1000} s. Try again when the other Alisio process is idle.`
-    ))
+    return Effect.succeed(
+      storeError(
+        filename,
+        "io",
+        `${file} stayed locked by another process for more than ${BUSY_TIMEOUT_MS / 1000} s. Try again when the other Alisio process is idle.`
+      )
+    )
   }
   if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
     return Effect.succeed(storeError(filename, "not_found", `A write to ${file} names a session that does not exist.`))
@@ -111,7 +114,11 @@ export const fromSqlite = (filename: string, error: unknown): Effect.Effect<Stor
 
 const fsReason = (error: unknown): StoreError["reason"] => {
   const code = (error as NodeJS.ErrnoException | undefined)?.code
-  return code === "ENOSPC" ? "disk_full" : code === "EACCES" || code === "EPERM" || code === "EROFS" ? "read_only" : "io"
+  return code === "ENOSPC"
+    ? "disk_full"
+    : code === "EACCES" || code === "EPERM" || code === "EROFS"
+      ? "read_only"
+      : "io"
 }
 
 const prepareFolder = (filename: string): Effect.Effect<void, StoreError> =>
@@ -141,7 +148,12 @@ const checkHeader = (filename: string): Effect.Effect<void, StoreError> =>
   }).pipe(
     Effect.filterOrFail(
       (isSqlite) => isSqlite,
-      () => storeError(filename, "not_a_database", `${filename} is not a SQLite database, so Alisio cannot keep sessions in it.`)
+      () =>
+        storeError(
+          filename,
+          "not_a_database",
+          `${filename} is not a SQLite database, so Alisio cannot keep sessions in it.`
+        )
     ),
     Effect.asVoid
   )
@@ -161,7 +173,9 @@ export const open = (filename: string): Effect.Effect<Database, StoreError, Scop
       Effect.provideServiceEffect(Reactivity.Reactivity, Reactivity.make),
       // better-sqlite3 throws while opening (a damaged file, a read-only folder): convert it here.
       Effect.catchAllDefect((defect) =>
-        sqliteCode(defect) === undefined ? Effect.die(defect) : Effect.flatMap(fromSqlite(filename, defect), Effect.fail)
+        sqliteCode(defect) === undefined
+          ? Effect.die(defect)
+          : Effect.flatMap(fromSqlite(filename, defect), Effect.fail)
       )
     )
     const connection = yield* Effect.orDie(client.reserve)
@@ -175,22 +189,24 @@ export const open = (filename: string): Effect.Effect<Database, StoreError, Scop
 
     const rollback = Effect.ignore(run("ROLLBACK"))
     const transaction: Database["transaction"] = (body) =>
-      mutex.withPermits(1)(Effect.uninterruptibleMask((restore) =>
-        Effect.gen(function* () {
-          yield* run("BEGIN IMMEDIATE")
-          const exit = yield* Effect.exit(restore(body))
-          if (Exit.isFailure(exit)) {
-            yield* rollback
-            return yield* exit
-          }
-          const committed = yield* Effect.exit(run("COMMIT"))
-          if (Exit.isFailure(committed)) {
-            yield* rollback
-            return yield* Effect.failCause(committed.cause)
-          }
-          return exit.value
-        })
-      ))
+      mutex.withPermits(1)(
+        Effect.uninterruptibleMask((restore) =>
+          Effect.gen(function* () {
+            yield* run("BEGIN IMMEDIATE")
+            const exit = yield* Effect.exit(restore(body))
+            if (Exit.isFailure(exit)) {
+              yield* rollback
+              return yield* exit
+            }
+            const committed = yield* Effect.exit(run("COMMIT"))
+            if (Exit.isFailure(committed)) {
+              yield* rollback
+              return yield* Effect.failCause(committed.cause)
+            }
+            return exit.value
+          })
+        )
+      )
 
     return {
       filename,

@@ -1,9 +1,10 @@
 // The session database's schema as numbered, forward-only, additive steps (ST-1, ST-2).
 // The version lives in `PRAGMA user_version`; each step is one transaction that re-reads it, so
 // two processes opening an old database at once migrate it exactly once.
+
+import type { StoreError } from "@alisio/domain/Errors"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { StoreError } from "@alisio/domain/Errors"
 import { type Database, storeError } from "./sessionDatabase.js"
 
 /** The newest schema this code knows. */
@@ -166,7 +167,8 @@ export const migrate = (
 ): Effect.Effect<{ readonly from: number; readonly to: number }, StoreError> =>
   Effect.gen(function* () {
     const header = yield* readHeader(db)
-    const foreign = header.applicationId !== APPLICATION_ID &&
+    const foreign =
+      header.applicationId !== APPLICATION_ID &&
       (header.applicationId !== 0 || header.version !== 0 || header.objects > 0)
     if (foreign) {
       return yield* storeError(

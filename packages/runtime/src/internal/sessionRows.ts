@@ -1,10 +1,11 @@
 // Row Schemas of the session database and their mapping to the store's records.
-import * as Schema from "effect/Schema"
+
 import { BlobHash, RunId, SessionId, ToolCallId } from "@alisio/domain/Ids"
 import { Message } from "@alisio/domain/Message"
 import { RunStatus, ToolCallStatus } from "@alisio/domain/RunEvent"
 import { ToolEffect } from "@alisio/domain/Tool"
 import { Usage } from "@alisio/domain/Usage"
+import * as Schema from "effect/Schema"
 import type { BlobMeta, RunRecord, Session, StoredMessage, ToolCallRecord } from "../SessionStore.js"
 
 const Millis = Schema.Number

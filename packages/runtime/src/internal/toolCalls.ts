@@ -1,13 +1,13 @@
-import * as Clock from "effect/Clock"
-import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import { ToolError } from "@alisio/domain/Errors"
+import { isAbsolute, relative, resolve } from "node:path"
 import type { StoreError } from "@alisio/domain/Errors"
+import { ToolError } from "@alisio/domain/Errors"
 import type { ToolCallPart, ToolResultMessage } from "@alisio/domain/Message"
 import { textOf } from "@alisio/domain/Message"
 import type { ToolCallStatus } from "@alisio/domain/RunEvent"
 import type { Tool, ToolContext, ToolResult } from "@alisio/domain/Tool"
-import { isAbsolute, relative, resolve } from "node:path"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { CurrentRun } from "../CurrentRun.js"
 import { HumanWaits } from "../HumanWaits.js"
 import { Interaction } from "../Interaction.js"
@@ -53,7 +53,12 @@ export const executeToolCall = (
     const startedAt = yield* Clock.currentTimeMillis
     const effect = tool?.effect ?? "external"
 
-    yield* run.events.emit("tool_call_started", { toolCallId: call.id, name: call.name, arguments: call.arguments, effect })
+    yield* run.events.emit("tool_call_started", {
+      toolCallId: call.id,
+      name: call.name,
+      arguments: call.arguments,
+      effect
+    })
     yield* store.toolCallStarted({
       id: call.id,
       sessionId: run.sessionId,
@@ -114,19 +119,32 @@ export const executeToolCall = (
 
     if (tool === undefined || !run.toolNames.has(call.name)) {
       const available = [...run.toolNames].sort().join(", ")
-      return yield* finish("error", resultMessage(call, `Unknown tool "${call.name}". Available tools: ${available || "none"}.`, true))
+      return yield* finish(
+        "error",
+        resultMessage(call, `Unknown tool "${call.name}". Available tools: ${available || "none"}.`, true)
+      )
     }
     if (run.readOnly && !allowedInReadOnly(tool.effect)) {
-      return yield* finish("denied", resultMessage(call, `The tool "${call.name}" changes files or the world and this run is read-only.`, true))
+      return yield* finish(
+        "denied",
+        resultMessage(call, `The tool "${call.name}" changes files or the world and this run is read-only.`, true)
+      )
     }
     const args = parseArguments(call.arguments)
     if (Option.isNone(args)) {
-      return yield* finish("error", resultMessage(call, `The arguments of ${call.name} are not valid JSON: ${call.arguments.slice(0, 200)}`, true))
+      return yield* finish(
+        "error",
+        resultMessage(call, `The arguments of ${call.name} are not valid JSON: ${call.arguments.slice(0, 200)}`, true)
+      )
     }
 
     const policy = run.approvals[tool.effect]
     const approved =
-      policy === "approve" ? true : policy === "deny" ? false : yield* askApproval({ kind: "tool", summary: summarize(call) })
+      policy === "approve"
+        ? true
+        : policy === "deny"
+          ? false
+          : yield* askApproval({ kind: "tool", summary: summarize(call) })
     if (!approved) {
       return yield* finish("denied", resultMessage(call, `The user denied permission to run ${call.name}.`, true))
     }
@@ -141,26 +159,43 @@ export const executeToolCall = (
       approveExternalPath: (path) => {
         const absolute = resolve(run.cwd, path)
         if (isInside(run.cwd, absolute)) return Effect.void
-        return askApproval({ kind: "external_directory", summary: `${call.name} wants to access ${absolute}, outside the workspace`, path: absolute }).pipe(
+        return askApproval({
+          kind: "external_directory",
+          summary: `${call.name} wants to access ${absolute}, outside the workspace`,
+          path: absolute
+        }).pipe(
           Effect.orDie,
           Effect.flatMap((ok) =>
-            ok ? Effect.void : new ToolError({ message: `Access to ${absolute}, outside the workspace ${run.cwd}, was denied.` })
+            ok
+              ? Effect.void
+              : new ToolError({ message: `Access to ${absolute}, outside the workspace ${run.cwd}, was denied.` })
           )
         )
       },
       askUser: (question) =>
-        waits.around(run.sessionId, "question", interaction.ask(run.sessionId, question)).pipe(
-          Effect.mapError((error) => new ToolError({ message: error.message }))
-        )
+        waits
+          .around(run.sessionId, "question", interaction.ask(run.sessionId, question))
+          .pipe(Effect.mapError((error) => new ToolError({ message: error.message })))
     }
 
     const outcome = yield* tool.execute(args.value, context).pipe(
-      Effect.map((result: ToolResult) => ({ status: result.isError === true ? "error" as const : "completed" as const, result })),
-      Effect.catchAll((error) => Effect.succeed({ status: "error" as const, result: { content: [{ _tag: "text" as const, text: error.message }], isError: true } })),
+      Effect.map((result: ToolResult) => ({
+        status: result.isError === true ? ("error" as const) : ("completed" as const),
+        result
+      })),
+      Effect.catchAll((error) =>
+        Effect.succeed({
+          status: "error" as const,
+          result: { content: [{ _tag: "text" as const, text: error.message }], isError: true }
+        })
+      ),
       Effect.catchAllDefect((defect) =>
         Effect.succeed({
           status: "error" as const,
-          result: { content: [{ _tag: "text" as const, text: `The tool ${call.name} crashed: ${String(defect)}` }], isError: true }
+          result: {
+            content: [{ _tag: "text" as const, text: `The tool ${call.name} crashed: ${String(defect)}` }],
+            isError: true
+          }
         })
       ),
       Effect.onInterrupt(() => Effect.ignore(finish("cancelled", cancelledResult(call))))

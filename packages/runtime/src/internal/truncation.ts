@@ -38,7 +38,8 @@ export const classify = (
   if (finish !== "length") return { classification: { _tag: "Complete" }, complete: calls }
   const complete = calls.filter((call) => isCompleteJson(call.arguments))
   if (complete.length < calls.length) return { classification: { _tag: "Cut", reason: "tool_call_cut" }, complete }
-  if (calls.length === 0 && text.trim() === "") return { classification: { _tag: "Cut", reason: "empty_response" }, complete }
+  if (calls.length === 0 && text.trim() === "")
+    return { classification: { _tag: "Cut", reason: "empty_response" }, complete }
   if (calls.length === 0) return { classification: { _tag: "UsefulText" }, complete }
   return { classification: { _tag: "Complete" }, complete }
 }

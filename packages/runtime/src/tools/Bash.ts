@@ -1,3 +1,6 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { ToolError } from "@alisio/domain/Errors"
+import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -6,9 +9,6 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { ToolError } from "@alisio/domain/Errors"
-import { defineTool, textResult, type Tool } from "@alisio/domain/Tool"
-import { type ChildProcess, spawn } from "node:child_process"
 import { OutputBuffer } from "./internal/outputBuffer.js"
 import { stopGroup } from "./internal/processGroup.js"
 import { integerAtLeast } from "./internal/schema.js"
@@ -50,13 +50,14 @@ export const make = (options: BashOptions = {}): Tool => {
   const killGraceMs = options.killGraceMs ?? 2_000
   return defineTool({
     name: "bash",
-    description: "Runs a bash command in the workspace and returns its exit code and output (stdout and stderr " +
+    description:
+      "Runs a bash command in the workspace and returns its exit code and output (stdout and stderr " +
       `interleaved; long output keeps its start and end). Timeout ${defaultTimeoutMs} ms unless timeout_ms ` +
       `(at most ${maxTimeoutMs}). stdin is empty; processes left in the background are stopped when the command ends.`,
     effect: "external",
     input: Input,
     run: (input, context) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const timeoutMs = Math.min(input.timeout_ms ?? defaultTimeoutMs, maxTimeoutMs)
         const output = new OutputBuffer(maxOutputChars)
         const finished = yield* runInGroup(input.command, context.cwd, killGraceMs, (text) => {
@@ -90,7 +91,7 @@ const runInGroup = (
   onOutput: (text: string) => Effect.Effect<void>
 ): Effect.Effect<Finished, ToolError> =>
   Effect.scoped(
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const exited = yield* Deferred.make<Omit<Finished, "strays">, ToolError>()
       const child = yield* Effect.acquireRelease(
         Effect.try({
@@ -107,7 +108,7 @@ const runInGroup = (
           },
           catch: (error) => new ToolError({ message: `bash could not start: ${String(error)}` })
         }),
-        (child) => child.pid === undefined ? Effect.void : stopGroup(child.pid, killGraceMs)
+        (child) => (child.pid === undefined ? Effect.void : stopGroup(child.pid, killGraceMs))
       )
       const drain = yield* Effect.fork(Stream.runForEach(outputOf(child), onOutput))
       const status = yield* Deferred.await(exited)

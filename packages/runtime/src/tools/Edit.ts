@@ -1,8 +1,8 @@
+import * as fs from "node:fs/promises"
+import { ToolError } from "@alisio/domain/Errors"
+import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { ToolError } from "@alisio/domain/Errors"
-import { defineTool, textResult, type Tool } from "@alisio/domain/Tool"
-import * as fs from "node:fs/promises"
 import { clipLine, lineAt, looksBinary, writeFileAtomic } from "./internal/files.js"
 import { resolvePath, tryFs } from "./internal/workspace.js"
 
@@ -21,13 +21,14 @@ const Input = Schema.Struct({
 export const make = (): Tool =>
   defineTool({
     name: "edit",
-    description: "Replaces exact text in a file. old_string must match the file exactly (indentation and " +
+    description:
+      "Replaces exact text in a file. old_string must match the file exactly (indentation and " +
       "line breaks included, without the line numbers read shows) and occur exactly once; add surrounding " +
       "lines to make it unique, or set replace_all.",
     effect: "write",
     input: Input,
     run: (input, context) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         if (input.old_string.length === 0) {
           return yield* new ToolError({ message: "old_string is empty; use write to create or replace a whole file" })
         }
@@ -53,9 +54,13 @@ export const make = (): Tool =>
           return yield* new ToolError({ message: notFoundMessage(target.display, text, input.old_string) })
         }
         if (offsets.length > 1 && input.replace_all !== true) {
-          const lines = offsets.slice(0, 10).map((offset) => lineAt(text, offset)).join(", ")
+          const lines = offsets
+            .slice(0, 10)
+            .map((offset) => lineAt(text, offset))
+            .join(", ")
           return yield* new ToolError({
-            message: `old_string occurs ${offsets.length} times in ${target.display} (lines ${lines}` +
+            message:
+              `old_string occurs ${offsets.length} times in ${target.display} (lines ${lines}` +
               `${offsets.length > 10 ? ", …" : ""}); include more surrounding lines to make it unique, ` +
               "or set replace_all to replace every occurrence"
           })
@@ -90,14 +95,18 @@ const notFoundMessage = (display: string, text: string, oldString: string): stri
   if (/^\s*\d+\t/.test(oldString)) {
     return `${base}; it seems to start with a line number from read: leave the numbers and the tab out`
   }
-  const probe = oldString.split("\n").map((line) => line.trim()).find((line) => line.length > 0)
+  const probe = oldString
+    .split("\n")
+    .map((line) => line.trim())
+    .find((line) => line.length > 0)
   const closest = probe === undefined ? undefined : closestLine(text, probe)
-  const hint = closest === undefined
-    ? ""
-    : closest.exact
-    ? `; line ${closest.line} matches its first line when spacing is ignored, ` +
-      "so the indentation, the spacing or the lines after it differ"
-    : `; the closest line is ${closest.line}: ${JSON.stringify(clipLine(closest.text.trim(), 120))}`
+  const hint =
+    closest === undefined
+      ? ""
+      : closest.exact
+        ? `; line ${closest.line} matches its first line when spacing is ignored, ` +
+          "so the indentation, the spacing or the lines after it differ"
+        : `; the closest line is ${closest.line}: ${JSON.stringify(clipLine(closest.text.trim(), 120))}`
   return `${base}${hint}. Read the file again and copy the text exactly.`
 }
 

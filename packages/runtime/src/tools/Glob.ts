@@ -1,9 +1,9 @@
-import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
-import { ToolError } from "@alisio/domain/Errors"
-import { defineTool, textResult, type Tool } from "@alisio/domain/Tool"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import { ToolError } from "@alisio/domain/Errors"
+import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { compileGlob, splitGlobBase } from "./internal/glob.js"
 import { IGNORED_DIRECTORIES, walk } from "./internal/walk.js"
 import { displayBelow, resolvePath, tryFs } from "./internal/workspace.js"
@@ -30,13 +30,14 @@ export const make = (options: GlobOptions = {}): Tool => {
   const maxResults = options.maxResults ?? 1_000
   return defineTool({
     name: "glob",
-    description: "Finds files by path pattern (e.g. **/*.ts, src/{a,b}/*.json); * does not cross folders, ** " +
+    description:
+      "Finds files by path pattern (e.g. **/*.ts, src/{a,b}/*.json); * does not cross folders, ** " +
       `does. Skips ${[...IGNORED_DIRECTORIES].join(" and ")} unless include_ignored. ` +
       `Returns sorted paths, at most ${maxResults}.`,
     effect: "read",
     input: Input,
     run: (input, context) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         if (input.pattern.trim() === "") return yield* new ToolError({ message: "pattern is empty" })
         const split = splitGlobBase(input.pattern)
         const base = path.isAbsolute(split.base) ? split.base : path.join(input.path ?? ".", split.base)

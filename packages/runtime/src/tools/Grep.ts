@@ -1,14 +1,14 @@
-import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
-import { ToolError } from "@alisio/domain/Errors"
-import { defineTool, textResult, type Tool } from "@alisio/domain/Tool"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import { ToolError } from "@alisio/domain/Errors"
+import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { clipLine, looksBinary, SNIFF_BYTES } from "./internal/files.js"
 import { compileGlob } from "./internal/glob.js"
 import { integerAtLeast } from "./internal/schema.js"
 import { IGNORED_DIRECTORIES, walk } from "./internal/walk.js"
-import { displayBelow, resolvePath, type ResolvedPath, tryFs } from "./internal/workspace.js"
+import { displayBelow, type ResolvedPath, resolvePath, tryFs } from "./internal/workspace.js"
 
 export interface GrepOptions {
   /** Most matching lines returned by one call (default 200; the model may ask for fewer). */
@@ -40,13 +40,14 @@ export const make = (options: GrepOptions = {}): Tool => {
   const maxLineLength = options.maxLineLength ?? 300
   return defineTool({
     name: "grep",
-    description: "Searches file contents with a JavaScript regular expression and returns path:line: text for " +
+    description:
+      "Searches file contents with a JavaScript regular expression and returns path:line: text for " +
       `each matching line (at most ${cap}). Filter files with glob; binary files and ` +
       `${[...IGNORED_DIRECTORIES].join(" and ")} are skipped.`,
     effect: "read",
     input: Input,
     run: (input, context) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const regex = yield* Effect.try({
           try: () => new RegExp(input.pattern, input.case_insensitive === true ? "i" : ""),
           catch: (error) =>
@@ -61,7 +62,7 @@ export const make = (options: GrepOptions = {}): Tool => {
         let full = false
 
         const searchFile = (absolute: string, display: string, size: number): Effect.Effect<void> =>
-          Effect.gen(function*() {
+          Effect.gen(function* () {
             if (size > maxFileBytes) {
               skippedLarge++
               return
@@ -86,10 +87,15 @@ export const make = (options: GrepOptions = {}): Tool => {
           yield* walk(root.absolute, root.display, {
             includeIgnored: false,
             visit: (entry) =>
-              Effect.gen(function*() {
+              Effect.gen(function* () {
                 if (entry.kind !== "file" || (filter !== undefined && !filter(entry.relative))) return true
                 const absolute = path.join(root.absolute, entry.relative)
-                const size = yield* Effect.promise(() => fs.stat(absolute).then((s) => s.size, () => 0))
+                const size = yield* Effect.promise(() =>
+                  fs.stat(absolute).then(
+                    (s) => s.size,
+                    () => 0
+                  )
+                )
                 yield* searchFile(absolute, displayBelow(root, entry.relative), size)
                 return !full
               })
@@ -103,7 +109,7 @@ export const make = (options: GrepOptions = {}): Tool => {
 }
 
 /** A glob without `/` matches file names anywhere (like ripgrep's `-g`); with one, paths below the root. */
-const fileFilter = (glob: string): (relative: string) => boolean => {
+const fileFilter = (glob: string): ((relative: string) => boolean) => {
   const matcher = compileGlob(glob)
   return glob.includes("/")
     ? matcher.matches

@@ -1,10 +1,10 @@
-import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
-import { ToolError } from "@alisio/domain/Errors"
-import { defineTool, textResult, type Tool } from "@alisio/domain/Tool"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { IGNORED_DIRECTORIES, walk, type WalkEntry } from "./internal/walk.js"
+import { ToolError } from "@alisio/domain/Errors"
+import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { IGNORED_DIRECTORIES, type WalkEntry, walk } from "./internal/walk.js"
 import { resolvePath, tryFs } from "./internal/workspace.js"
 
 export interface LsOptions {
@@ -29,13 +29,14 @@ export const make = (options: LsOptions = {}): Tool => {
   const maxEntries = options.maxEntries ?? 500
   return defineTool({
     name: "ls",
-    description: "Lists a folder: folders end with /, symlinks show -> target. With recursive, lists the tree " +
+    description:
+      "Lists a folder: folders end with /, symlinks show -> target. With recursive, lists the tree " +
       `(without entering ${[...IGNORED_DIRECTORIES].join(" or ")} unless include_ignored). ` +
       `At most ${maxEntries} entries.`,
     effect: "read",
     input: Input,
     run: (input, context) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const target = yield* resolvePath(context, input.path ?? ".")
         const stat = yield* tryFs(target.display, () => fs.stat(target.absolute))
         if (!stat.isDirectory()) {
@@ -49,18 +50,18 @@ export const make = (options: LsOptions = {}): Tool => {
           entry.kind === "directory"
             ? Effect.succeed(`${entry.relative}/`)
             : entry.kind === "symlink"
-            ? Effect.promise(() =>
-              fs.readlink(path.join(target.absolute, entry.relative)).then(
-                (to) => `${entry.relative} -> ${to}`,
-                () => entry.relative
-              )
-            )
-            : Effect.succeed(entry.relative)
+              ? Effect.promise(() =>
+                  fs.readlink(path.join(target.absolute, entry.relative)).then(
+                    (to) => `${entry.relative} -> ${to}`,
+                    () => entry.relative
+                  )
+                )
+              : Effect.succeed(entry.relative)
         yield* walk(target.absolute, target.display, {
           includeIgnored: input.include_ignored === true,
           descend: () => recursive,
           visit: (entry) =>
-            Effect.gen(function*() {
+            Effect.gen(function* () {
               if (lines.length >= maxEntries) {
                 more = true
                 return false

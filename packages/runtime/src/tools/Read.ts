@@ -1,8 +1,8 @@
+import * as fs from "node:fs/promises"
+import { ToolError } from "@alisio/domain/Errors"
+import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { ToolError } from "@alisio/domain/Errors"
-import { defineTool, textResult, type Tool } from "@alisio/domain/Tool"
-import * as fs from "node:fs/promises"
 import { binaryKind, formatBytes, looksBinary, readSample } from "./internal/files.js"
 import { integerAtLeast } from "./internal/schema.js"
 import { resolvePath, tryFs } from "./internal/workspace.js"
@@ -38,13 +38,14 @@ export const make = (options: ReadOptions = {}): Tool => {
 
   return defineTool({
     name: "read",
-    description: "Reads a text file, each line prefixed with its number. Long files come in windows of " +
+    description:
+      "Reads a text file, each line prefixed with its number. Long files come in windows of " +
       `at most ${maxLines} lines or ${formatBytes(maxBytes)}: pass offset and limit to read a range. ` +
       "Binary files are reported, not shown.",
     effect: "read",
     input: Input,
     run: (input, context) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const target = yield* resolvePath(context, input.path)
         const stat = yield* tryFs(target.display, () => fs.stat(target.absolute))
         if (stat.isDirectory()) {
@@ -71,14 +72,15 @@ export const make = (options: ReadOptions = {}): Tool => {
         }
         const last = first + window.lines.length - 1
         const numbered = window.lines.map((line, i) => `${String(first + i).padStart(6)}\t${line}`).join("\n")
-        const footer = window.stoppedBy === "limit"
-          ? `\n[lines ${first}-${last} shown; the file goes on: read with offset=${last + 1} for more]`
-          : window.stoppedBy === "bytes"
-          ? `\n[output cap of ${formatBytes(maxBytes)} reached after line ${last}; ` +
-            `read with offset=${last + 1} for more]`
-          : first > 1
-          ? `\n[lines ${first}-${last} of ${window.seen}]`
-          : ""
+        const footer =
+          window.stoppedBy === "limit"
+            ? `\n[lines ${first}-${last} shown; the file goes on: read with offset=${last + 1} for more]`
+            : window.stoppedBy === "bytes"
+              ? `\n[output cap of ${formatBytes(maxBytes)} reached after line ${last}; ` +
+                `read with offset=${last + 1} for more]`
+              : first > 1
+                ? `\n[lines ${first}-${last} of ${window.seen}]`
+                : ""
         return textResult(numbered + footer)
       })
   })
@@ -96,7 +98,7 @@ const readWindow = (
   Effect.acquireUseRelease(
     tryFs(display, () => fs.open(absolute, "r")),
     (handle) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const decoder = new TextDecoder("utf-8")
         const buffer = new Uint8Array(64 * 1024)
         const lines: Array<string> = []
@@ -112,9 +114,10 @@ const readWindow = (
           seen++
           if (seen >= first) {
             if (current.endsWith("\r") && currentLength === current.length) current = current.slice(0, -1)
-            const line = currentLength > maxLineLength
-              ? `${current.slice(0, maxLineLength)}… [${currentLength - maxLineLength} more characters]`
-              : current
+            const line =
+              currentLength > maxLineLength
+                ? `${current.slice(0, maxLineLength)}… [${currentLength - maxLineLength} more characters]`
+                : current
             const size = Buffer.byteLength(line) + 8
             if (bytes + size > maxBytes && lines.length > 0) {
               stoppedBy = "bytes"

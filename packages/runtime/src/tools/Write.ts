@@ -1,8 +1,8 @@
+import * as fs from "node:fs/promises"
+import { ToolError } from "@alisio/domain/Errors"
+import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { ToolError } from "@alisio/domain/Errors"
-import { defineTool, textResult, type Tool } from "@alisio/domain/Tool"
-import * as fs from "node:fs/promises"
 import { countLines, formatBytes, writeFileAtomic } from "./internal/files.js"
 import { resolvePath } from "./internal/workspace.js"
 
@@ -15,14 +15,20 @@ const Input = Schema.Struct({
 export const make = (): Tool =>
   defineTool({
     name: "write",
-    description: "Writes a whole file, creating it and its parent folders when missing, or replacing it. " +
+    description:
+      "Writes a whole file, creating it and its parent folders when missing, or replacing it. " +
       "To change part of an existing file, prefer edit.",
     effect: "write",
     input: Input,
     run: (input, context) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const target = yield* resolvePath(context, input.path)
-        const existing = yield* Effect.promise(() => fs.stat(target.real).then((stat) => stat, () => undefined))
+        const existing = yield* Effect.promise(() =>
+          fs.stat(target.real).then(
+            (stat) => stat,
+            () => undefined
+          )
+        )
         if (existing?.isDirectory() === true) {
           return yield* new ToolError({ message: `${target.display} is a directory; give a file path` })
         }

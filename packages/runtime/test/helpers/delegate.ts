@@ -1,12 +1,13 @@
 // A test tool that delegates to child sessions, and helpers to script a tree on the FakeProvider.
-import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
+
 import { ApprovalPolicy } from "@alisio/domain/ChildSession"
 import type { ModelRequest } from "@alisio/domain/LanguageModel"
 import { Limits } from "@alisio/domain/Limits"
 import { defineTool, textResult } from "@alisio/domain/Tool"
 import * as Fake from "@alisio/providers/FakeProvider"
 import type * as ChildSessions from "@alisio/runtime/ChildSessions"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 
 /** `delegate`: spawns a child with the given prompt and permissions, waits for it, returns its outcome. */
 export const delegateTool = (children: ChildSessions.ChildSessions["Type"]) =>
@@ -32,9 +33,18 @@ export const delegateTool = (children: ChildSessions.ChildSessions["Type"]) =>
             ...(input.limits === undefined ? {} : { limits: input.limits })
           })
         )
-        const outcomes = yield* Effect.forEach(handles, (handle) => children.await(handle), { concurrency: "unbounded" })
-        return textResult(outcomes.map((o) => `${o.status}: ${o.text}${o.error === undefined ? "" : ` (${o.error})`}`).join("\n"))
-      }).pipe(Effect.catchTag("ChildSessionLimitError", (error) => Effect.succeed(textResult(error.message, { isError: true }))), Effect.orDie)
+        const outcomes = yield* Effect.forEach(handles, (handle) => children.await(handle), {
+          concurrency: "unbounded"
+        })
+        return textResult(
+          outcomes.map((o) => `${o.status}: ${o.text}${o.error === undefined ? "" : ` (${o.error})`}`).join("\n")
+        )
+      }).pipe(
+        Effect.catchTag("ChildSessionLimitError", (error) =>
+          Effect.succeed(textResult(error.message, { isError: true }))
+        ),
+        Effect.orDie
+      )
   })
 
 export const promptOf = (request: ModelRequest): string => {
@@ -42,7 +52,6 @@ export const promptOf = (request: ModelRequest): string => {
   return first?.role === "user" && first.content[0]?._tag === "text" ? first.content[0].text : ""
 }
 export const answered = (request: ModelRequest) => request.messages.some((m) => m.role === "tool")
-
 
 /** root → child → grandchild, each delegating once; the grandchild streams, then hangs. */
 export const hangingTree: Fake.Script = (request) => {

@@ -1,4 +1,20 @@
 // The real runner composed with the FakeProvider, a real in-memory SQLite store and test tools.
+
+import {
+  decodeRunEvent,
+  encodeRunEvent,
+  isEphemeralType,
+  isTerminalType,
+  type KnownRunEvent
+} from "@alisio/domain/RunEvent"
+import type { Tool } from "@alisio/domain/Tool"
+import * as FakeProvider from "@alisio/providers/FakeProvider"
+import * as AgentRuntime from "@alisio/runtime/AgentRuntime"
+import type { ChildSessionLimits } from "@alisio/runtime/ChildSessions"
+import * as Interaction from "@alisio/runtime/Interaction"
+import * as Runner from "@alisio/runtime/Runner"
+import * as SessionStore from "@alisio/runtime/SessionStore"
+import { assert } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -6,17 +22,9 @@ import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import { assert } from "@effect/vitest"
-import type { Tool } from "@alisio/domain/Tool"
-import { decodeRunEvent, encodeRunEvent, isEphemeralType, isTerminalType, type KnownRunEvent } from "@alisio/domain/RunEvent"
-import * as FakeProvider from "@alisio/providers/FakeProvider"
-import * as AgentRuntime from "@alisio/runtime/AgentRuntime"
-import type { ChildSessionLimits } from "@alisio/runtime/ChildSessions"
-import * as Interaction from "@alisio/runtime/Interaction"
-import * as Runner from "@alisio/runtime/Runner"
-import * as SessionStore from "@alisio/runtime/SessionStore"
 
 export { echoTool, noteTool, sleepTool, testTools } from "./tools.js"
+
 import { testTools } from "./tools.js"
 
 export const storeLayer = SessionStore.layerMemory
@@ -33,10 +41,7 @@ export const runnerLayer = (options: {
     tools: options.tools ?? testTools,
     interaction: options.interaction ?? Interaction.layerHeadless({ approveAll: true }),
     ...(options.childSessions === undefined ? {} : { childSessions: options.childSessions })
-  }).pipe(
-    Layer.provideMerge(FakeProvider.layer(options.script)),
-    Layer.provideMerge(options.store ?? storeLayer)
-  )
+  }).pipe(Layer.provideMerge(FakeProvider.layer(options.script)), Layer.provideMerge(options.store ?? storeLayer))
 
 /** Runs to the end and returns every event the run's stream produced. */
 export const collect = (options: Runner.RunOptions) =>

@@ -1,7 +1,8 @@
 // Test tools: small, real tools with each effect, for tests and benchmarks (no test-runner imports).
+
+import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { defineTool, textResult, type Tool } from "@alisio/domain/Tool"
 
 /** `echo`: returns its text (read). */
 export const echoTool: Tool = defineTool({

@@ -1,7 +1,7 @@
+import * as path from "node:path"
+import * as Edit from "@alisio/runtime/tools/Edit"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Edit from "@alisio/runtime/tools/Edit"
-import * as path from "node:path"
 import { call, callFails, makeContext, readText, tempDir, writeFiles } from "./context.js"
 
 const source = [
@@ -19,7 +19,7 @@ const source = [
 
 describe("edit", () => {
   it.scoped("TL-1 replaces text that occurs exactly once", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       yield* writeFiles(dir, { "io.js": source })
       const { context } = yield* makeContext(dir)
@@ -33,14 +33,19 @@ describe("edit", () => {
         yield* readText(path.join(dir, "io.js")),
         source.replace("  return parse(text)", () => "  return JSON.parse(text) // $& $1")
       )
-    }))
+    })
+  )
 
   it.scoped("TL-1 refuses an ambiguous match, naming the lines, and replaces all with replace_all", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       yield* writeFiles(dir, { "io.js": source })
       const { context } = yield* makeContext(dir)
-      const message = yield* callFails(Edit.make(), { path: "io.js", old_string: "const text", new_string: "let text" }, context)
+      const message = yield* callFails(
+        Edit.make(),
+        { path: "io.js", old_string: "const text", new_string: "let text" },
+        context
+      )
       assert.strictEqual(
         message,
         "old_string occurs 2 times in io.js (lines 2, 7); include more surrounding lines to make it unique, " +
@@ -54,17 +59,22 @@ describe("edit", () => {
       )
       assert.strictEqual(text, "Replaced 2 occurrences in io.js.")
       assert.strictEqual(yield* readText(path.join(dir, "io.js")), source.replaceAll("const text", "let text"))
-    }))
+    })
+  )
 
   it.scoped("TL-1 says why nothing matched, pointing at the closest line", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       yield* writeFiles(dir, { "io.js": source })
       const { context } = yield* makeContext(dir)
-      const typo = yield* callFails(Edit.make(), { path: "io.js", old_string: "return parse(txt)", new_string: "x" }, context)
+      const typo = yield* callFails(
+        Edit.make(),
+        { path: "io.js", old_string: "return parse(txt)", new_string: "x" },
+        context
+      )
       assert.strictEqual(
         typo,
-        "old_string was not found in io.js; the closest line is 3: \"return parse(text)\". " +
+        'old_string was not found in io.js; the closest line is 3: "return parse(text)". ' +
           "Read the file again and copy the text exactly."
       )
       const indentation = yield* callFails(
@@ -79,26 +89,35 @@ describe("edit", () => {
         context
       )
       assert.include(numbered, "line number from read")
-      const unrelated = yield* callFails(Edit.make(), { path: "io.js", old_string: "zzzz qqqq", new_string: "x" }, context)
+      const unrelated = yield* callFails(
+        Edit.make(),
+        { path: "io.js", old_string: "zzzz qqqq", new_string: "x" },
+        context
+      )
       assert.strictEqual(unrelated, "old_string was not found in io.js. Read the file again and copy the text exactly.")
       assert.strictEqual(yield* readText(path.join(dir, "io.js")), source)
-    }))
+    })
+  )
 
   it.scoped("TL-1 keeps Windows line ends when the model writes \\n", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       yield* writeFiles(dir, { "win.txt": "a\r\nb\r\nc\r\n" })
       const { context } = yield* makeContext(dir)
       yield* call(Edit.make(), { path: "win.txt", old_string: "a\nb", new_string: "A\nB" }, context)
       assert.strictEqual(yield* readText(path.join(dir, "win.txt")), "A\r\nB\r\nc\r\n")
-    }))
+    })
+  )
 
   it.scoped("TL-1 rejects empty and no-op edits, missing and binary files", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       yield* writeFiles(dir, { "a.txt": "abc", "b.bin": new Uint8Array([0, 1, 2]) })
       const { context } = yield* makeContext(dir)
-      assert.include(yield* callFails(Edit.make(), { path: "a.txt", old_string: "", new_string: "x" }, context), "use write")
+      assert.include(
+        yield* callFails(Edit.make(), { path: "a.txt", old_string: "", new_string: "x" }, context),
+        "use write"
+      )
       assert.include(
         yield* callFails(Edit.make(), { path: "a.txt", old_string: "abc", new_string: "abc" }, context),
         "nothing to change"
@@ -107,6 +126,10 @@ describe("edit", () => {
         yield* callFails(Edit.make(), { path: "c.txt", old_string: "a", new_string: "b" }, context),
         "c.txt does not exist"
       )
-      assert.include(yield* callFails(Edit.make(), { path: "b.bin", old_string: "a", new_string: "b" }, context), "binary")
-    }))
+      assert.include(
+        yield* callFails(Edit.make(), { path: "b.bin", old_string: "a", new_string: "b" }, context),
+        "binary"
+      )
+    })
+  )
 })

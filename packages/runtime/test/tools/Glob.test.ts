@@ -1,9 +1,9 @@
+import * as path from "node:path"
+import * as Glob from "@alisio/runtime/tools/Glob"
+import { compileGlob, expandBraces, splitGlobBase } from "@alisio/runtime/tools/internal/glob"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
-import * as Glob from "@alisio/runtime/tools/Glob"
-import { compileGlob, expandBraces, splitGlobBase } from "@alisio/runtime/tools/internal/glob"
-import * as path from "node:path"
 import { call, callFails, makeContext, tempDir, writeFiles } from "./context.js"
 
 const tree = {
@@ -62,7 +62,7 @@ describe("glob matcher", () => {
 
 describe("glob", () => {
   it.scoped("TL-1 lists matching files sorted, skipping .git and node_modules", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       yield* writeFiles(dir, tree)
       const { context } = yield* makeContext(dir)
@@ -71,22 +71,23 @@ describe("glob", () => {
         "src/index.ts\nsrc/util/strings.test.ts\nsrc/util/strings.ts\ntest/a.test.ts"
       )
       assert.strictEqual(yield* call(Glob.make(), { pattern: "*.ts", path: "src" }, context), "src/index.ts")
-      assert.strictEqual(yield* call(Glob.make(), { pattern: "src/**/*.{ts,tsx}" }, context).pipe(
-        Effect.map((text) => text.split("\n").length)
-      ), 4)
+      assert.strictEqual(
+        yield* call(Glob.make(), { pattern: "src/**/*.{ts,tsx}" }, context).pipe(
+          Effect.map((text) => text.split("\n").length)
+        ),
+        4
+      )
       assert.strictEqual(yield* call(Glob.make(), { pattern: "**/*.yml" }, context), ".github/ci.yml")
       assert.strictEqual(
         yield* call(Glob.make(), { pattern: "**/index.ts", include_ignored: true }, context),
         "node_modules/pkg/index.ts\nsrc/index.ts"
       )
-      assert.strictEqual(
-        yield* call(Glob.make(), { pattern: "**/*.rs" }, context),
-        "No files match **/*.rs."
-      )
-    }))
+      assert.strictEqual(yield* call(Glob.make(), { pattern: "**/*.rs" }, context), "No files match **/*.rs.")
+    })
+  )
 
   it.scoped("TL-1 stops at the result cap and says so", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       yield* writeFiles(dir, tree)
       const { context } = yield* makeContext(dir)
@@ -94,10 +95,11 @@ describe("glob", () => {
         yield* call(Glob.make({ maxResults: 2 }), { pattern: "**/*.ts" }, context),
         "src/index.ts\nsrc/util/strings.test.ts\n[stopped at 2 paths; use a narrower pattern]"
       )
-    }))
+    })
+  )
 
   it.scoped("TL-3 a pattern reaching outside the workspace asks for approval", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const outside = yield* tempDir
       const dir = yield* tempDir
       yield* writeFiles(outside, { "x.md": "" })
@@ -109,5 +111,6 @@ describe("glob", () => {
         path.join(outside, "x.md")
       )
       assert.deepStrictEqual(yield* Ref.get(approved.externalRequests), [outside])
-    }))
+    })
+  )
 })

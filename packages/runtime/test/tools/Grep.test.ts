@@ -1,6 +1,6 @@
+import * as Grep from "@alisio/runtime/tools/Grep"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Grep from "@alisio/runtime/tools/Grep"
 import { call, callFails, makeContext, tempDir, writeFiles } from "./context.js"
 
 const tree = {
@@ -13,7 +13,7 @@ const tree = {
 
 describe("grep", () => {
   it.scoped("TL-1 returns path:line: text for matching lines, skipping binary files and node_modules", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       yield* writeFiles(dir, tree)
       const { context } = yield* makeContext(dir)
@@ -21,24 +21,39 @@ describe("grep", () => {
         yield* call(Grep.make(), { pattern: "load" }, context),
         "docs/notes.md:1: how to load things\nsrc/a.ts:3: const load = 2\nsrc/b.js:1: function load() {}"
       )
-    }))
+    })
+  )
 
   it.scoped("TL-1 filters by path and glob, and ignores case on request", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       yield* writeFiles(dir, tree)
       const { context } = yield* makeContext(dir)
       assert.strictEqual(
-        yield* call(Grep.make(), { pattern: "^(export )?const \\w+ = \\d", case_insensitive: true, glob: "*.ts" }, context),
+        yield* call(
+          Grep.make(),
+          { pattern: "^(export )?const \\w+ = \\d", case_insensitive: true, glob: "*.ts" },
+          context
+        ),
         "src/a.ts:2: export const Load = 1\nsrc/a.ts:3: const load = 2"
       )
-      assert.strictEqual(yield* call(Grep.make(), { pattern: "load", path: "src/b.js" }, context), "src/b.js:1: function load() {}")
-      assert.strictEqual(yield* call(Grep.make(), { pattern: "load", glob: "docs/**" }, context), "docs/notes.md:1: how to load things")
-      assert.strictEqual(yield* call(Grep.make(), { pattern: "nothing here" }, context), "No lines match /nothing here/.")
-    }))
+      assert.strictEqual(
+        yield* call(Grep.make(), { pattern: "load", path: "src/b.js" }, context),
+        "src/b.js:1: function load() {}"
+      )
+      assert.strictEqual(
+        yield* call(Grep.make(), { pattern: "load", glob: "docs/**" }, context),
+        "docs/notes.md:1: how to load things"
+      )
+      assert.strictEqual(
+        yield* call(Grep.make(), { pattern: "nothing here" }, context),
+        "No lines match /nothing here/."
+      )
+    })
+  )
 
   it.scoped("TL-1 stops at the result cap and says how to narrow", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       yield* writeFiles(dir, { "many.txt": "hit\n".repeat(50), "wide.txt": `${"y".repeat(400)} hit\n` })
       const { context } = yield* makeContext(dir)
@@ -49,12 +64,14 @@ describe("grep", () => {
       )
       const wide = yield* call(Grep.make({ maxLineLength: 20 }), { pattern: "hit", path: "wide.txt" }, context)
       assert.strictEqual(wide, `wide.txt:1: ${"y".repeat(20)}… [384 more characters]`)
-    }))
+    })
+  )
 
   it.scoped("TL-1 rejects an invalid regular expression", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       const { context } = yield* makeContext(dir)
       assert.include(yield* callFails(Grep.make(), { pattern: "a(b" }, context), "Invalid regular expression")
-    }))
+    })
+  )
 })

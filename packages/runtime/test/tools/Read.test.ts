@@ -1,25 +1,26 @@
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import * as Read from "@alisio/runtime/tools/Read"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
-import * as Read from "@alisio/runtime/tools/Read"
-import * as fs from "node:fs/promises"
-import * as path from "node:path"
 import { call, callFails, makeContext, tempDir, writeFiles } from "./context.js"
 
-const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n") + "\n"
+const lines = (n: number) => `${Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n")}\n`
 
 describe("read", () => {
   it.scoped("TL-1 returns a text file with line numbers", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       yield* writeFiles(dir, { "src/a.ts": "const a = 1\r\nexport { a }\n" })
       const { context } = yield* makeContext(dir)
       const text = yield* call(Read.make(), { path: "src/a.ts" }, context)
       assert.strictEqual(text, "     1\tconst a = 1\n     2\texport { a }")
-    }))
+    })
+  )
 
   it.scoped("TL-1 reads a line range and says how to go on", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       yield* writeFiles(dir, { "long.txt": lines(50) })
       const { context } = yield* makeContext(dir)
@@ -34,12 +35,13 @@ describe("read", () => {
       assert.include(exactEnd, "[lines 48-50 of 50]")
       const past = yield* callFails(Read.make(), { path: "long.txt", offset: 51 }, context)
       assert.strictEqual(past, "long.txt has 50 lines; offset 51 is past the end")
-    }))
+    })
+  )
 
   it.scoped("TL-1 caps lines, bytes and line length per call", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
-      yield* writeFiles(dir, { "long.txt": lines(100), "wide.txt": "x".repeat(5000) + "\nshort\n" })
+      yield* writeFiles(dir, { "long.txt": lines(100), "wide.txt": `${"x".repeat(5000)}\nshort\n` })
       const { context } = yield* makeContext(dir)
       const capped = yield* call(Read.make({ maxLines: 5 }), { path: "long.txt", limit: 50 }, context)
       assert.strictEqual(capped.split("\n").length, 6)
@@ -49,19 +51,21 @@ describe("read", () => {
       assert.isBelow(bytes.length, 200)
       const wide = yield* call(Read.make({ maxLineLength: 10 }), { path: "wide.txt" }, context)
       assert.strictEqual(wide, "     1\txxxxxxxxxx… [4990 more characters]\n     2\tshort")
-    }))
+    })
+  )
 
   it.scoped("TL-1 reads a file larger than one chunk without losing lines", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       yield* writeFiles(dir, { "big.txt": lines(30_000) })
       const { context } = yield* makeContext(dir)
       const text = yield* call(Read.make(), { path: "big.txt", offset: 29_999 }, context)
       assert.strictEqual(text, " 29999\tline 29999\n 30000\tline 30000\n[lines 29999-30000 of 30000]")
-    }))
+    })
+  )
 
   it.scoped("TL-1 reports binary files instead of dumping their bytes", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 1, 2, 3])
       yield* writeFiles(dir, { "logo.png": png, "blob.bin": new Uint8Array([1, 2, 0, 4]) })
@@ -71,21 +75,26 @@ describe("read", () => {
         "logo.png is a binary file (a PNG image, 15 B); its bytes are not shown."
       )
       assert.include(yield* call(Read.make(), { path: "blob.bin" }, context), "binary file (binary data, 4 B)")
-    }))
+    })
+  )
 
   it.scoped("TL-1 explains missing files, folders and bad arguments", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       yield* writeFiles(dir, { "sub/empty.txt": "" })
       const { context } = yield* makeContext(dir)
       assert.strictEqual(yield* callFails(Read.make(), { path: "nope.txt" }, context), "nope.txt does not exist")
-      assert.strictEqual(yield* callFails(Read.make(), { path: "sub" }, context), "sub is a directory; use ls to list it")
+      assert.strictEqual(
+        yield* callFails(Read.make(), { path: "sub" }, context),
+        "sub is a directory; use ls to list it"
+      )
       assert.strictEqual(yield* call(Read.make(), { path: "sub/empty.txt" }, context), "sub/empty.txt is empty.")
       assert.include(yield* callFails(Read.make(), { path: 3 }, context), "Invalid arguments for read")
-    }))
+    })
+  )
 
   it.scoped("TL-3 a path outside the workspace asks for approval; a denial reaches the model", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const outside = yield* tempDir
       const dir = yield* tempDir
       yield* writeFiles(outside, { "secret.txt": "hidden\n" })
@@ -101,10 +110,11 @@ describe("read", () => {
       const approved = yield* makeContext(dir, { approveExternal: true })
       const text = yield* call(Read.make(), { path: relative }, approved.context)
       assert.strictEqual(text, "     1\thidden")
-    }))
+    })
+  )
 
   it.scoped("TL-3 a symlink leading out of the workspace asks too; paths inside do not", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const outside = yield* tempDir
       const dir = yield* tempDir
       yield* writeFiles(outside, { "secret.txt": "hidden\n" })
@@ -116,5 +126,6 @@ describe("read", () => {
       const message = yield* callFails(Read.make(), { path: "escape/secret.txt" }, test.context)
       assert.include(message, "was denied")
       assert.deepStrictEqual(yield* Ref.get(test.externalRequests), [path.join(dir, "escape", "secret.txt")])
-    }))
+    })
+  )
 })

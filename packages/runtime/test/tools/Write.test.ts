@@ -1,23 +1,24 @@
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import * as Write from "@alisio/runtime/tools/Write"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
-import * as Write from "@alisio/runtime/tools/Write"
-import * as fs from "node:fs/promises"
-import * as path from "node:path"
 import { call, callFails, makeContext, readText, tempDir, writeFiles } from "./context.js"
 
 describe("write", () => {
   it.scoped("TL-1 creates a file and its parent folders", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       const { context } = yield* makeContext(dir)
       const text = yield* call(Write.make(), { path: "a/b/c.txt", content: "one\ntwo\n" }, context)
       assert.strictEqual(text, "Created a/b/c.txt (2 lines, 8 B).")
       assert.strictEqual(yield* readText(path.join(dir, "a/b/c.txt")), "one\ntwo\n")
-    }))
+    })
+  )
 
   it.scoped("TL-1 replaces a file atomically, keeping its mode and leaving no temporary file", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       yield* writeFiles(dir, { "run.sh": "echo old\n" })
       yield* Effect.promise(() => fs.chmod(path.join(dir, "run.sh"), 0o755))
@@ -28,10 +29,11 @@ describe("write", () => {
       const stat = yield* Effect.promise(() => fs.stat(path.join(dir, "run.sh")))
       assert.strictEqual(stat.mode & 0o777, 0o755)
       assert.deepStrictEqual(yield* Effect.promise(() => fs.readdir(dir)), ["run.sh"])
-    }))
+    })
+  )
 
   it.scoped("TL-1 writes through a symlink to the file it names", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       yield* writeFiles(dir, { "real.txt": "old" })
       yield* Effect.promise(() => fs.symlink("real.txt", path.join(dir, "link.txt")))
@@ -39,10 +41,11 @@ describe("write", () => {
       yield* call(Write.make(), { path: "link.txt", content: "new" }, context)
       assert.strictEqual(yield* readText(path.join(dir, "real.txt")), "new")
       assert.isTrue((yield* Effect.promise(() => fs.lstat(path.join(dir, "link.txt")))).isSymbolicLink())
-    }))
+    })
+  )
 
   it.scoped("TL-1 refuses a folder and a path under a file", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* tempDir
       yield* writeFiles(dir, { "sub/file.txt": "x" })
       const { context } = yield* makeContext(dir)
@@ -50,12 +53,16 @@ describe("write", () => {
         yield* callFails(Write.make(), { path: "sub", content: "x" }, context),
         "sub is a directory; give a file path"
       )
-      assert.include(yield* callFails(Write.make(), { path: "sub/file.txt/inner", content: "x" }, context), "sub/file.txt/inner")
+      assert.include(
+        yield* callFails(Write.make(), { path: "sub/file.txt/inner", content: "x" }, context),
+        "sub/file.txt/inner"
+      )
       assert.include(yield* callFails(Write.make(), { path: "x.txt" }, context), "Invalid arguments for write")
-    }))
+    })
+  )
 
   it.scoped("TL-3 writing outside the workspace needs approval and writes nothing when denied", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const outside = yield* tempDir
       const dir = yield* tempDir
       const target = path.join(outside, "new.txt")
@@ -66,5 +73,6 @@ describe("write", () => {
       yield* call(Write.make(), { path: target, content: "x" }, approved.context)
       assert.strictEqual(yield* readText(target), "x")
       assert.deepStrictEqual(yield* Ref.get(approved.externalRequests), [target])
-    }))
+    })
+  )
 })

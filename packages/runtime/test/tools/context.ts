@@ -1,13 +1,13 @@
+import * as fs from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
+import { ToolError } from "@alisio/domain/Errors"
+import { RunId, SessionId, ToolCallId } from "@alisio/domain/Ids"
+import type { Tool, ToolContext, ToolResult } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
-import { ToolError } from "@alisio/domain/Errors"
-import { RunId, SessionId, ToolCallId } from "@alisio/domain/Ids"
-import type { Tool, ToolContext, ToolResult } from "@alisio/domain/Tool"
-import * as fs from "node:fs/promises"
-import * as os from "node:os"
-import * as path from "node:path"
 
 /** A ToolContext for tests, and what the tool did through it. */
 export interface TestToolContext {
@@ -24,7 +24,7 @@ export const makeContext = (
   cwd: string,
   options: { readonly approveExternal?: boolean; readonly answer?: string } = {}
 ): Effect.Effect<TestToolContext> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const progress = yield* Ref.make<ReadonlyArray<string>>([])
     const progressQueue = yield* Queue.unbounded<string>()
     const externalRequests = yield* Ref.make<ReadonlyArray<string>>([])
@@ -34,7 +34,8 @@ export const makeContext = (
       toolCallId: ToolCallId.make("call-test"),
       cwd,
       readOnly: false,
-      progress: (text) => Ref.update(progress, (all) => [...all, text]).pipe(Effect.zipRight(Queue.offer(progressQueue, text))),
+      progress: (text) =>
+        Ref.update(progress, (all) => [...all, text]).pipe(Effect.zipRight(Queue.offer(progressQueue, text))),
       approveExternalPath: (target) =>
         Ref.update(externalRequests, (all) => [...all, target]).pipe(
           Effect.zipRight(
@@ -86,11 +87,8 @@ export const callFails = (tool: Tool, args: unknown, context: ToolContext): Effe
   )
 
 /** Waits until the progress seen so far satisfies `done`, and returns it joined. */
-export const awaitProgress = (
-  test: TestToolContext,
-  done: (text: string) => boolean
-): Effect.Effect<string> =>
-  Effect.gen(function*() {
+export const awaitProgress = (test: TestToolContext, done: (text: string) => boolean): Effect.Effect<string> =>
+  Effect.gen(function* () {
     let seen = (yield* Ref.get(test.progress)).join("")
     while (!done(seen)) {
       yield* Queue.take(test.progressQueue)

@@ -1,8 +1,8 @@
-import * as Effect from "effect/Effect"
-import type { ToolError } from "@alisio/domain/Errors"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import type { ToolError } from "@alisio/domain/Errors"
+import * as Effect from "effect/Effect"
 import { tryFs } from "./workspace.js"
 
 /** How many leading bytes decide whether a file is binary. */
@@ -55,10 +55,15 @@ export const readSample = (absolute: string, display: string): Effect.Effect<Uin
  * Creates missing parent folders; keeps the mode of a file it replaces.
  */
 export const writeFileAtomic = (target: string, display: string, content: string): Effect.Effect<void, ToolError> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const directory = path.dirname(target)
     yield* tryFs(display, () => fs.mkdir(directory, { recursive: true }))
-    const existingMode = yield* Effect.promise(() => fs.stat(target).then((s) => s.mode & 0o7777, () => undefined))
+    const existingMode = yield* Effect.promise(() =>
+      fs.stat(target).then(
+        (s) => s.mode & 0o7777,
+        () => undefined
+      )
+    )
     const temporary = path.join(directory, `.${path.basename(target)}.${randomUUID().slice(0, 8)}.tmp`)
     yield* tryFs(display, async () => {
       await fs.writeFile(temporary, content, existingMode === undefined ? {} : { mode: existingMode })
@@ -94,5 +99,5 @@ export const formatBytes = (bytes: number): string =>
   bytes < 1024
     ? `${bytes} B`
     : bytes < 1024 * 1024
-    ? `${(bytes / 1024).toFixed(1)} KiB`
-    : `${(bytes / 1024 / 1024).toFixed(1)} MiB`
+      ? `${(bytes / 1024).toFixed(1)} KiB`
+      : `${(bytes / 1024 / 1024).toFixed(1)} MiB`

@@ -68,7 +68,7 @@ const segmentRegExp = (segment: string): RegExp => {
   for (let i = 0; i < segment.length; i++) {
     const char = segment[i]!
     if (char === "\\" && i + 1 < segment.length) {
-      source += escape(segment[++i]!)
+      source += escapeRegex(segment[++i]!)
     } else if (char === "*") {
       source += "[^/]*"
     } else if (char === "?") {
@@ -80,17 +80,17 @@ const segmentRegExp = (segment: string): RegExp => {
         continue
       }
       let body = segment.slice(i + 1, close)
-      if (body.startsWith("!")) body = "^" + body.slice(1)
+      if (body.startsWith("!")) body = `^${body.slice(1)}`
       source += `[${body.replace(/\\/g, "\\\\")}]`
       i = close
     } else {
-      source += escape(char)
+      source += escapeRegex(char)
     }
   }
   return new RegExp(`^${source}$`)
 }
 
-const escape = (char: string): string => char.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
+const escapeRegex = (char: string): string => char.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
 
 const compileOne = (pattern: string): ReadonlyArray<Segment> => {
   const segments: Array<Segment> = []

@@ -1,6 +1,6 @@
+import * as fs from "node:fs"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as fs from "node:fs"
 
 /**
  * Whether any process of the group is still running. Zombies do not count: in containers whose
@@ -48,7 +48,7 @@ const liveClock = Clock.make()
 const POLL_MS = 20
 
 const waitGone = (pgid: number, ms: number): Effect.Effect<boolean> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     for (let waited = 0; waited < ms; waited += POLL_MS) {
       if (!groupAlive(pgid)) return true
       yield* Effect.sleep(POLL_MS)
@@ -61,7 +61,7 @@ const waitGone = (pgid: number, ms: number): Effect.Effect<boolean> =>
  * Returns whether anything was running.
  */
 export const stopGroup = (pgid: number, graceMs: number): Effect.Effect<boolean> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     if (!groupAlive(pgid)) return false
     signalGroup(pgid, "SIGTERM")
     if (!(yield* waitGone(pgid, graceMs))) {

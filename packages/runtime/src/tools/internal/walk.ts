@@ -1,8 +1,8 @@
-import * as Effect from "effect/Effect"
-import type { ToolError } from "@alisio/domain/Errors"
 import type { Dirent } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import type { ToolError } from "@alisio/domain/Errors"
+import * as Effect from "effect/Effect"
 import { tryFs } from "./workspace.js"
 
 /** Folders a walk does not enter unless asked: version-control data and installed packages. */
@@ -35,7 +35,7 @@ export const walk = (root: string, display: string, options: WalkOptions): Effec
     entry.isFile() ? "file" : entry.isDirectory() ? "directory" : entry.isSymbolicLink() ? "symlink" : "other"
 
   const visitDirectory = (relativeDirectory: string): Effect.Effect<boolean, ToolError> =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const read = tryFs(display, () => fs.readdir(path.join(root, relativeDirectory), { withFileTypes: true }))
       const entries = relativeDirectory === "" ? yield* read : yield* Effect.orElseSucceed(read, () => [])
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))

@@ -1,9 +1,9 @@
-import * as Effect from "effect/Effect"
-import { ToolError } from "@alisio/domain/Errors"
-import type { ToolContext } from "@alisio/domain/Tool"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
+import { ToolError } from "@alisio/domain/Errors"
+import type { ToolContext } from "@alisio/domain/Tool"
+import * as Effect from "effect/Effect"
 
 /** A path a tool may use: inside the workspace, or outside with the person's approval. */
 export interface ResolvedPath {
@@ -21,12 +21,9 @@ export interface ResolvedPath {
  * workspace, by `..`, an absolute path or a symlink, needs `approveExternalPath` first.
  */
 export const resolvePath = (context: ToolContext, input: string): Effect.Effect<ResolvedPath, ToolError> =>
-  Effect.gen(function*() {
-    const expanded = input === "~"
-      ? os.homedir()
-      : input.startsWith("~/")
-      ? path.join(os.homedir(), input.slice(2))
-      : input
+  Effect.gen(function* () {
+    const expanded =
+      input === "~" ? os.homedir() : input.startsWith("~/") ? path.join(os.homedir(), input.slice(2)) : input
     const absolute = path.resolve(context.cwd, expanded)
     const [workspace, real] = yield* Effect.promise(() =>
       Promise.all([realpathOfExisting(context.cwd), realpathOfExisting(absolute)])
@@ -34,7 +31,7 @@ export const resolvePath = (context: ToolContext, input: string): Effect.Effect<
     const inside = isWithin(workspace, real)
     if (!inside) yield* context.approveExternalPath(absolute)
     const lexicallyInside = isWithin(path.resolve(context.cwd), absolute)
-    const display = lexicallyInside ? (path.relative(context.cwd, absolute) || ".") : absolute
+    const display = lexicallyInside ? path.relative(context.cwd, absolute) || "." : absolute
     return { absolute, real, display, inside }
   })
 
@@ -57,21 +54,24 @@ const realpathOfExisting = async (target: string): Promise<string> => {
 }
 
 /** Turns a Node file-system failure into a message the model can act on. */
-export const fsError = (display: string) => (error: unknown): ToolError => {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code
-  const message = code === "ENOENT"
-    ? `${display} does not exist`
-    : code === "EACCES" || code === "EPERM"
-    ? `permission denied: ${display}`
-    : code === "EISDIR"
-    ? `${display} is a directory`
-    : code === "ENOTDIR"
-    ? `${display}: a part of the path is not a directory`
-    : code === "ENOSPC"
-    ? `no space left on the device writing ${display}`
-    : `${display}: ${error instanceof Error ? error.message : String(error)}`
-  return new ToolError({ message })
-}
+export const fsError =
+  (display: string) =>
+  (error: unknown): ToolError => {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code
+    const message =
+      code === "ENOENT"
+        ? `${display} does not exist`
+        : code === "EACCES" || code === "EPERM"
+          ? `permission denied: ${display}`
+          : code === "EISDIR"
+            ? `${display} is a directory`
+            : code === "ENOTDIR"
+              ? `${display}: a part of the path is not a directory`
+              : code === "ENOSPC"
+                ? `no space left on the device writing ${display}`
+                : `${display}: ${error instanceof Error ? error.message : String(error)}`
+    return new ToolError({ message })
+  }
 
 /** Runs a Node file-system call, failing with a readable `ToolError` about `display`. */
 export const tryFs = <A>(display: string, run: () => Promise<A>): Effect.Effect<A, ToolError> =>
