@@ -1,44 +1,105 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { ChildSessionsApi } from "./ChildSession.js"
 import type { PluginCommand } from "./Command.js"
 import type { ExtensionPoint, ExtensionPoints } from "./Extensions.js"
+import type { SessionId } from "./Ids.js"
 import type { LanguageModelService } from "./LanguageModel.js"
 import type { RunEventOf, RunEventType } from "./RunEvent.js"
 import type { SqlDatabase, SqlDatabaseError } from "./SqlDatabase.js"
 import type { Tool } from "./Tool.js"
 
-/** What a plugin is given: already narrowed to it (prefixes, trust, degraded effects). */
+/** The version of this contract; a plugin folder's `alisio-plugin.json` names the one it was written for. */
+export const PLUGIN_API_VERSION = 1 as const
+
+/** A plugin asked for something the host refuses: a taken name, a path escaping its folder, a bad value. */
+export class PluginError extends Schema.TaggedError<PluginError>()("PluginError", {
+  pluginId: Schema.String,
+  message: Schema.String
+}) {}
+
+/** A one-shot completion with the session's provider (`api.model.complete`), e.g. for summaries. */
+export interface CompletionRequest {
+  readonly prompt: string
+  readonly system?: string | undefined
+  /** The session whose model to use; the active model otherwise. */
+  readonly sessionId?: SessionId | undefined
+  readonly maxOutputTokens?: number | undefined
+}
+
+/** What a context provider knows when a run starts. */
+export interface ContextInput {
+  readonly sessionId: SessionId
+  /** The workspace (its real path). */
+  readonly cwd: string
+  /** The user's prompt of the run that starts. */
+  readonly prompt: string
+  readonly model: string
+}
+
+/** Text a plugin adds to the system context of a run; `undefined` or `""` adds nothing. */
+export type ContextProvider = (input: ContextInput) => Effect.Effect<string | undefined>
+
+/** The per-plugin folders the host creates (0700) for the plugin's own files. */
+export interface PluginPaths {
+  readonly state: string
+  readonly config: string
+  readonly cache: string
+}
+
+/**
+ * What a plugin is given: already narrowed to it (PL-2, PL-3). For an external plugin, tool names
+ * are prefixed `p_<hash>_`, command names `<id>:`, and `internal` effects become `external`.
+ * Everything registered is removed when the plugin's scope closes.
+ */
 export interface PluginApiService {
   readonly id: string
   /** Whether this plugin is builtin (host trust path) or external (PL-2, PL-3). */
   readonly builtin: boolean
   /** The plugin's own configuration (`builtinPlugins.<id>` or its entry in `plugins`). */
   readonly config: unknown
-  readonly tools: { readonly register: (tool: Tool) => Effect.Effect<void> }
-  readonly commands: { readonly register: (command: PluginCommand) => Effect.Effect<void> }
-  readonly providers: { readonly register: (id: string, model: LanguageModelService) => Effect.Effect<void> }
+  readonly paths: PluginPaths
+  readonly tools: { readonly register: (tool: Tool) => Effect.Effect<void, PluginError> }
+  readonly commands: { readonly register: (command: PluginCommand) => Effect.Effect<void, PluginError> }
+  readonly providers: {
+    readonly register: (id: string, model: LanguageModelService) => Effect.Effect<void, PluginError>
+  }
+  /** Observes run events after they are stored; a slow or failing observer never delays or breaks a run. */
   readonly events: {
     readonly on: <K extends RunEventType>(
       type: K,
-      handler: (event: RunEventOf<K>) => Effect.Effect<void>
+      handler: (event: RunEventOf<K>) => Effect.Effect<void, unknown>
     ) => Effect.Effect<void, never, Scope.Scope>
   }
+  /** Adds text to the system context of every run (CTX-2). */
+  readonly context: { readonly provide: (provider: ContextProvider) => Effect.Effect<void> }
   readonly storage: {
     /** Opens a SQLite file under the plugin's state folder, closed with the plugin's scope (PL-4). */
-    readonly sqlite: (path: string) => Effect.Effect<SqlDatabase, SqlDatabaseError, Scope.Scope>
+    readonly sqlite: (path: string) => Effect.Effect<SqlDatabase, SqlDatabaseError | PluginError, Scope.Scope>
+  }
+  /** Small JSON values kept for the plugin in the session database. */
+  readonly state: {
+    readonly get: (key: string) => Effect.Effect<Option.Option<unknown>, PluginError>
+    readonly set: (key: string, value: unknown) => Effect.Effect<void, PluginError>
   }
   readonly sessions: ChildSessionsApi
+  readonly model: { readonly complete: (request: CompletionRequest) => Effect.Effect<string, PluginError> }
   readonly extensions: {
     readonly provide: <P extends ExtensionPoint>(
       point: P,
       provider: ExtensionPoints[P],
-      options?: { readonly priority?: number }
+      options?: { readonly priority?: number | undefined }
     ) => Effect.Effect<void>
   }
+  /** Recorded for the surfaces: a headless run prints `notify` on stderr; the TUI renders panels. */
   readonly ui: {
-    readonly notify: (message: string) => Effect.Effect<void>
+    readonly notify: (
+      message: string,
+      options?: { readonly level?: "info" | "warning" | "error" }
+    ) => Effect.Effect<void>
     readonly panel: (id: string, lines: ReadonlyArray<string>) => Effect.Effect<void>
   }
 }
@@ -48,9 +109,10 @@ export class PluginApi extends Context.Tag("@alisio/domain/PluginApi")<PluginApi
 
 /** A plugin: an id, a version and a scoped setup effect. */
 export interface PluginDefinition {
+  /** Lower-case letters, digits, `-` and `_`; unique among loaded plugins. */
   readonly id: string
   readonly version: string
-  readonly description?: string
+  readonly description?: string | undefined
   readonly setup: Effect.Effect<void, unknown, PluginApi | Scope.Scope>
 }
 
