@@ -23,34 +23,22 @@ import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import weather from "./fixtures/plugins/weather.js"
 import { baseOptions, ofType, runnerLayer } from "./helpers/harness.js"
+import { contextInput, echo, eventually, hostLayer, registering, toolNames } from "./helpers/plugins.js"
 
-/** The runtime on the FakeProvider, a plugin host over it, and the plugins given as values. */
-const hostLayer = (script: Fake.Script, options: PluginHost.Options = {}) =>
-  PluginHost.layer(options).pipe(
-    Layer.provideMerge(PluginUi.layerMemory),
-    Layer.provideMerge(runnerLayer({ script, tools: [] }))
-  )
-
-const contextInput = { sessionId: SessionId.make("s-1"), cwd: "/tmp", prompt: "hi", model: "fake-model" }
-
-const toolNames = Effect.flatMap(Tools, (tools) => Effect.map(tools.all, (all) => all.map((tool) => tool.name).sort()))
-
-const echo = (name: string, effect: Tool["effect"] = "read"): Tool =>
-  defineTool({
-    name,
-    description: `${name} tool`,
-    effect,
-    input: Schema.Struct({}),
-    run: () => Effect.succeed(textResult(name))
-  })
-
-const registering = (id: string, ...tools: ReadonlyArray<Tool>) =>
+const watcher = (completions: Deferred.Deferred<ReadonlyArray<KnownRunEvent>>) =>
   definePlugin({
-    id,
-    version: "0.1.0",
+    id: "watcher",
+    version: "1.0.0",
     setup: Effect.gen(function* () {
       const api = yield* PluginApi
-      for (const tool of tools) yield* api.tools.register(tool)
+      const seen: Array<KnownRunEvent> = []
+      yield* api.events.on("run_completed", (event) =>
+        Effect.suspend(() => {
+          seen.push(event)
+          return seen.length === 2 ? Deferred.succeed(completions, seen) : Effect.void
+        })
+      )
+      yield* api.events.on("run_started", () => Effect.fail("bad observer"))
     })
   })
 
@@ -310,5 +298,113 @@ describe("PluginHost", () => {
           ["did not finish closing within 5000 ms"]
         )
       }).pipe(Effect.provide(hostLayer([])))
+  )
+
+  it.scoped("PL-6 a tool that dies: an error result the model reads, a diagnostic and a plugin_failed event", () =>
+    Effect.gen(function* () {
+      const runner = yield* Runner
+      const events: Array<KnownRunEvent> = []
+      const outcome = yield* runner.run({ ...baseOptions, onEvent: (event) => Effect.sync(() => events.push(event)) })
+      assert.strictEqual(outcome.status, "completed")
+      const message = "The tool explode of the plugin volatile crashed: kaput"
+      assert.deepStrictEqual(
+        ofType(events, "plugin_failed").map((event) => event.data),
+        [{ pluginId: "volatile", stage: "tool", message, tool: "explode" }]
+      )
+      const [completed] = ofType(events, "tool_call_completed")
+      assert.deepStrictEqual([completed!.data.status, completed!.data.result], ["error", message])
+      const host = yield* PluginHost.PluginHost
+      assert.deepStrictEqual(yield* host.diagnostics, [{ pluginId: "volatile", stage: "tool", message }])
+    }).pipe(
+      Effect.provide(
+        hostLayer([Fake.callTools({ id: "call_1", name: "explode", args: {} }), Fake.answer("it broke")], {
+          plugins: [
+            registering(
+              "volatile",
+              defineTool({
+                name: "explode",
+                description: "dies",
+                effect: "read",
+                input: Schema.Struct({}),
+                run: () => Effect.die(new Error("kaput"))
+              })
+            )
+          ]
+        })
+      )
+    )
+  )
+
+  it.scoped(
+    "PL-6 a tool failing with the plugin's own Schema.TaggedError reaches the model as its tag and message",
+    () =>
+      Effect.gen(function* () {
+        const runner = yield* Runner
+        const outcome = yield* runner.run({ ...baseOptions, prompt: "weather in Atlantis?" })
+        const calls = yield* Effect.flatMap(SessionStore, (store) => store.toolCalls(outcome.sessionId))
+        assert.deepStrictEqual(
+          calls.map((call) => [call.status, call.result]),
+          [["error", "CityNotFound: No forecast for Atlantis"]]
+        )
+        assert.deepStrictEqual(yield* Effect.flatMap(PluginHost.PluginHost, (host) => host.diagnostics), [])
+      }).pipe(
+        Effect.provide(
+          hostLayer(
+            [Fake.callTools({ id: "call_1", name: "forecast", args: { city: "Atlantis" } }), Fake.answer("no")],
+            {
+              plugins: [weather]
+            }
+          )
+        )
+      )
+  )
+
+  it.scoped("EV-1 a slow observer never delays a run; it is told it fell behind", () =>
+    Effect.gen(function* () {
+      const runner = yield* Runner
+      const outcome = yield* runner.run(baseOptions)
+      assert.strictEqual(outcome.status, "completed")
+      assert.strictEqual(outcome.text.length, 1_000)
+      const host = yield* PluginHost.PluginHost
+      assert.deepStrictEqual(yield* eventually(host.diagnostics, (all) => all.length > 0), [
+        {
+          pluginId: "sluggish",
+          stage: "observer",
+          message: "its observer of text_delta falls behind the run; events are dropped until it catches up"
+        }
+      ])
+    }).pipe(
+      Effect.provide(
+        hostLayer([[...Fake.text("x".repeat(1_000), { chunks: 1_000 }), Fake.finish("stop")]], {
+          plugins: [
+            definePlugin({
+              id: "sluggish",
+              version: "1.0.0",
+              setup: Effect.flatMap(PluginApi, (api) => api.events.on("text_delta", () => Effect.never))
+            })
+          ]
+        })
+      )
+    )
+  )
+
+  it.scoped("EV-1 an observer sees stored events of every run; a failing one is reported and keeps observing", () =>
+    Effect.gen(function* () {
+      const completions = yield* Deferred.make<ReadonlyArray<KnownRunEvent>>()
+      yield* Effect.gen(function* () {
+        const runner = yield* Runner
+        yield* runner.run(baseOptions)
+        yield* runner.run(baseOptions)
+        const seen = yield* Deferred.await(completions)
+        assert.strictEqual(seen.length, 2)
+        assert.isDefined(seen[0]!.eventId)
+        const host = yield* PluginHost.PluginHost
+        const diagnostics = yield* eventually(host.diagnostics, (all) => all.length >= 2)
+        assert.deepStrictEqual(
+          diagnostics.map((diagnostic) => diagnostic.message),
+          ["its observer of run_started failed: bad observer", "its observer of run_started failed: bad observer"]
+        )
+      }).pipe(Effect.provide(hostLayer([Fake.answer("one"), Fake.answer("two")], { plugins: [watcher(completions)] })))
+    })
   )
 })
