@@ -2,7 +2,7 @@
 import type { SqlDatabase, SqlDatabaseError, SqlValue } from "@alisio/domain/SqlDatabase"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { cap, ftsQuery, redactPrivate } from "./text.js"
+import { cap, ftsQuery, queryTerms, redactPrivate, snippetOf } from "./internal/text.js"
 
 export type MemoryScope = "project" | "personal"
 
@@ -41,12 +41,15 @@ export interface SearchInput {
   readonly limit: number
   readonly match: "all" | "any"
   readonly allProjects: boolean
+  /** Whether hits carry a snippet around the matched words (default true). */
+  readonly snippets?: boolean | undefined
 }
 
 export interface SearchHit {
   readonly record: MemoryRecord
   /** The blended score: higher is better. */
   readonly score: number
+  /** The content around the matched words, `[marked]`; the whole content when snippets are off. */
   readonly snippet: string
 }
 
@@ -107,9 +110,10 @@ const toRecord = (row: Row): MemoryRecord => ({
 const COLUMNS = "m.id, m.title, m.content, m.type, m.scope, m.topic_key, m.created_at, m.updated_at, m.deleted_at"
 // Personal records belong to no project: they are stored with an empty one.
 const VISIBLE = "(m.scope = 'personal' OR m.project = ?)"
-const SEARCH = (visible: string) =>
-  `SELECT ${COLUMNS}, bm25(memories_fts, 4.0, 1.0, 2.0, 0.5) AS bm25,
-     snippet(memories_fts, 1, '[', ']', '…', 12) AS snippet
+// Ranking reads only what BM25 and recency need; the few rows shown are read afterwards (SQLite
+// computes result columns for every match before sorting).
+const RANK = (visible: string) =>
+  `SELECT m.id AS id, m.updated_at AS updated_at, bm25(memories_fts, 4.0, 1.0, 2.0, 0.5) AS bm25
    FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
    WHERE memories_fts MATCH ? AND m.deleted_at IS NULL ${visible}
    ORDER BY bm25 LIMIT ?`
@@ -136,14 +140,20 @@ export const makeMemoryStore = (
       "UPDATE memories SET title = ?, content = ?, type = ?, updated_at = ? WHERE id = ?"
     )
     const byId = yield* db.prepare(`SELECT ${COLUMNS} FROM memories m WHERE m.id = ? AND ${VISIBLE}`)
+    const byIdAnywhere = yield* db.prepare(`SELECT ${COLUMNS} FROM memories m WHERE m.id = ?`)
     const softDelete = yield* db.prepare(
       `UPDATE memories AS m SET deleted_at = ? WHERE m.id = ? AND m.deleted_at IS NULL AND ${VISIBLE}`
     )
     const hardDelete = yield* db.prepare(`DELETE FROM memories AS m WHERE m.id = ? AND ${VISIBLE}`)
-    const searchVisible = yield* db.prepare(SEARCH(`AND ${VISIBLE}`))
-    const searchAll = yield* db.prepare(SEARCH(""))
+    const rankVisible = yield* db.prepare(RANK(`AND ${VISIBLE}`))
+    const rankAll = yield* db.prepare(RANK(""))
+    // Two walks of the (project, updated_at) index, merged: with the OR of VISIBLE, SQLite would
+    // read and sort every memory.
+    const latestOf = (project: string) =>
+      `SELECT * FROM (SELECT ${COLUMNS} FROM memories m WHERE m.deleted_at IS NULL AND m.project = ${project}
+         ORDER BY m.updated_at DESC, m.id DESC LIMIT ?)`
     const recentVisible = yield* db.prepare(
-      `SELECT ${COLUMNS} FROM memories m WHERE m.deleted_at IS NULL AND ${VISIBLE} ORDER BY m.updated_at DESC, m.id DESC LIMIT ?`
+      `${latestOf("?")} UNION ALL ${latestOf("''")} ORDER BY updated_at DESC, id DESC LIMIT ?`
     )
 
     const save: MemoryStore["save"] = (input) =>
@@ -186,18 +196,23 @@ export const makeMemoryStore = (
         const params: ReadonlyArray<SqlValue> = input.allProjects
           ? [match, candidates]
           : [match, input.project, candidates]
-        const rows = (yield* (input.allProjects ? searchAll : searchVisible).all(...params)) as ReadonlyArray<
-          Row & { readonly bm25: number; readonly snippet: string }
-        >
+        const ranked = (yield* (input.allProjects ? rankAll : rankVisible).all(...params)) as ReadonlyArray<{
+          readonly id: number
+          readonly updated_at: number
+          readonly bm25: number
+        }>
         const now = yield* Clock.currentTimeMillis
-        return rows
-          .map((row) => ({
-            record: toRecord(row),
-            score: blendedScore(row.bm25, now - row.updated_at),
-            snippet: row.snippet
-          }))
-          .sort((a, b) => b.score - a.score || b.record.updatedAt - a.record.updatedAt || b.record.id - a.record.id)
+        const best = ranked
+          .map((row) => ({ ...row, score: blendedScore(row.bm25, now - row.updated_at) }))
+          .sort((a, b) => b.score - a.score || b.updated_at - a.updated_at || b.id - a.id)
           .slice(0, input.limit)
+        const terms = input.snippets === false ? undefined : queryTerms(input.query)
+        return yield* Effect.forEach(best, ({ id, score }) =>
+          Effect.map(byIdAnywhere.get(id), (row) => {
+            const record = toRecord(row as Row)
+            return { record, score, snippet: terms === undefined ? record.content : snippetOf(record.content, terms) }
+          })
+        )
       })
 
     const get: MemoryStore["get"] = (project, id) =>
@@ -212,7 +227,7 @@ export const makeMemoryStore = (
       })
 
     const recent: MemoryStore["recent"] = (project, limit) =>
-      Effect.map(recentVisible.all(project, limit), (rows) => (rows as ReadonlyArray<Row>).map(toRecord))
+      Effect.map(recentVisible.all(project, limit, limit, limit), (rows) => (rows as ReadonlyArray<Row>).map(toRecord))
 
     return { save, search, get, forget, recent }
   })

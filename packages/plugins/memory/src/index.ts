@@ -2,11 +2,11 @@
 // against the plugin API and the SqlDatabase port.
 import { definePlugin, PluginApi } from "@alisio/domain/Plugin"
 import * as Effect from "effect/Effect"
-import { readConfig } from "./config.js"
-import { memoryContext } from "./context.js"
+import { readConfig } from "./MemoryConfig.js"
+import { memoryContext } from "./MemoryContext.js"
+import { migrate } from "./MemorySchema.js"
 import { makeMemoryStore } from "./MemoryStore.js"
-import { migrate } from "./schema.js"
-import { memoryCommand, memoryTools } from "./tools.js"
+import { memoryCommand, memoryTools } from "./MemoryTools.js"
 
 /** The file under the plugin's state folder. */
 export const MEMORY_FILE = "memory.db"

@@ -1,5 +1,5 @@
 // How memories read in tool results, command output and the injected context.
-import type { MemoryRecord, SearchHit } from "./MemoryStore.js"
+import type { MemoryRecord, SearchHit } from "../MemoryStore.js"
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE

@@ -3,9 +3,9 @@
 import type { ContextProvider } from "@alisio/domain/Plugin"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { age, excerpt, headline } from "./format.js"
+import { age, excerpt, headline } from "./internal/format.js"
+import { projectIdOf } from "./internal/project.js"
 import type { MemoryRecord, MemoryStore } from "./MemoryStore.js"
-import { projectIdOf } from "./project.js"
 
 /** The budget is given in tokens; about four characters make a token. */
 export const CHARS_PER_TOKEN = 4
@@ -35,7 +35,8 @@ export const memoryContext =
         query: input.prompt,
         limit: CANDIDATES,
         match: "any",
-        allProjects: false
+        allProjects: false,
+        snippets: false
       })
       const recent = yield* store.recent(project, CANDIDATES)
       const seen = new Set<number>()

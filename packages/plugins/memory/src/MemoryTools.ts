@@ -7,9 +7,9 @@ import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { hitLine, recordLine, recordText } from "./format.js"
+import { hitLine, recordLine, recordText } from "./internal/format.js"
+import { projectIdOf } from "./internal/project.js"
 import type { MemoryStore } from "./MemoryStore.js"
-import { projectIdOf } from "./project.js"
 
 export const DEFAULT_SEARCH_LIMIT = 10
 export const MAX_SEARCH_LIMIT = 50
