@@ -1,6 +1,6 @@
 import * as os from "node:os"
 import * as path from "node:path"
-import type { CommandDescriptor } from "@alisio/domain/Command"
+import type { CommandDescriptor, PluginCommandContext } from "@alisio/domain/Command"
 import { LanguageModel } from "@alisio/domain/LanguageModel"
 import { type ContextInput, PluginApi, type PluginDefinition, PluginError } from "@alisio/domain/Plugin"
 import { PluginFailureStage } from "@alisio/domain/RunEvent"
@@ -16,6 +16,8 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import { ChildSessions } from "./ChildSessions.js"
+import * as ExtensionsModule from "./Extensions.js"
+import { Extensions, type ExtensionsService } from "./Extensions.js"
 import { causeMessage, definitionOf, validateDefinition } from "./internal/plugins/definition.js"
 import {
   diagnose,
@@ -25,8 +27,7 @@ import {
   type PluginRecord,
   type PluginTimeouts,
   type RegisteredCommand,
-  type RegisteredContext,
-  type RegisteredExtension
+  type RegisteredContext
 } from "./internal/plugins/pluginApi.js"
 import { discover, type ExternalCandidate, type SourcesInput } from "./internal/plugins/sources.js"
 import * as PluginUiLayers from "./PluginUi.js"
@@ -36,7 +37,7 @@ import { RunEvents } from "./RunEvents.js"
 import { SessionStore } from "./SessionStore.js"
 import { Tools } from "./Tools.js"
 
-export type { PluginHomes, PluginTimeouts, RegisteredExtension } from "./internal/plugins/pluginApi.js"
+export type { PluginHomes, PluginTimeouts } from "./internal/plugins/pluginApi.js"
 export type { ExternalCandidate, ExternalOrigin, PluginEntry, SourcesInput } from "./internal/plugins/sources.js"
 
 /** Something wrong with a plugin, told in one line (PL-6); the host keeps running. */
@@ -111,7 +112,7 @@ const CONTEXT_CHARS = 16_000
 /**
  * The plugin host (PL-1…PL-6): loads builtin and external plugins, runs each `setup` in a scope
  * of its own with a `PluginApi` narrowed to it, and keeps the registries the rest of the program
- * reads: tools (in `Tools`), commands, context providers, extensions. Closing the host closes
+ * reads: tools (in `Tools`), commands, context providers, extensions (`Extensions`). Closing the host closes
  * every plugin's scope, each within `timeouts.closeMs`.
  */
 export class PluginHost extends Context.Tag("@alisio/runtime/PluginHost")<
@@ -128,13 +129,10 @@ export class PluginHost extends Context.Tag("@alisio/runtime/PluginHost")<
     readonly contextFor: (input: ContextInput) => Effect.Effect<string>
     readonly commands: {
       readonly list: Effect.Effect<ReadonlyArray<PluginCommandEntry>>
-      readonly run: (
-        name: string,
-        args: string,
-        context: { readonly sessionId?: string }
-      ) => Effect.Effect<string, PluginError>
+      readonly run: (name: string, args: string, context: PluginCommandContext) => Effect.Effect<string, PluginError>
     }
-    readonly extensions: Effect.Effect<ReadonlyArray<RegisteredExtension>>
+    /** The extension registry plugins provide for (EX-1): winners, `renderStartup`. */
+    readonly extensions: ExtensionsService
   }
 >() {}
 
@@ -193,7 +191,7 @@ export const make = (options: Options = {}) =>
       timeouts,
       contexts: yield* Ref.make<ReadonlyArray<RegisteredContext>>([]),
       commands: yield* Ref.make<ReadonlyMap<string, RegisteredCommand>>(new Map()),
-      extensions: yield* Ref.make<ReadonlyArray<RegisteredExtension>>([]),
+      extensions: Option.getOrUndefined(yield* Effect.serviceOption(Extensions)) ?? (yield* ExtensionsModule.make()),
       report: (diagnostic) =>
         Effect.zipRight(
           Ref.update(diagnostics, (all) => [...all, diagnostic]),
@@ -441,7 +439,7 @@ export const make = (options: Options = {}) =>
         return sections.filter((section): section is string => section !== undefined).join("\n\n")
       })
 
-    const runCommand = (name: string, args: string, context: { readonly sessionId?: string }) =>
+    const runCommand = (name: string, args: string, context: PluginCommandContext) =>
       Effect.gen(function* () {
         const registered = (yield* Ref.get(host.commands)).get(name)
         if (registered === undefined) {
@@ -488,7 +486,7 @@ export const make = (options: Options = {}) =>
         ),
         run: runCommand
       },
-      extensions: Ref.get(host.extensions)
+      extensions: host.extensions
     })
   })
 

@@ -1,5 +1,7 @@
 import * as fs from "node:fs"
+import * as path from "node:path"
 import { definePlugin, PluginApi, type PluginApiService, PluginError } from "@alisio/domain/Plugin"
+import type { SqlDatabase } from "@alisio/domain/SqlDatabase"
 import { defineTool, textResult } from "@alisio/domain/Tool"
 import * as Fake from "@alisio/providers/FakeProvider"
 import * as PluginHost from "@alisio/runtime/PluginHost"
@@ -204,6 +206,57 @@ describe("PluginApi", () => {
         { pluginId: "talker", message: "\u001b[31mhello\u001b[0m", level: "warning" }
       ])
       assert.deepStrictEqual(yield* ui.panels, [{ pluginId: "talker", id: "agents", lines: ["one", "two"] }])
+    }).pipe(Effect.provide(hostLayer([])))
+  )
+
+  it.scoped("PL-4 storage.sqlite opens a file under the plugin's state folder, closed with the plugin's scope", () =>
+    Effect.gen(function* () {
+      const opened = yield* Deferred.make<{ readonly db: SqlDatabase; readonly api: PluginApiService }>()
+      const host = yield* PluginHost.PluginHost
+      yield* host.load({
+        definition: definePlugin({
+          id: "keeper",
+          version: "1.0.0",
+          setup: Effect.gen(function* () {
+            const api = yield* PluginApi
+            const db = yield* api.storage.sqlite("notes.db")
+            yield* Deferred.succeed(opened, { db, api })
+          })
+        })
+      })
+      const { api, db } = yield* Deferred.await(opened)
+      yield* db.exec("CREATE VIRTUAL TABLE notes USING fts5(body)")
+      const insert = yield* db.prepare("INSERT INTO notes (body) VALUES (?)")
+      yield* insert.run("the sky over Lisbon")
+      const query = yield* db.prepare("SELECT body FROM notes WHERE notes MATCH ?")
+      assert.deepStrictEqual(yield* query.all("lisbon"), [{ body: "the sky over Lisbon" }])
+      assert.isTrue(fs.existsSync(path.join(api.paths.state, "notes.db")))
+      const escape = yield* Effect.flip(Effect.scoped(api.storage.sqlite("../escape.db")))
+      assert.strictEqual(escape._tag, "PluginError")
+      yield* host.unload("keeper")
+      const closed = yield* Effect.flip(query.all("lisbon"))
+      assert.strictEqual(closed._tag, "SqlDatabaseError")
+    }).pipe(Effect.provide(hostLayer([])))
+  )
+
+  it.scoped("EX-1 extensions.provide registers with the host's registry until the plugin unloads", () =>
+    Effect.gen(function* () {
+      const api = yield* apiOf("mascots")
+      yield* api.extensions.provide("mascot", { render: () => Effect.succeed(["(o_o)"]) }, { priority: 5 })
+      const host = yield* PluginHost.PluginHost
+      const winners = yield* host.extensions.winners
+      assert.deepStrictEqual(
+        winners.map((winner) => [winner.point, winner.pluginId]),
+        [
+          ["mascot", "mascots"],
+          ["startup-screen", undefined]
+        ]
+      )
+      yield* host.unload("mascots")
+      assert.deepStrictEqual(
+        (yield* host.extensions.winners).map((winner) => winner.pluginId),
+        [undefined, undefined]
+      )
     }).pipe(Effect.provide(hostLayer([])))
   )
 })

@@ -6,7 +6,6 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import type { CommandDescriptor, PluginCommand } from "@alisio/domain/Command"
 import { ToolError } from "@alisio/domain/Errors"
-import type { ExtensionPoint, ExtensionPoints } from "@alisio/domain/Extensions"
 import type { LanguageModelService } from "@alisio/domain/LanguageModel"
 import { type ContextProvider, type PluginApiService, PluginError, type PluginPaths } from "@alisio/domain/Plugin"
 import type { KnownRunEvent, PluginFailureStage } from "@alisio/domain/RunEvent"
@@ -19,7 +18,9 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import type { ChildSessions } from "../../ChildSessions.js"
 import { CurrentRun } from "../../CurrentRun.js"
+import type { ExtensionsService } from "../../Extensions.js"
 import type { PluginDiagnostic } from "../../PluginHost.js"
+import { openSqlite } from "../../PluginStorage.js"
 import type { PluginUi } from "../../PluginUi.js"
 import type { Providers } from "../../Providers.js"
 import type { RunEvents } from "../../RunEvents.js"
@@ -69,13 +70,6 @@ export interface RegisteredContext {
   readonly provider: ContextProvider
 }
 
-export interface RegisteredExtension {
-  readonly pluginId: string
-  readonly point: ExtensionPoint
-  readonly priority: number
-  readonly provider: ExtensionPoints[ExtensionPoint]
-}
-
 /** The host's services and registries, shared by every plugin's API. */
 export interface HostInternals {
   readonly tools: Tools["Type"]
@@ -89,7 +83,7 @@ export interface HostInternals {
   readonly timeouts: PluginTimeouts
   readonly contexts: Ref.Ref<ReadonlyArray<RegisteredContext>>
   readonly commands: Ref.Ref<ReadonlyMap<string, RegisteredCommand>>
-  readonly extensions: Ref.Ref<ReadonlyArray<RegisteredExtension>>
+  readonly extensions: ExtensionsService
   readonly report: (diagnostic: PluginDiagnostic) => Effect.Effect<void>
 }
 
@@ -309,7 +303,7 @@ export const makeApi = (
     }
 
     const storage: PluginApiService["storage"] = {
-      sqlite: (file) => Effect.fail(fail(`api.storage.sqlite("${file}") is not available in this host.`))
+      sqlite: (file) => openSqlite({ folder: paths.state, path: file, pluginId })
     }
 
     const state: PluginApiService["state"] = {
@@ -345,21 +339,10 @@ export const makeApi = (
         )
     }
 
+    // The registry removes all of a plugin's providers at once, when its scope closes.
+    yield* Scope.addFinalizer(scope, host.extensions.unregister(pluginId))
     const extensions: PluginApiService["extensions"] = {
-      provide: (point, provider, options) =>
-        Effect.suspend(() => {
-          const entry: RegisteredExtension = {
-            pluginId,
-            point,
-            priority: options?.priority ?? 0,
-            provider: provider as ExtensionPoints[ExtensionPoint]
-          }
-          return owned(
-            scope,
-            Ref.update(host.extensions, (all) => [...all, entry]),
-            () => Ref.update(host.extensions, (all) => all.filter((item) => item !== entry))
-          )
-        })
+      provide: (point, provider, options) => host.extensions.register(pluginId, point, provider, options?.priority)
     }
 
     const ui: PluginApiService["ui"] = {
