@@ -9,6 +9,7 @@ import * as Option from "effect/Option"
 import { chooseModel, loadSetup, registerProviders, runtimeLayer, type Setup } from "./App.js"
 import { CliError, ExitCode, setExitCode, usageError } from "./CliError.js"
 import type { RunFlags } from "./main.js"
+import { pluginFlagsOf, withPluginContext } from "./Plugins.js"
 import { makeJsonWriter, makeTextRenderer } from "./Render.js"
 
 const exitCodeFor = (status: RunStatus): number =>
@@ -109,7 +110,15 @@ export const runCommand = (flags: RunFlags) =>
       const store = yield* SessionStore
       if (store.interruptRuns !== undefined) yield* store.interruptRuns()
       const model = yield* chooseModel(setup, flags.model)
-      const sessionId = yield* chooseSession(setup, flags)
+      const chosen = yield* chooseSession(setup, flags)
+      // Context providers are told the session, so a new one is created before the run starts.
+      const sessionId = Option.isSome(chosen) ? chosen.value : (yield* store.createSession({ cwd: setup.cwd })).id
+      const system = yield* withPluginContext(systemPrompt(setup.cwd), {
+        sessionId,
+        cwd: setup.cwd,
+        prompt,
+        model: model.model
+      })
       const render: (event: KnownRunEvent) => void = flags.json ? makeJsonWriter() : makeTextRenderer()
       const runner = yield* Runner
       const outcome = yield* runner.run({
@@ -118,7 +127,7 @@ export const runCommand = (flags: RunFlags) =>
         model: model.model,
         provider: model.service,
         ...(Option.isSome(model.info) ? { modelInfo: model.info.value } : {}),
-        system: systemPrompt(setup.cwd),
+        system,
         readOnly: flags.readOnly,
         ...(flags.yes
           ? { approvals: approveAll }
@@ -126,7 +135,7 @@ export const runCommand = (flags: RunFlags) =>
             ? {}
             : { approvals: setup.config.approvals }),
         ...(setup.config.limits === undefined ? {} : { limits: setup.config.limits }),
-        ...(Option.isSome(sessionId) ? { sessionId: sessionId.value } : {}),
+        sessionId,
         ...(Option.isSome(flags.runId) ? { runId: RunId.make(flags.runId.value) } : {}),
         ...(Option.isSome(flags.requestId) ? { requestId: flags.requestId.value } : {}),
         ...(Option.isSome(flags.correlationId) ? { correlationId: flags.correlationId.value } : {}),
@@ -148,6 +157,6 @@ export const runCommand = (flags: RunFlags) =>
         SessionNotFoundError: (error) => Effect.fail(usageError(error.message)),
         StoreError: (error) => Effect.fail(new CliError({ message: error.message, exitCode: ExitCode.failed }))
       }),
-      Effect.provide(runtimeLayer(setup, { approveAll: flags.yes }))
+      Effect.provide(runtimeLayer(setup, { approveAll: flags.yes, plugins: pluginFlagsOf(flags) }))
     )
   })

@@ -45,6 +45,15 @@ const count = (name: string, description: string, min: number) =>
 
 const json = Options.boolean("json").pipe(Options.withDescription("Write JSON (JSONL for streams) on stdout"))
 
+const pluginOption = Options.text("plugin").pipe(
+  Options.withDescription("Load an external plugin: a folder, an ESM file or an installed package (repeatable)"),
+  Options.repeated
+)
+const disablePluginOption = Options.text("disable-plugin").pipe(
+  Options.withDescription("Do not load the plugin with this id (repeatable)"),
+  Options.repeated
+)
+
 export const runFlags = {
   json: Options.boolean("json").pipe(
     Options.withDescription("Stream one RunEvent per line (JSONL) on stdout, nothing else")
@@ -70,8 +79,10 @@ export const runFlags = {
     Options.withDescription("Approve every tool request (otherwise they are denied headless)")
   ),
   trustProject: Options.boolean("trust-project").pipe(
-    Options.withDescription("Apply .alisio/config.yaml of the project")
+    Options.withDescription("Apply .alisio/config.yaml and load .alisio/plugins/ of the project")
   ),
+  plugin: pluginOption,
+  disablePlugin: disablePluginOption,
   cwd: Options.directory("cwd").pipe(
     Options.withDescription("The workspace (default: the current directory)"),
     Options.optional
@@ -151,9 +162,39 @@ const models = Command.make("models", { json }, (flags) =>
   )
 ).pipe(Command.withDescription("List the models of the configured providers"))
 
+const pluginsList = Command.make(
+  "list",
+  {
+    json,
+    plugin: pluginOption,
+    disablePlugin: disablePluginOption,
+    trustProject: Options.boolean("trust-project").pipe(
+      Options.withDescription("Include the project's .alisio/plugins/ (runs their code)")
+    ),
+    readOnly: Options.boolean("read-only").pipe(Options.withDescription("List as a --read-only run would load them"))
+  },
+  (flags) =>
+    Effect.flatMap(
+      Effect.promise(() => import("./PluginsCommand.js")),
+      (m) => m.listPlugins(flags)
+    )
+).pipe(Command.withDescription("List the plugins: where each comes from, what it registered, its problems"))
+
+const pluginsInstall = Command.make("install", { spec: Args.text({ name: "npm-spec|path" }) }, (flags) =>
+  Effect.flatMap(
+    Effect.promise(() => import("./PluginsCommand.js")),
+    (m) => m.installPlugin(flags)
+  )
+).pipe(Command.withDescription("Install a plugin with npm into the config folder and add it to config.yaml"))
+
+const plugins = Command.make("plugins").pipe(
+  Command.withDescription("List and install plugins"),
+  Command.withSubcommands([pluginsList, pluginsInstall])
+)
+
 export const alisio = Command.make("alisio").pipe(
   Command.withDescription("An agent CLI that runs a language model with tools and keeps every session."),
-  Command.withSubcommands([run, sessions, models])
+  Command.withSubcommands([run, sessions, models, plugins])
 )
 
 export const cli = Command.run(alisio, { name: "alisio", version })
