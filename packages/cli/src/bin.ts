@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Kept to one tiny import so that `alisio --version` answers without loading Effect.
+// Kept to tiny imports so that `alisio --version` answers without loading Effect.
 import * as nodeModule from "node:module"
+import { mayLoadExternalPlugins } from "./PluginProbe.js"
 import { version } from "./Version.js"
 
 // Node 22 keeps compiled code between runs (a no-op where the API does not exist, as on Node 20).
@@ -14,10 +15,17 @@ for (const stream of [process.stdout, process.stderr]) {
   })
 }
 
+// Set by the bundler: the bundle has a second build, under plugins/, for commands that may load
+// an external plugin (see PluginProbe.ts).
+declare const ALISIO_PLUGIN_BUILD: string | undefined
+
 const args = process.argv.slice(2)
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   process.stdout.write(`alisio ${version}\n`)
 } else {
-  const { main } = await import("./main.js")
+  const { main }: typeof import("./main.js") =
+    typeof ALISIO_PLUGIN_BUILD === "string" && mayLoadExternalPlugins(args)
+      ? await import(new URL(ALISIO_PLUGIN_BUILD, import.meta.url).href)
+      : await import("./main.js")
   main(process.argv)
 }

@@ -383,6 +383,18 @@ export const make = (options: Options = {}) =>
           return
         }
         const hooks = yield* Effect.promise(() => import("./internal/plugins/moduleHooks.js"))
+        if (!hooks.sharedModulesIncluded) {
+          for (const candidate of found.candidates) {
+            yield* failedSource(
+              candidate.spec,
+              describeSource(candidate),
+              false,
+              "import",
+              "not loaded: this build of alisio cannot share its modules with external plugins (dist/bundle/plugins is missing?)"
+            )
+          }
+          return
+        }
         const roots = found.candidates.map((candidate) => candidate.root)
         for (const candidate of found.candidates) {
           const from = describeSource(candidate)

@@ -4,7 +4,8 @@ import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { hostModules } from "@alisio/runtime/internal/plugins/hostModules"
+import { coreSpecifiers, hostModuleSpecifiers } from "@alisio/runtime/internal/plugins/hostModuleNames"
+import { loadHostModule } from "@alisio/runtime/internal/plugins/hostModules"
 import { assert, describe, it } from "@effect/vitest"
 
 const require = createRequire(import.meta.url)
@@ -22,12 +23,16 @@ describe("PluginHost modules", () => {
       .readdirSync(domainSources)
       .filter((file) => file.endsWith(".ts") && file !== "index.ts")
       .map((file) => `@alisio/domain/${path.basename(file, ".ts")}`)
-    assert.deepStrictEqual(Object.keys(hostModules).sort(), [...effect, "@alisio/domain", ...domain].sort())
+    assert.deepStrictEqual([...hostModuleSpecifiers].sort(), [...effect, "@alisio/domain", ...domain].sort())
+    assert.strictEqual(new Set(hostModuleSpecifiers).size, hostModuleSpecifiers.length)
   })
 
   it("PL-3 a shared module is the host's own instance", async () => {
-    const shared = (await hostModules["@alisio/domain/Plugin"]!()) as typeof import("@alisio/domain/Plugin")
-    const own = await import("@alisio/domain/Plugin")
-    assert.strictEqual(shared.PluginApi, own.PluginApi)
+    const shared = (await loadHostModule("@alisio/domain/Plugin")) as typeof import("@alisio/domain/Plugin")
+    assert.strictEqual(shared.PluginApi, (await import("@alisio/domain/Plugin")).PluginApi)
+    const rest = (await loadHostModule("effect/Micro")) as typeof import("effect/Micro")
+    assert.strictEqual(rest.succeed, (await import("effect/Micro")).succeed)
+    assert.isFalse(coreSpecifiers.has("effect/Micro"))
+    assert.isUndefined(await loadHostModule("effect/internal/core"))
   })
 })

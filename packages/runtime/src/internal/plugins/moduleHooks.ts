@@ -14,7 +14,8 @@
 import * as module from "node:module"
 import { pathToFileURL } from "node:url"
 import { MessageChannel, type MessagePort } from "node:worker_threads"
-import { hostModules } from "./hostModules.js"
+import { hostModuleSpecifiers } from "./hostModuleNames.js"
+import { hostModulesIncluded, loadHostModule } from "./hostModules.js"
 
 const REGISTRY = Symbol.for("alisio.pluginHostModules")
 const SCHEME = "alisio-host:"
@@ -81,6 +82,9 @@ export const entryURL = (file: string): string => pathToFileURL(file).href
 /** Whether this Node can share modules with plugins (`module.register`, Node 20.6+). */
 export const canShareModules = (): boolean => typeof module.register === "function"
 
+/** Whether this build carries the modules to share (see hostModules.ts). */
+export const sharedModulesIncluded: boolean = hostModulesIncluded
+
 const rootURL = (root: string): string => {
   const url = pathToFileURL(root).href
   return url.endsWith("/") ? url : `${url}/`
@@ -97,13 +101,12 @@ const install = (roots: ReadonlyArray<string>): Installed => {
       acks.delete(message.ack)
       return
     }
-    const load = hostModules[message.specifier]
-    if (load === undefined) {
-      port1.postMessage({ id: message.id, error: `alisio does not share ${message.specifier} with plugins` })
-      return
-    }
-    load().then(
+    loadHostModule(message.specifier).then(
       (namespace) => {
+        if (namespace === undefined) {
+          port1.postMessage({ id: message.id, error: `alisio does not share ${message.specifier} with plugins` })
+          return
+        }
         registry.set(message.specifier, namespace)
         port1.postMessage({ id: message.id, names: Object.keys(namespace) })
       },
@@ -113,7 +116,7 @@ const install = (roots: ReadonlyArray<string>): Installed => {
   // Only a pending plugin import keeps the process alive for this port (see `sharingModules`).
   port1.unref()
   module.register(`data:text/javascript,${encodeURIComponent(hooksSource)}`, {
-    data: { port: port2, specifiers: Object.keys(hostModules), roots },
+    data: { port: port2, specifiers: hostModuleSpecifiers, roots },
     transferList: [port2]
   })
   return { port: port1, roots: new Set(roots), acks, loading: 0 }
