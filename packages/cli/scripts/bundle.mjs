@@ -34,7 +34,8 @@ const withoutSharedModules = {
   setup(build) {
     build.onResolve({ filter: /\/hostModules\.js$/ }, () => ({ path: "hostModules", namespace: "alisio-stub" }))
     build.onLoad({ filter: /.*/, namespace: "alisio-stub" }, () => ({
-      contents: "export const hostModulesIncluded = false\nexport const loadHostModule = async () => undefined\n",
+      contents:
+        "export const hostModulesIncluded = false\nexport const loadHostModule = async () => undefined\nexport const preloadCore = async () => {}\n",
       loader: "js"
     }))
   }

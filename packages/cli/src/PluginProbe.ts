@@ -43,9 +43,10 @@ export const mayLoadExternalPlugins = (
   env: NodeJS.ProcessEnv = process.env,
   cwd: string = process.cwd()
 ): boolean => {
-  const command = args.find((arg) => !arg.startsWith("-"))
+  if (args.includes("--help") || args.includes("-h")) return false
+  const [command, subcommand] = args.filter((arg) => !arg.startsWith("-"))
   if (command === "sessions" || command === "models") return false
-  if (command === "plugins") return true
+  if (command === "plugins") return subcommand !== "install"
   if (args.some((arg) => arg === "--plugin" || arg.startsWith("--plugin="))) return true
   if (args.includes("--read-only")) return false
   const config = configHome(env)

@@ -24,6 +24,8 @@ describe("PluginProbe", () => {
     assert.isTrue(probe("run", "--plugin", "./x", "hi"))
     assert.isTrue(probe("run", "--plugin=./x", "hi"))
     assert.isTrue(probe("plugins", "list"))
+    assert.isFalse(probe("plugins", "install", "./x"))
+    assert.isFalse(probe("run", "--plugin", "./x", "--help"))
     assert.isFalse(probe("sessions", "list", "--plugin", "./x"))
   })
 

@@ -12,6 +12,14 @@ import { coreSpecifiers } from "./hostModuleNames.js"
 /** False in the CLI bundle built for runs without external plugins. */
 export const hostModulesIncluded = true
 
+/**
+ * Loads the core modules now. Called before the loader hooks are registered: once they are, every
+ * module the process loads goes through Node's loader thread, a round trip per file.
+ */
+export const preloadCore = async (): Promise<void> => {
+  await import("./hostModulesCore.js")
+}
+
 /** The host's own instance of a shared module, or undefined for a module it does not share. */
 export const loadHostModule = async (specifier: string): Promise<object | undefined> =>
   coreSpecifiers.has(specifier)

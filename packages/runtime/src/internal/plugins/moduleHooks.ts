@@ -15,7 +15,7 @@ import * as module from "node:module"
 import { pathToFileURL } from "node:url"
 import { MessageChannel, type MessagePort } from "node:worker_threads"
 import { hostModuleSpecifiers } from "./hostModuleNames.js"
-import { hostModulesIncluded, loadHostModule } from "./hostModules.js"
+import { hostModulesIncluded, loadHostModule, preloadCore } from "./hostModules.js"
 
 const REGISTRY = Symbol.for("alisio.pluginHostModules")
 const SCHEME = "alisio-host:"
@@ -131,7 +131,10 @@ let nextAck = 0
 export const sharingModules = async <A>(roots: ReadonlyArray<string>, load: () => Promise<A>): Promise<A> => {
   if (!canShareModules()) return load()
   const urls = roots.map(rootURL)
-  installed ??= install(urls)
+  if (installed === undefined) {
+    await preloadCore()
+    installed = install(urls)
+  }
   const state = installed
   // The loader thread answers while the main thread awaits the import; the port must hold the
   // event loop open meanwhile, or Node would exit with the import unsettled.
