@@ -106,10 +106,13 @@ export const registerProviders = (setup: Setup) =>
     }
   })
 
+/** The tools of a headless run: the builtin ones but `ask_user_question`, which nobody could answer. */
+export const headlessTools = () => builtinTools().filter((tool) => tool.name !== "ask_user_question")
+
 /** The runtime as the `run` command uses it, composed once. */
 export const runtimeLayer = (setup: Setup, options: { readonly approveAll: boolean }) =>
   AgentRuntime.layer({
-    tools: builtinTools(),
+    tools: headlessTools(),
     interaction: Interaction.layerHeadless({ approveAll: options.approveAll })
   }).pipe(
     Layer.provideMerge(Providers.layer({ stateHome: setup.paths.stateHome })),
@@ -125,7 +128,21 @@ export const chooseModel = (setup: Setup, flag: Option.Option<string>) =>
         message: error._tag === "ProviderError" ? `Could not list the models: ${error.message}` : error.message,
         exitCode: error._tag === "UnknownModelError" ? ExitCode.usage : ExitCode.failed
       })
-    if (Option.isSome(flag)) return yield* Effect.mapError(providers.activate(flag.value), failed)
+    if (Option.isSome(flag)) {
+      const before = yield* providers.active()
+      const chosen = yield* Effect.mapError(providers.activate(flag.value), failed)
+      const changed = Option.match(before, {
+        onNone: () => true,
+        onSome: (ref) => ref.provider !== chosen.provider || ref.model !== chosen.model
+      })
+      // The remembered choice is the default only where config.yaml names none.
+      if (changed && setup.config.defaultModel === undefined) {
+        process.stderr.write(
+          `alisio: ${chosen.provider}/${chosen.model} is now the default model for later runs (\`-m\` changes it)\n`
+        )
+      }
+      return chosen
+    }
     if (setup.config.defaultModel !== undefined)
       return yield* Effect.mapError(providers.resolve(setup.config.defaultModel), failed)
     const remembered = yield* providers.active()

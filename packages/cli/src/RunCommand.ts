@@ -1,12 +1,13 @@
 import { RunId, SessionId } from "@alisio/domain/Ids"
 import type { Limits } from "@alisio/domain/Limits"
 import type { KnownRunEvent, RunStatus } from "@alisio/domain/RunEvent"
-import { Runner } from "@alisio/runtime/Runner"
+import { Runner, type RunOptions } from "@alisio/runtime/Runner"
 import { SessionStore } from "@alisio/runtime/SessionStore"
 import { approveAll } from "@alisio/runtime/Tools"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { chooseModel, loadSetup, registerProviders, runtimeLayer, type Setup } from "./App.js"
+import * as BrokenPipe from "./BrokenPipe.js"
 import { CliError, ExitCode, setExitCode, usageError } from "./CliError.js"
 import type { RunFlags } from "./main.js"
 import { makeJsonWriter, makeTextRenderer } from "./Render.js"
@@ -95,9 +96,30 @@ const chooseSession = (setup: Setup, flags: RunFlags) =>
     return Option.none<SessionId>()
   })
 
+/** A run whose stdout reader went away (`| head -1`) has nobody to report to: it is cancelled (CLI-2). */
+const cancelledWhenStdoutCloses = (runner: Runner["Type"]) => ({
+  ...runner,
+  run: (options: RunOptions) => Effect.raceFirst(runner.run(options), brokenPipe)
+})
+
+const brokenPipe = Effect.zipRight(
+  BrokenPipe.stdoutClosed,
+  Effect.fail(
+    new CliError({
+      message: "stdout was closed (broken pipe); the run was cancelled",
+      exitCode: ExitCode.cancelled
+    })
+  )
+)
+
 /** `alisio run`: one task, headless (CLI-1, CLI-2). */
 export const runCommand = (flags: RunFlags) =>
   Effect.gen(function* () {
+    if (flags.continue && Option.isSome(flags.session)) {
+      return yield* usageError(
+        "--continue and --session both choose the session to resume: give one of them (see alisio run --help)"
+      )
+    }
     const prompt = yield* readPrompt(flags.prompt)
     const setup = yield* loadSetup({
       ...(Option.isSome(flags.cwd) ? { cwd: flags.cwd.value } : {}),
@@ -111,7 +133,7 @@ export const runCommand = (flags: RunFlags) =>
       const model = yield* chooseModel(setup, flags.model)
       const sessionId = yield* chooseSession(setup, flags)
       const render: (event: KnownRunEvent) => void = flags.json ? makeJsonWriter() : makeTextRenderer()
-      const runner = yield* Runner
+      const runner = cancelledWhenStdoutCloses(yield* Runner)
       const outcome = yield* runner.run({
         cwd: setup.cwd,
         prompt,

@@ -6,18 +6,16 @@ import { version } from "./Version.js"
 // Node 22 keeps compiled code between runs (a no-op where the API does not exist, as on Node 20).
 ;(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.()
 
-// A reader that went away (`alisio … | head`) is not an error worth a stack trace.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on("error", (error: NodeJS.ErrnoException) => {
+const args = process.argv.slice(2)
+if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
+  // A reader that went away (`alisio --version | true`) is not an error worth a stack trace.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(0)
     throw error
   })
-}
-
-const args = process.argv.slice(2)
-if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   process.stdout.write(`alisio ${version}\n`)
 } else {
+  // main watches stdout itself: a run whose reader went away is cancelled (BrokenPipe.ts).
   const { main } = await import("./main.js")
   main(process.argv)
 }
