@@ -96,7 +96,7 @@ export interface Checked {
 }
 
 // @effect/cli's own flags: with one of them the words go to @effect/cli untouched (help wins).
-const builtIns = new Set(["--help", "-h", "--version", "--completions", "--wizard"])
+const builtIns = new Set(["--help", "-h", "--version", "--completions"])
 
 const booleanValues = new Set(["true", "false"])
 
