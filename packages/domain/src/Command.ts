@@ -23,10 +23,17 @@ export const CommandDescriptor = Schema.Struct({
 })
 export type CommandDescriptor = typeof CommandDescriptor.Type
 
+/** What a plugin command knows about where it runs. */
+export interface PluginCommandContext {
+  readonly sessionId?: string | undefined
+  /** The workspace (its real path); commands scoped to a project need it. */
+  readonly cwd?: string | undefined
+}
+
 /** A command a plugin registers; `execute` gets the raw argument text. */
 export interface PluginCommand {
   readonly name: string
   readonly description: string
   readonly surfaces?: ReadonlyArray<CommandSurface>
-  readonly execute: (args: string, context: { readonly sessionId?: string }) => Effect.Effect<string, unknown>
+  readonly execute: (args: string, context: PluginCommandContext) => Effect.Effect<string, unknown>
 }

@@ -1,0 +1,77 @@
+import { mkdirSync } from "node:fs"
+import { join } from "node:path"
+import { memoryPlugin } from "@alisio/plugin-memory"
+import { projectIdOf } from "@alisio/plugin-memory/internal/project"
+import { migrate, SCHEMA_VERSION } from "@alisio/plugin-memory/MemorySchema"
+import { openSqlite } from "@alisio/runtime/PluginStorage"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { startPluginSession, tempDir } from "./support/pluginSession.js"
+
+const openFile = (stateDir: string) => openSqlite({ folder: stateDir, path: "memory.db", pluginId: "memory" })
+
+const userVersion = (stateDir: string) =>
+  Effect.scoped(
+    Effect.flatMap(openFile(stateDir), (db) =>
+      Effect.flatMap(db.prepare("PRAGMA user_version"), (statement) => statement.get())
+    )
+  )
+
+describe("memory plugin schema", () => {
+  it.scoped("PL-5 a version 1 file is upgraded in place: its memories stay, searchable with the new index", () =>
+    Effect.gen(function* () {
+      const root = yield* tempDir("memory-schema")
+      const stateDir = join(root, "state")
+      const project = join(root, "project")
+      mkdirSync(project)
+      const projectId = yield* projectIdOf(project)
+
+      // A file as version 1 of the plugin left it.
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const db = yield* openFile(stateDir)
+          assert.strictEqual(yield* migrate(db, { upTo: 1 }), 1)
+          const insert = yield* db.prepare(
+            "INSERT INTO memories (project, title, content, type, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)"
+          )
+          yield* insert.run(projectId, "Migrations", "Every migration only adds columns.", "convention", 0, 0)
+          yield* insert.run("another-project", "Elsewhere", "Another project's migration notes.", "note", 0, 0)
+        })
+      )
+      assert.deepStrictEqual(yield* userVersion(stateDir), { user_version: 1 })
+
+      const memory = yield* startPluginSession(memoryPlugin, { stateDir })
+      assert.deepStrictEqual(yield* userVersion(stateDir), { user_version: SCHEMA_VERSION })
+      // Version 2 stems words: "migrations" now finds "migration".
+      const found = yield* memory.callTool("memory_search", { query: "migrations" }, project)
+      assert.match(found.text, /^#1 Migrations \[convention\]/)
+      assert.notInclude(found.text, "Elsewhere")
+      const full = yield* memory.callTool("memory_get", { id: 1 }, project)
+      assert.include(full.text, "scope: project")
+      // And the new columns work on old rows.
+      const keyed = yield* memory.callTool("memory_save", { content: "Keyed", topic_key: "k" }, project)
+      assert.match(keyed.text, /^Saved memory #3/)
+      assert.match((yield* memory.callTool("memory_forget", { id: 1 }, project)).text, /^Forgot memory #1/)
+    })
+  )
+
+  it.scoped("PL-5 opening an up-to-date file again changes nothing", () =>
+    Effect.gen(function* () {
+      const stateDir = join(yield* tempDir("memory-schema"), "state")
+      yield* Effect.scoped(startPluginSession(memoryPlugin, { stateDir }))
+      yield* Effect.scoped(startPluginSession(memoryPlugin, { stateDir }))
+      assert.deepStrictEqual(yield* userVersion(stateDir), { user_version: SCHEMA_VERSION })
+    })
+  )
+
+  it.scoped("PL-5 a file from a newer plugin is refused with the remedy, and left as it was", () =>
+    Effect.gen(function* () {
+      const stateDir = join(yield* tempDir("memory-schema"), "state")
+      yield* Effect.scoped(Effect.flatMap(openFile(stateDir), (db) => db.exec("PRAGMA user_version = 99")))
+      const error = yield* Effect.flip(startPluginSession(memoryPlugin, { stateDir }))
+      assert.strictEqual((error as { _tag: string })._tag, "PluginError")
+      assert.include((error as { message: string }).message, "schema version 99, newer than this plugin's")
+      assert.deepStrictEqual(yield* userVersion(stateDir), { user_version: 99 })
+    })
+  )
+})
