@@ -436,7 +436,7 @@ describe("ChildSessions in a long-lived process", () => {
             store: layerFailing({
               afterCreate: {
                 match: (input) => input.parentId !== undefined,
-                then: Effect.zipRight(Deferred.succeed(creating, undefined), Effect.sleep(10_000))
+                run: Effect.zipRight(Deferred.succeed(creating, undefined), Effect.sleep(10_000))
               }
             })
           }

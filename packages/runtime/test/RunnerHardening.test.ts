@@ -346,7 +346,7 @@ describe("EV-3 commit and publish are one step under interruption", () => {
           store: layerFailing({
             afterCommit: {
               match: (event) => event.type === "turn_completed",
-              then: Effect.zipRight(Deferred.succeed(committed, undefined), Effect.sleep(1_000))
+              run: Effect.zipRight(Deferred.succeed(committed, undefined), Effect.sleep(1_000))
             }
           })
         })

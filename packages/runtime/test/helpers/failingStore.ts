@@ -14,11 +14,11 @@ export interface Faults {
   /** Fails the first session-status write that matches. */
   readonly failStatus?: (id: SessionId, status: RunStatus) => boolean
   /** Runs after the first matching event is committed, before the append returns (e.g. a wait). */
-  readonly afterCommit?: { readonly match: (event: KnownRunEvent) => boolean; readonly then: Effect.Effect<void> }
+  readonly afterCommit?: { readonly match: (event: KnownRunEvent) => boolean; readonly run: Effect.Effect<void> }
   /** Runs after the first matching session is created, before `createSession` returns. */
   readonly afterCreate?: {
     readonly match: (input: SessionStore.NewSession) => boolean
-    readonly then: Effect.Effect<void>
+    readonly run: Effect.Effect<void>
   }
 }
 
@@ -48,13 +48,13 @@ export const layerFailing = (faults: Faults): Layer.Layer<SessionStore.SessionSt
           failEvent(event)
             ? Effect.fail(injected(`storing ${event.type}`))
             : afterCommit(event)
-              ? Effect.tap(real.appendEvent(event), () => faults.afterCommit!.then)
+              ? Effect.tap(real.appendEvent(event), () => faults.afterCommit!.run)
               : real.appendEvent(event),
         setSessionStatus: (id, status) =>
           failStatus(id, status) ? Effect.fail(injected(`setting ${status}`)) : real.setSessionStatus(id, status),
         createSession: (input) =>
           afterCreate(input)
-            ? Effect.tap(real.createSession(input), () => faults.afterCreate!.then)
+            ? Effect.tap(real.createSession(input), () => faults.afterCreate!.run)
             : real.createSession(input)
       })
     })
