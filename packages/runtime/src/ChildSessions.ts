@@ -187,7 +187,6 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
           const settle = (result: Omit<ChildOutcome, "sessionId" | "runId">) =>
             Effect.gen(function* () {
               yield* release(run.rootSessionId)
-              if (isEnded(result.status)) yield* endIfQueued(session.id, result.status)
               yield* run.events
                 .emit("child_session_ended", {
                   childSessionId: session.id,
@@ -208,12 +207,15 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
             })
             .pipe(
               Effect.tapError((error) =>
-                settle({
-                  status: "failed",
-                  text: "",
-                  usage: emptyUsage,
-                  error: `The child session could not start: ${error.message}`
-                })
+                Effect.zipRight(
+                  endIfQueued(session.id, "failed"),
+                  settle({
+                    status: "failed",
+                    text: "",
+                    usage: emptyUsage,
+                    error: `The child session could not start: ${error.message}`
+                  })
+                )
               )
             )
 
@@ -242,12 +244,15 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
                     usage: exit.value.usage,
                     ...(exit.value.error === undefined ? {} : { error: exit.value.error })
                   })
-                : settle({
-                    status: Exit.isInterrupted(exit) ? "cancelled" : "failed",
-                    text: "",
-                    usage: emptyUsage,
-                    ...(Exit.isInterrupted(exit) ? {} : { error: "The child session could not start." })
-                  })
+                : Effect.zipRight(
+                    endIfQueued(session.id, Exit.isInterrupted(exit) ? "cancelled" : "failed"),
+                    settle({
+                      status: Exit.isInterrupted(exit) ? "cancelled" : "failed",
+                      text: "",
+                      usage: emptyUsage,
+                      ...(Exit.isInterrupted(exit) ? {} : { error: "The child session could not start." })
+                    })
+                  )
             )
           )
           yield* Ref.set(fiberRef, Option.some(fiber))

@@ -166,7 +166,9 @@ export const make = Effect.gen(function* () {
             if (begun.existing) return existingOutcome(begun.run)
           }
 
-          const open = yield* waits.track(session.id, session.parentId)
+          // A child's waits pause its ancestors while it runs inside them; a child session resumed
+          // on its own (depth 0) has no running parent to pause.
+          const open = yield* waits.track(session.id, (options.depth ?? 0) > 0 ? session.parentId : undefined)
           const emitter = yield* events.emitter(
             { runId, sessionId: session.id, correlationId: options.correlationId },
             options.onEvent
