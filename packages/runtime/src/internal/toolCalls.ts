@@ -264,7 +264,6 @@ export const executeToolCall = (
         })
       })
 
-      const failedResult = resultMessage(call, "The tool call failed before it finished.", true)
       const journaled = store.toolCallStarted({
         id: call.id,
         sessionId: run.sessionId,
@@ -280,7 +279,7 @@ export const executeToolCall = (
             ? Effect.void
             : Exit.isInterrupted(exit)
               ? endAnyway("cancelled", cancelledResult(call))
-              : endAnyway("error", failedResult)
+              : endAnyway("error", resultMessage(call, "The tool call failed before it finished.", true))
         )
       )
     })
