@@ -11,12 +11,14 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as BrokenPipe from "./BrokenPipe.js"
 import { type CliError, ExitCode, requestedExit, usageError } from "./CliError.js"
 import * as CommandLine from "./CommandLine.js"
 import { parseDuration } from "./Durations.js"
+import * as Logging from "./Logging.js"
 import { version } from "./Version.js"
 
 // Only @effect/cli and effect load here: the heavy parts (SQLite, the openai SDK) are imported by
@@ -244,7 +246,7 @@ export const main = (argv: ReadonlyArray<string>): void => {
   process.once("SIGTERM", onSignal)
   program(argv).pipe(
     reportFailure,
-    Effect.provide(NodeContext.layer),
+    Effect.provide(Layer.merge(NodeContext.layer, Logging.layer)),
     NodeRuntime.runMain({
       disableErrorReporting: true,
       disablePrettyLogger: true,
