@@ -8,6 +8,7 @@ import * as Paths from "@alisio/runtime/Paths"
 import * as Providers from "@alisio/runtime/Providers"
 import * as SessionStore from "@alisio/runtime/SessionStore"
 import { builtinTools } from "@alisio/runtime/tools/BuiltinTools"
+import { policyFromConfig } from "@alisio/runtime/tools/ShellEnvironment"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -109,7 +110,7 @@ export const registerProviders = (setup: Setup) =>
 /** The runtime as the `run` command uses it, composed once. */
 export const runtimeLayer = (setup: Setup, options: { readonly approveAll: boolean }) =>
   AgentRuntime.layer({
-    tools: builtinTools(),
+    tools: builtinTools({ bash: { environment: policyFromConfig(setup.config) } }),
     interaction: Interaction.layerHeadless({ approveAll: options.approveAll })
   }).pipe(
     Layer.provideMerge(Providers.layer({ stateHome: setup.paths.stateHome })),

@@ -184,7 +184,10 @@ const reportFailure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     return Effect.sync(() => process.stderr.write(`alisio: internal error\n${Cause.pretty(cause)}\n`))
   })
 
-/** The edge: parses argv, runs the command, exits with its code. Ctrl-C once cancels, twice exits. */
+/**
+ * The edge: parses argv, runs the command, exits with its code. Ctrl-C once cancels, twice exits.
+ * SIGTERM and SIGHUP (the terminal closed) cancel like Ctrl-C (TL-7).
+ */
 export const main = (argv: ReadonlyArray<string>): void => {
   let signalled = false
   const onSignal = () => {
@@ -193,6 +196,12 @@ export const main = (argv: ReadonlyArray<string>): void => {
   }
   process.once("SIGINT", onSignal)
   process.once("SIGTERM", onSignal)
+  process.once("SIGHUP", () => {
+    // The terminal is gone: writing to it fails (EIO), which must not crash the cancellation.
+    for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {})
+    // runMain interrupts the program on SIGTERM only; SIGHUP takes the same path.
+    process.emit("SIGTERM", "SIGTERM")
+  })
   cli(argv).pipe(
     reportFailure,
     Effect.provide(NodeContext.layer),

@@ -1,0 +1,89 @@
+// End-to-end: the built `alisio` ends a run on SIGHUP (the terminal closed) as on SIGTERM:
+// recorded cancelled, and every process its commands started is stopped (CLI-2, TL-7).
+
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { decodeRunEvent, type KnownRunEvent } from "@alisio/domain/RunEvent"
+import { afterEach, assert, describe, it } from "@effect/vitest"
+import * as Either from "effect/Either"
+import { type CliSandbox, makeSandbox } from "./support/cli.js"
+import { type OpenAiTestServer, startOpenAiServer } from "./support/openaiServer.js"
+
+const parseJsonl = (stdout: string): ReadonlyArray<KnownRunEvent> =>
+  stdout
+    .trim()
+    .split("\n")
+    .flatMap((line) => {
+      const decoded = decodeRunEvent(JSON.parse(line))
+      return Either.isRight(decoded) && decoded.right._tag === "Known" ? [decoded.right.event] : []
+    })
+
+/** Whether a process runs; a zombie nobody reaps (PID 1 in some containers) counts as gone. */
+const running = (pid: number): boolean => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z"
+  } catch {
+    return false
+  }
+}
+
+const waitUntil = async (check: () => boolean, ms = 5_000) => {
+  const end = Date.now() + ms
+  while (!check() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50))
+  return check()
+}
+
+// bash, a background child in its group, and one detached into a session of its own; each
+// writes its pid, then the command waits for ever.
+const command = [
+  "echo $$ > bash.pid",
+  "sh -c 'echo $$ > child.pid; exec sleep 1000' &",
+  "setsid sh -c 'echo $$ > detached.pid; exec sleep 1000' &",
+  "until [ -s child.pid ] && [ -s detached.pid ]; do sleep 0.01; done",
+  'echo "all-$((1 + 1))-started"',
+  "sleep 1000"
+].join("\n")
+
+describe("signals (end to end)", () => {
+  let server: OpenAiTestServer | undefined
+  let sandbox: CliSandbox | undefined
+  afterEach(async () => {
+    await server?.close()
+    sandbox?.cleanup()
+    server = undefined
+    sandbox = undefined
+  })
+
+  for (const signal of ["SIGHUP", "SIGTERM"] as const) {
+    it(`TL-7 CLI-2 ${signal} while bash runs: the run is stored cancelled and no process of the command survives`, async () => {
+      server = await startOpenAiServer({
+        replies: [
+          { kind: "tool", id: "call_1", name: "bash", args: { command } },
+          { kind: "text", text: "never reached" }
+        ]
+      })
+      sandbox = makeSandbox(server.baseURL)
+      const cli = sandbox.start(["run", "--json", "--yes", "-m", "openai/test-model", "start the services"])
+      await cli.waitFor("all-2-started")
+      const pids = ["bash.pid", "child.pid", "detached.pid"].map((file) =>
+        Number(readFileSync(join(sandbox!.workspace, file), "utf8").trim())
+      )
+      for (const pid of pids) assert.isTrue(running(pid), `pid ${pid} runs before the signal`)
+      cli.child.kill(signal)
+      const result = await cli.done
+      assert.strictEqual(result.code, 130, result.stderr)
+      const events = parseJsonl(result.stdout)
+      assert.strictEqual(events.at(-1)?.type, "run_cancelled")
+      for (const pid of pids) {
+        assert.isTrue(await waitUntil(() => !running(pid)), `pid ${pid} is gone`)
+      }
+      const shown = await sandbox.run(["sessions", "show", events[0]!.sessionId, "--json"])
+      assert.strictEqual(shown.code, 0, shown.stderr)
+      assert.deepStrictEqual(
+        (JSON.parse(shown.stdout) as { runs: ReadonlyArray<{ status: string }> }).runs.map((run) => run.status),
+        ["cancelled"]
+      )
+    })
+  }
+})
