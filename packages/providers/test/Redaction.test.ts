@@ -1,6 +1,7 @@
 // TL-8: a provider error that echoes the key is redacted before anyone prints or stores it.
 
 import type { ProviderError } from "@alisio/domain/Errors"
+import type { ModelError } from "@alisio/domain/LanguageModel"
 import { redactSecrets } from "@alisio/providers/internal/ErrorMapping"
 import * as OpenAiCompatible from "@alisio/providers/OpenAiCompatible"
 import { assert, describe, it } from "@effect/vitest"
@@ -34,6 +35,11 @@ const request = {
   maxOutputTokens: 64
 }
 
+const providerError = (error: ModelError): ProviderError => {
+  if (error._tag !== "ProviderError") throw new Error(`expected a ProviderError, got ${error._tag}`)
+  return error
+}
+
 describe("redaction", () => {
   it("TL-8 replaces the configured key and anything shaped like a key", () => {
     assert.strictEqual(
@@ -47,7 +53,7 @@ describe("redaction", () => {
     Effect.gen(function* () {
       const server = yield* SseServer.always(echoingKey(401))
       const model = modelFor(server)
-      const streamed: ProviderError = yield* Effect.flip(Stream.runDrain(model.stream(request)))
+      const streamed = providerError(yield* Effect.flip(Stream.runDrain(model.stream(request))))
       assert.strictEqual(streamed.code, "auth")
       assert.strictEqual(
         streamed.message,
@@ -66,7 +72,7 @@ describe("redaction", () => {
         status: 200,
         body: `data: ${JSON.stringify({ error: { message: `upstream rejected ${key}`, code: "invalid_api_key" } })}\n\n`
       })
-      const error: ProviderError = yield* Effect.flip(Stream.runDrain(modelFor(server).stream(request)))
+      const error = providerError(yield* Effect.flip(Stream.runDrain(modelFor(server).stream(request))))
       assert.notInclude(error.message, key)
       assert.include(error.message, "upstream rejected [redacted]")
     })
