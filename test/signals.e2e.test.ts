@@ -1,12 +1,13 @@
 // End-to-end: the built `alisio` ends a run on SIGHUP (the terminal closed) as on SIGTERM:
 // recorded cancelled, and every process its commands started is stopped (CLI-2, TL-7).
 
-import { readFileSync } from "node:fs"
+import { spawn } from "node:child_process"
+import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { decodeRunEvent, type KnownRunEvent } from "@alisio/domain/RunEvent"
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
-import { type CliSandbox, makeSandbox } from "./support/cli.js"
+import { type CliSandbox, cliBin, makeSandbox } from "./support/cli.js"
 import { type OpenAiTestServer, startOpenAiServer } from "./support/openaiServer.js"
 
 const parseJsonl = (stdout: string): ReadonlyArray<KnownRunEvent> =>
@@ -28,6 +29,20 @@ const running = (pid: number): boolean => {
   }
 }
 
+/** Live processes whose command line contains `text`. */
+const processesWith = (text: string): ReadonlyArray<number> =>
+  readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((name) => {
+      try {
+        return readFileSync(`/proc/${name}/cmdline`, "utf8").includes(text) && running(Number(name))
+          ? [Number(name)]
+          : []
+      } catch {
+        return []
+      }
+    })
+
 const waitUntil = async (check: () => boolean, ms = 5_000) => {
   const end = Date.now() + ms
   while (!check() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50))
@@ -36,14 +51,14 @@ const waitUntil = async (check: () => boolean, ms = 5_000) => {
 
 // bash, a background child in its group, and one detached into a session of its own; each
 // writes its pid, then the command waits for ever.
-const command = [
+const starting = [
   "echo $$ > bash.pid",
   "sh -c 'echo $$ > child.pid; exec sleep 1000' &",
   "setsid sh -c 'echo $$ > detached.pid; exec sleep 1000' &",
   "until [ -s child.pid ] && [ -s detached.pid ]; do sleep 0.01; done",
-  'echo "all-$((1 + 1))-started"',
-  "sleep 1000"
-].join("\n")
+  'echo "all-$((1 + 1))-started"'
+]
+const command = [...starting, "sleep 1000"].join("\n")
 
 describe("signals (end to end)", () => {
   let server: OpenAiTestServer | undefined
@@ -86,4 +101,43 @@ describe("signals (end to end)", () => {
       )
     })
   }
+
+  it("TL-7 CLI-2 the terminal closing (its pty hung up) cancels the run and stops the command", async () => {
+    // The command keeps printing: the CLI writes to the closed terminal after the hang-up (EIO).
+    const ticking = [...starting, "while :; do echo tick; sleep 0.05; done"].join("\n")
+    server = await startOpenAiServer({
+      replies: [
+        { kind: "tool", id: "call_1", name: "bash", args: { command: ticking } },
+        { kind: "text", text: "never reached" }
+      ]
+    })
+    sandbox = makeSandbox(server.baseURL)
+    const prompt = `terminal-${process.pid}-${Date.now()}`
+    // `script` gives the CLI a terminal of its own; killing `script` closes it, as closing a window does.
+    const terminal = spawn(
+      "script",
+      ["-qfec", `exec '${process.execPath}' '${cliBin}' run --yes -m openai/test-model ${prompt}`, "/dev/null"],
+      { cwd: sandbox.workspace, env: sandbox.env, stdio: ["pipe", "pipe", "pipe"] }
+    )
+    let seen = ""
+    terminal.stdout.on("data", (data: Buffer) => {
+      seen += data.toString("utf8")
+    })
+    assert.isTrue(await waitUntil(() => seen.includes("all-2-started"), 20_000), seen)
+    const cliPid = processesWith(prompt).find((pid) => pid !== terminal.pid)
+    assert.isDefined(cliPid)
+    const pids = ["bash.pid", "child.pid", "detached.pid"].map((file) =>
+      Number(readFileSync(join(sandbox!.workspace, file), "utf8").trim())
+    )
+    terminal.kill("SIGKILL")
+    assert.isTrue(await waitUntil(() => !running(cliPid!), 10_000), "the CLI ended")
+    for (const pid of pids) assert.isTrue(await waitUntil(() => !running(pid)), `pid ${pid} is gone`)
+    const listed = await sandbox.run(["sessions", "list", "--json"])
+    const session = JSON.parse(listed.stdout.trim().split("\n")[0]!) as { id: string }
+    const shown = await sandbox.run(["sessions", "show", session.id, "--json"])
+    assert.deepStrictEqual(
+      (JSON.parse(shown.stdout) as { runs: ReadonlyArray<{ status: string }> }).runs.map((run) => run.status),
+      ["cancelled"]
+    )
+  })
 })
