@@ -196,12 +196,22 @@ export const main = (argv: ReadonlyArray<string>): void => {
   }
   process.once("SIGINT", onSignal)
   process.once("SIGTERM", onSignal)
-  process.once("SIGHUP", () => {
-    // The terminal is gone: writing to it fails (EIO), which must not crash the cancellation.
-    for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {})
-    // runMain interrupts the program on SIGTERM only; SIGHUP takes the same path.
+  let hungUp = false
+  const onHangUp = () => {
+    if (hungUp) return
+    hungUp = true
+    // runMain interrupts the program on SIGTERM only; a closed terminal takes the same path.
     process.emit("SIGTERM", "SIGTERM")
-  })
+  }
+  process.once("SIGHUP", onHangUp)
+  for (const stream of [process.stdout, process.stderr]) {
+    // Writing to a closed terminal fails with EIO, often before SIGHUP is handled: that is the
+    // hang-up too, and must not crash the cancellation. Other errors keep their default (a crash).
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EIO" || hungUp) onHangUp()
+      else if (stream.listenerCount("error") === 1) throw error
+    })
+  }
   cli(argv).pipe(
     reportFailure,
     Effect.provide(NodeContext.layer),
