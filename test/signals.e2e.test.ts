@@ -64,6 +64,15 @@ describe("signals (end to end)", () => {
   let server: OpenAiTestServer | undefined
   let sandbox: CliSandbox | undefined
   afterEach(async () => {
+    // A failed test must not leave its sleepers behind.
+    for (const file of sandbox === undefined ? [] : readdirSync(sandbox.workspace)) {
+      if (!file.endsWith(".pid")) continue
+      try {
+        process.kill(Number(readFileSync(join(sandbox!.workspace, file), "utf8").trim()), "SIGKILL")
+      } catch {
+        // Already gone, as it should be.
+      }
+    }
     await server?.close()
     sandbox?.cleanup()
     server = undefined
