@@ -8,6 +8,7 @@ import * as Paths from "@alisio/runtime/Paths"
 import * as Providers from "@alisio/runtime/Providers"
 import * as SessionStore from "@alisio/runtime/SessionStore"
 import { builtinTools } from "@alisio/runtime/tools/BuiltinTools"
+import { policyFromConfig } from "@alisio/runtime/tools/ShellEnvironment"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -107,12 +108,15 @@ export const registerProviders = (setup: Setup) =>
   })
 
 /** The tools of a headless run: the builtin ones but `ask_user_question`, which nobody could answer. */
-export const headlessTools = () => builtinTools().filter((tool) => tool.name !== "ask_user_question")
+export const headlessTools = (setup: Setup) =>
+  builtinTools({ bash: { environment: policyFromConfig(setup.config) } }).filter(
+    (tool) => tool.name !== "ask_user_question"
+  )
 
 /** The runtime as the `run` command uses it, composed once. */
 export const runtimeLayer = (setup: Setup, options: { readonly approveAll: boolean }) =>
   AgentRuntime.layer({
-    tools: headlessTools(),
+    tools: headlessTools(setup),
     interaction: Interaction.layerHeadless({ approveAll: options.approveAll })
   }).pipe(
     Layer.provideMerge(Providers.layer({ stateHome: setup.paths.stateHome })),

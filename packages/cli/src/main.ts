@@ -234,7 +234,10 @@ const reportFailure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     return Effect.sync(() => process.stderr.write(`alisio: internal error\n${Cause.pretty(cause)}\n`))
   })
 
-/** The edge: parses argv, runs the command, exits with its code. Ctrl-C once cancels, twice exits. */
+/**
+ * The edge: parses argv, runs the command, exits with its code. Ctrl-C once cancels, twice exits.
+ * SIGTERM and SIGHUP (the terminal closed) cancel like Ctrl-C (TL-7).
+ */
 export const main = (argv: ReadonlyArray<string>): void => {
   BrokenPipe.watch()
   let signalled = false
@@ -244,6 +247,22 @@ export const main = (argv: ReadonlyArray<string>): void => {
   }
   process.once("SIGINT", onSignal)
   process.once("SIGTERM", onSignal)
+  let hungUp = false
+  const onHangUp = () => {
+    if (hungUp) return
+    hungUp = true
+    // runMain interrupts the program on SIGTERM only; a closed terminal takes the same path.
+    process.emit("SIGTERM", "SIGTERM")
+  }
+  process.once("SIGHUP", onHangUp)
+  for (const stream of [process.stdout, process.stderr]) {
+    // Writing to a closed terminal fails with EIO, often before SIGHUP is handled: that is the
+    // hang-up too, and must not crash the cancellation. Other errors keep their default (a crash).
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EIO" || hungUp) onHangUp()
+      else if (stream.listenerCount("error") === 1) throw error
+    })
+  }
   program(argv).pipe(
     reportFailure,
     Effect.provide(Layer.merge(NodeContext.layer, Logging.layer)),

@@ -286,6 +286,31 @@ describe("Config", () => {
     })
   )
 
+  it.scoped("TL-8 CFG-1 shell.environment: the policy of bash's environment, merged and validated", () =>
+    Effect.gen(function* () {
+      const files = yield* setup({
+        global: ["shell:", "  environment:", "    inherit: core", "    exclude: [AWS_*]", "    set: { CI: '1' }"].join(
+          "\n"
+        ),
+        project: "shell:\n  environment:\n    includeOnly: [PATH, HOME]\n    ignoreDefaultExcludes: true\n"
+      })
+      const { config } = yield* load({ ...files, trustProject: true })
+      assert.deepStrictEqual(config.shell, {
+        environment: {
+          inherit: "core",
+          exclude: ["AWS_*"],
+          set: { CI: "1" },
+          includeOnly: ["PATH", "HOME"],
+          ignoreDefaultExcludes: true
+        }
+      })
+      assert.strictEqual(
+        parseError("shell:\n  environment:\n    inherit: some\n").message,
+        'config.yaml:3:14: shell.environment.inherit: expected "all", "core" or "none", got "some"'
+      )
+    })
+  )
+
   it.effect("CFG-1 layer provides the loaded configuration; layerTest a given one", () =>
     Effect.gen(function* () {
       const fromTest = yield* Config.AlisioConfig.pipe(Effect.provide(Config.layerTest({ defaultModel: "fake/m" })))

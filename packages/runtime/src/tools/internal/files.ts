@@ -90,9 +90,9 @@ export const lineAt = (text: string, offset: number): number => {
   return line
 }
 
-/** Cuts an over-long line for display. */
-export const clipLine = (line: string, max: number): string =>
-  line.length <= max ? line : `${line.slice(0, max)}… [${line.length - max} more characters]`
+/** Cuts an over-long line for display; `length` is the whole line's when `line` is already its head. */
+export const clipLine = (line: string, max: number, length: number = line.length): string =>
+  length <= max ? line : `${line.slice(0, max)}… [${length - max} more characters]`
 
 /** A size in bytes for people: `512 B`, `12.3 KiB`, `4.0 MiB`. */
 export const formatBytes = (bytes: number): string =>
