@@ -5,6 +5,8 @@ import { Runner, type RunOptions } from "@alisio/runtime/Runner"
 import { SessionStore } from "@alisio/runtime/SessionStore"
 import { approveAll } from "@alisio/runtime/Tools"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import { chooseModel, loadSetup, registerProviders, runtimeLayer, type Setup } from "./App.js"
 import * as BrokenPipe from "./BrokenPipe.js"
@@ -96,21 +98,29 @@ const chooseSession = (setup: Setup, flags: RunFlags) =>
     return Option.none<SessionId>()
   })
 
-/** A run whose stdout reader went away (`| head -1`) has nobody to report to: it is cancelled (CLI-2). */
+/**
+ * A run whose stdout reader went away (`| head -1`) has nobody to report to: it is cancelled (CLI-2).
+ * The run is interrupted and awaited, never raced: a race would let the command end, and the
+ * database close, while the run's finalizer still writes `run_cancelled`.
+ */
 const cancelledWhenStdoutCloses = (runner: Runner["Type"]) => ({
   ...runner,
-  run: (options: RunOptions) => Effect.raceFirst(runner.run(options), brokenPipe)
+  run: (options: RunOptions) =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const running = yield* Effect.fork(runner.run(options))
+        const closed = yield* Effect.forkScoped(Effect.zipRight(BrokenPipe.stdoutClosed, Fiber.interrupt(running)))
+        const exit = yield* Fiber.await(running).pipe(Effect.onInterrupt(() => Fiber.interrupt(running)))
+        if (Exit.isFailure(exit) && Exit.isInterrupted(exit) && Option.isSome(yield* Fiber.poll(closed))) {
+          return yield* new CliError({
+            message: "stdout was closed (broken pipe); the run was cancelled",
+            exitCode: ExitCode.cancelled
+          })
+        }
+        return yield* exit
+      })
+    )
 })
-
-const brokenPipe = Effect.zipRight(
-  BrokenPipe.stdoutClosed,
-  Effect.fail(
-    new CliError({
-      message: "stdout was closed (broken pipe); the run was cancelled",
-      exitCode: ExitCode.cancelled
-    })
-  )
-)
 
 /** `alisio run`: one task, headless (CLI-1, CLI-2). */
 export const runCommand = (flags: RunFlags) =>
