@@ -5,14 +5,19 @@ import { SessionLockedError, SessionNotFoundError, StoreError } from "@alisio/do
 import { RunId, SessionId, ToolCallId } from "@alisio/domain/Ids"
 import type { Message } from "@alisio/domain/Message"
 import type { KnownRunEvent } from "@alisio/domain/RunEvent"
+import * as Fake from "@alisio/providers/FakeProvider"
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import * as Database from "../src/internal/sessionDatabase.js"
 import { currentOwner } from "../src/ProcessOwner.js"
+import { Runner } from "../src/Runner.js"
 import * as SessionStore from "../src/SessionStore.js"
 import { spawnStoreChild, tempDir } from "./fixtures/storeTesting.js"
+import { baseOptions, runnerLayer } from "./helpers/harness.js"
 
 const withMemoryStore = <A, E>(body: (store: SessionStore.SessionStoreService) => Effect.Effect<A, E>) =>
   Effect.flatMap(SessionStore.SessionStore, body).pipe(Effect.provide(SessionStore.layerMemory))
@@ -434,8 +439,6 @@ describe("SessionStore", () => {
         yield* Effect.scoped(
           Effect.gen(function* () {
             yield* store.lockSession(session.id, currentOwner)
-            // Held twice by the same process: the inner scope's end keeps the lock.
-            yield* Effect.scoped(store.lockSession(session.id, currentOwner))
             const rows = yield* rawQuery(filename, "SELECT pid, token FROM session_locks")
             assert.deepStrictEqual(rows, [{ pid: currentOwner.pid, token: currentOwner.token }])
           })
@@ -446,6 +449,80 @@ describe("SessionStore", () => {
         assert.instanceOf(missing, StoreError)
         assert.strictEqual((missing as StoreError).reason, "not_found")
       })
+  )
+
+  it.scoped("ST-1 a session is locked once per process: a second holder fails until the first lets go", () =>
+    Effect.gen(function* () {
+      const filename = join(yield* tempDir, "alisio.db")
+      const store = yield* SessionStore.make({ filename })
+      // A second store on the same file, as another part of this process would open it.
+      const other = yield* SessionStore.make({ filename })
+      const session = yield* store.createSession({ cwd: "/w" })
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          yield* store.lockSession(session.id, currentOwner)
+          for (const holder of [store, other]) {
+            const again = yield* Effect.flip(Effect.scoped(holder.lockSession(session.id, currentOwner)))
+            assert.instanceOf(again, SessionLockedError)
+            assert.strictEqual(again.holderPid, process.pid)
+            assert.include(again.message, "already has a run in this process")
+            assert.include(again.message, "Wait for that run to end")
+          }
+          // The failed attempts did not take the row away from the holder.
+          assert.deepStrictEqual(yield* rawQuery(filename, "SELECT pid FROM session_locks"), [{ pid: process.pid }])
+        })
+      )
+      assert.deepStrictEqual(yield* rawQuery(filename, "SELECT pid FROM session_locks"), [])
+      yield* Effect.scoped(other.lockSession(session.id, currentOwner))
+    })
+  )
+
+  it.scoped(
+    "ST-1 two concurrent Runner.run on one session in one process: the second fails with SessionLockedError, the first completes alone",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* SessionStore.SessionStore
+        const runner = yield* Runner
+        const session = yield* store.createSession({ cwd: "/tmp" })
+        const started = yield* Deferred.make<void>()
+        const first = yield* Effect.fork(
+          runner.run({
+            ...baseOptions,
+            sessionId: session.id,
+            prompt: "first",
+            onEvent: (event) => (event.type === "run_started" ? Deferred.succeed(started, undefined) : Effect.void)
+          })
+        )
+        yield* Deferred.await(started)
+        const second = yield* Effect.flip(runner.run({ ...baseOptions, sessionId: session.id, prompt: "second" }))
+        assert.instanceOf(second, SessionLockedError)
+        assert.include(second.message, session.id)
+        yield* TestClock.adjust(1000)
+        const outcome = yield* Fiber.join(first)
+        assert.strictEqual(outcome.status, "completed")
+        assert.strictEqual(outcome.text, "one")
+        const stored = yield* store.messages(session.id)
+        assert.deepStrictEqual(
+          stored.map((m) => [m.message.role, m.runId]),
+          [
+            ["user", outcome.runId],
+            ["assistant", outcome.runId]
+          ]
+        )
+        assert.deepStrictEqual(
+          (yield* store.runs!(session.id)).map((r) => r.id),
+          [outcome.runId]
+        )
+        // The lock went with the first run: the session takes another one.
+        const next = yield* runner.run({ ...baseOptions, sessionId: session.id, prompt: "third" })
+        assert.strictEqual(next.status, "completed")
+      }).pipe(
+        Effect.provide(
+          runnerLayer({
+            script: (_, index) => (index === 0 ? [Fake.delay(1000), ...Fake.answer("one")] : Fake.answer("two"))
+          })
+        )
+      )
   )
 
   it.scoped(
