@@ -8,7 +8,9 @@ import type { KnownRunEvent } from "@alisio/domain/RunEvent"
 import * as Fake from "@alisio/providers/FakeProvider"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
@@ -16,7 +18,7 @@ import * as Database from "../src/internal/sessionDatabase.js"
 import { currentOwner } from "../src/ProcessOwner.js"
 import { Runner } from "../src/Runner.js"
 import * as SessionStore from "../src/SessionStore.js"
-import { spawnStoreChild, tempDir } from "./fixtures/storeTesting.js"
+import { spawnStoreChild, spawnWriteLockHolder, tempDir } from "./fixtures/storeTesting.js"
 import { baseOptions, runnerLayer } from "./helpers/harness.js"
 
 const withMemoryStore = <A, E>(body: (store: SessionStore.SessionStoreService) => Effect.Effect<A, E>) =>
@@ -523,6 +525,92 @@ describe("SessionStore", () => {
           })
         )
       )
+  )
+
+  it.scopedLive(
+    "ST-1 a store call waits out another process's write lock without stalling the event loop, then succeeds",
+    () =>
+      Effect.gen(function* () {
+        const filename = join(yield* tempDir, "alisio.db")
+        const store = yield* SessionStore.make({ filename })
+        const session = yield* store.createSession({ cwd: "/w" })
+        const holder = yield* spawnWriteLockHolder(filename, 1000)
+        yield* holder.nextLine
+        // A timer of this process: it can only fire while the event loop is free.
+        let ticks = 0
+        const timer = yield* Effect.acquireRelease(
+          Effect.sync(() => setInterval(() => ticks++, 10)),
+          (timer) => Effect.sync(() => clearInterval(timer))
+        )
+        const [stored] = yield* store.appendMessages(session.id, [user("written after the lock")])
+        clearInterval(timer)
+        assert.deepStrictEqual(yield* holder.nextLine, { released: true })
+        assert.isAtLeast(ticks, 10, "the timer kept firing while the store waited")
+        assert.strictEqual(stored?.position, 1)
+        assert.deepStrictEqual(
+          (yield* store.messages(session.id)).map((m) => m.message),
+          [user("written after the lock")]
+        )
+      }),
+    { timeout: 30_000 }
+  )
+
+  it.scopedLive(
+    "ST-1 a fiber waiting for another process's write lock can be interrupted; the store works once the lock is free",
+    () =>
+      Effect.gen(function* () {
+        const filename = join(yield* tempDir, "alisio.db")
+        const store = yield* SessionStore.make({ filename })
+        const session = yield* store.createSession({ cwd: "/w" })
+        const holder = yield* spawnWriteLockHolder(filename)
+        yield* holder.nextLine
+        for (const write of [
+          store.appendMessages(session.id, [user("never written")]),
+          store.setSessionStatus(session.id, "running")
+        ]) {
+          const waiting = yield* Effect.fork(write)
+          yield* Effect.sleep(Duration.millis(300))
+          assert.isTrue(Option.isNone(yield* Fiber.poll(waiting)), "still waiting for the lock")
+          const exit = yield* Fiber.interrupt(waiting)
+          assert.isTrue(Exit.isInterrupted(exit), `interrupted, not ${JSON.stringify(exit)}`)
+        }
+        yield* holder.send("release")
+        assert.deepStrictEqual(yield* holder.nextLine, { released: true })
+        yield* store.appendMessages(session.id, [user("after")])
+        assert.deepStrictEqual(
+          (yield* store.messages(session.id)).map((m) => m.message),
+          [user("after")]
+        )
+        assert.strictEqual((yield* store.session(session.id)).status, "queued")
+      }),
+    { timeout: 30_000 }
+  )
+
+  it.scoped("ST-1 a write lock held past the total wait fails with a busy StoreError naming the remedy", () =>
+    Effect.gen(function* () {
+      const filename = join(yield* tempDir, "alisio.db")
+      const store = yield* SessionStore.make({ filename })
+      const session = yield* store.createSession({ cwd: "/w" })
+      const holder = yield* spawnWriteLockHolder(filename)
+      yield* holder.nextLine
+      const waiting = yield* Effect.fork(store.appendMessages(session.id, [user("too late")]))
+      let waited = 0
+      while (Option.isNone(yield* Fiber.poll(waiting))) {
+        yield* TestClock.adjust(Duration.millis(250))
+        waited += 250
+        yield* Effect.yieldNow()
+        assert.isAtMost(waited, Database.BUSY_WAIT_MS + 5_000, "the wait ends")
+      }
+      const error = yield* Effect.flip(Fiber.join(waiting))
+      assert.instanceOf(error, StoreError)
+      assert.strictEqual((error as StoreError).reason, "busy")
+      assert.isAtLeast(waited, Database.BUSY_WAIT_MS)
+      assert.include(error.message, "locked by another process")
+      assert.include(error.message, "Let the other Alisio process finish (or stop it), then try again.")
+      yield* holder.send("release")
+      yield* holder.nextLine
+      assert.deepStrictEqual(yield* store.messages(session.id), [])
+    })
   )
 
   it.scoped(
