@@ -422,6 +422,41 @@ describe("SessionStore", () => {
   )
 
   it.scoped(
+    "ST-4 interruptRuns also ends the tool calls a killed process left running and the root sessions it left queued",
+    () =>
+      Effect.gen(function* () {
+        const filename = join(yield* tempDir, "alisio.db")
+        const store = yield* SessionStore.make({ filename })
+        // This process's own queued session and running call are alive and must stay as they are.
+        const mine = yield* store.createSession({ cwd: "/w" })
+        const myRun = RunId.make("my-run")
+        yield* store.beginRun!({ id: myRun, sessionId: mine.id, model: "m", provider: "p", owner: currentOwner })
+        yield* store.toolCallStarted({ id: callId, sessionId: mine.id, runId: myRun, name: "read", arguments: "{}" })
+        const waiting = yield* store.createSession({ cwd: "/w" })
+
+        const child = yield* spawnStoreChild("leftovers", filename, "unused")
+        const left = (yield* child.nextLine) as { queued: SessionId; running: SessionId; run: RunId }
+        assert.deepStrictEqual(yield* store.interruptRuns!(), { runs: 0, sessions: 0 })
+        assert.strictEqual((yield* store.toolCalls(left.running))[0]?.status, "running")
+
+        yield* TestClock.adjust(5000)
+        yield* child.kill9
+        assert.deepStrictEqual(yield* store.interruptRuns!(), { runs: 1, sessions: 2 })
+        const [call] = yield* store.toolCalls(left.running)
+        assert.strictEqual(call?.status, "cancelled")
+        assert.strictEqual(call?.endedAt, 5000)
+        assert.include(call?.result ?? "", "ended before it finished")
+        assert.strictEqual((yield* store.session(left.queued)).status, "interrupted")
+        assert.strictEqual((yield* store.session(left.running)).status, "interrupted")
+
+        assert.strictEqual((yield* store.toolCalls(mine.id))[0]?.status, "running")
+        assert.strictEqual((yield* store.session(mine.id)).status, "queued")
+        assert.strictEqual((yield* store.session(waiting.id)).status, "queued")
+        assert.deepStrictEqual(yield* store.interruptRuns!(), { runs: 0, sessions: 0 })
+      })
+  )
+
+  it.scoped(
     "ST-1 a session locked by another live process fails with SessionLockedError; a dead holder's lock is taken over",
     () =>
       Effect.gen(function* () {

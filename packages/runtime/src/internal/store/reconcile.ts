@@ -1,5 +1,6 @@
 // Start-up reconciliation (ST-4, CH-3): what a dead process left queued or running is marked
-// interrupted, so nothing reads as running for ever.
+// interrupted — its runs, its sessions (children, and roots it created or ran) — and the tool
+// calls its runs left running are ended as cancelled, so nothing reads as running for ever.
 
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Clock from "effect/Clock"
@@ -9,6 +10,12 @@ import { isAliveSync, type ProcessOwner } from "../../ProcessOwner.js"
 import type { SessionStoreService } from "../../SessionStore.js"
 import * as Rows from "../sessionRows.js"
 import { Id, type Sql, unfinished } from "./sql.js"
+
+/** A journal row still `running` whose run was interrupted, or, with no run on record, whose session has ended. */
+const deadToolCall = `tool_calls.status = 'running' AND (
+    EXISTS (SELECT 1 FROM runs WHERE runs.id = tool_calls.run_id AND runs.status = 'interrupted')
+    OR (NOT EXISTS (SELECT 1 FROM runs WHERE runs.id = tool_calls.run_id)
+      AND NOT EXISTS (SELECT 1 FROM sessions WHERE sessions.id = tool_calls.session_id AND sessions.status IN ${unfinished})))`
 
 const queries = ({ reading, run, writing }: Sql) => ({
   unfinishedRuns: reading(
@@ -38,19 +45,18 @@ const queries = ({ reading, run, writing }: Sql) => ({
         )
     })
   ),
-  unfinishedChildren: reading(
+  unfinishedSessions: reading(
     "A session",
     SqlSchema.findAll({
       Request: Schema.Void,
       Result: Rows.UnfinishedRow,
-      execute: () =>
-        run(
-          `SELECT id, owner_pid, owner_token, owner_host FROM sessions
-            WHERE status IN ${unfinished} AND parent_id IS NOT NULL`
-        )
+      execute: () => run(`SELECT id, owner_pid, owner_token, owner_host FROM sessions WHERE status IN ${unfinished}`)
     })
   ),
-  /** Marks one session interrupted unless its owner changed since it was read; the ids changed. */
+  /**
+   * Marks one session interrupted unless its owner changed since it was read, or a run of it is
+   * still going (a live process resumed it and has not yet said so on the session); the ids changed.
+   */
   interruptSession: writing(
     SqlSchema.findAll({
       Request: Schema.Struct({
@@ -63,8 +69,26 @@ const queries = ({ reading, run, writing }: Sql) => ({
       execute: (r) =>
         run(
           `UPDATE sessions SET status = 'interrupted', updated_at = ?
-          WHERE id = ? AND status IN ${unfinished} AND owner_pid IS ? AND owner_token IS ? RETURNING id`,
+          WHERE id = ? AND status IN ${unfinished} AND owner_pid IS ? AND owner_token IS ?
+            AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.session_id = sessions.id AND runs.status IN ${unfinished})
+          RETURNING id`,
           [r.now, r.id, r.owner_pid, r.owner_token]
+        )
+    })
+  ),
+  /** Whether a tool call is left running by a run that was interrupted (or, before runs, in a session that ended). */
+  anyDeadToolCall: () =>
+    Effect.map(run(`SELECT 1 FROM tool_calls WHERE ${deadToolCall} LIMIT 1`), (rows) => rows.length > 0),
+  endDeadToolCalls: writing(
+    SqlSchema.findAll({
+      Request: Schema.Struct({ now: Schema.Number }),
+      Result: Schema.Struct({ seq: Schema.Int }),
+      execute: (r) =>
+        run(
+          `UPDATE tool_calls SET status = 'cancelled', ended_at = ?,
+            result = coalesce(result, 'The process running this call ended before it finished.')
+          WHERE ${deadToolCall} RETURNING seq`,
+          [r.now]
         )
     })
   ),
@@ -93,7 +117,7 @@ export const makeReconcile = (sql: Sql) => {
   const interruptRuns: NonNullable<SessionStoreService["interruptRuns"]> = () =>
     Effect.gen(function* () {
       const unfinishedRuns = yield* db.use(q.unfinishedRuns(undefined))
-      const unfinishedChildren = yield* db.use(q.unfinishedChildren(undefined))
+      const unfinishedSessions = yield* db.use(q.unfinishedSessions(undefined))
       const liveness = new Map<string, boolean>()
       // A row without an owner predates owners (v3): no process of this version is running it.
       const ownerIsGone = (row: typeof Rows.UnfinishedRow.Type) => {
@@ -112,8 +136,11 @@ export const makeReconcile = (sql: Sql) => {
         return !alive
       }
       const deadRuns = unfinishedRuns.filter(ownerIsGone)
-      const deadChildren = unfinishedChildren.filter(ownerIsGone)
-      if (deadRuns.length === 0 && deadChildren.length === 0) return { runs: 0, sessions: 0 }
+      const deadSessions = unfinishedSessions.filter(ownerIsGone)
+      // Only write (and wait for the write lock) when something is dead: this runs at every start.
+      if (deadRuns.length === 0 && deadSessions.length === 0 && !(yield* db.use(q.anyDeadToolCall()))) {
+        return { runs: 0, sessions: 0 }
+      }
       const now = yield* Clock.currentTimeMillis
       return yield* db.transaction(
         Effect.gen(function* () {
@@ -128,7 +155,7 @@ export const makeReconcile = (sql: Sql) => {
             })
             runCount += changed.length
           }
-          for (const row of deadChildren) {
+          for (const row of deadSessions) {
             const changed = yield* q.interruptSession({
               id: row.id,
               owner_pid: row.owner_pid,
@@ -138,6 +165,7 @@ export const makeReconcile = (sql: Sql) => {
             sessionCount += changed.length
           }
           if (runCount > 0) sessionCount += (yield* q.settleRoots({ now })).length
+          yield* q.endDeadToolCalls({ now })
           return { runs: runCount, sessions: sessionCount }
         })
       )
