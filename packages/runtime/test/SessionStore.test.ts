@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process"
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { SessionLockedError, SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
 import { RunId, SessionId, ToolCallId } from "@alisio/domain/Ids"
 import type { Message } from "@alisio/domain/Message"
@@ -692,6 +692,44 @@ describe("SessionStore", () => {
       assert.isTrue(existsSync(filename))
       assert.deepStrictEqual(yield* rawQuery(filename, "PRAGMA journal_mode"), [{ journal_mode: "wal" }])
     })
+  )
+
+  it.scoped(
+    "ST-6 the database with its -wal and -shm is 0600 in a 0700 folder, new under a loose umask or narrowed when wider",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const previous = process.umask(0o022)
+        yield* Effect.addFinalizer(() => Effect.sync(() => process.umask(previous)))
+        const modes = (filename: string) =>
+          [dirname(filename), ...["", "-wal", "-shm"].map((suffix) => `${filename}${suffix}`)].map(
+            (path) => statSync(path).mode & 0o777
+          )
+
+        const fresh = join(dir, "fresh", "alisio.db")
+        const store = yield* SessionStore.make({ filename: fresh })
+        yield* store.createSession({ cwd: "/w" })
+        assert.deepStrictEqual(modes(fresh), [0o700, 0o600, 0o600, 0o600])
+
+        // What an older Alisio left: the files and the folder readable by everyone.
+        const older = join(dir, "older", "alisio.db")
+        mkdirSync(dirname(older), { mode: 0o755 })
+        chmodSync(dirname(older), 0o755)
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const store = yield* SessionStore.make({ filename: older })
+            yield* store.createSession({ cwd: "/w", id: SessionId.make("kept") })
+            for (const suffix of ["", "-wal", "-shm"]) chmodSync(`${older}${suffix}`, 0o644)
+            chmodSync(dirname(older), 0o755)
+            assert.deepStrictEqual(modes(older), [0o755, 0o644, 0o644, 0o644])
+          })
+        )
+        // Closing the last connection removes -wal and -shm; put wide ones back as a crash would leave them.
+        for (const suffix of ["-wal", "-shm"]) writeFileSync(`${older}${suffix}`, "", { mode: 0o644 })
+        const reopened = yield* SessionStore.make({ filename: older })
+        assert.strictEqual((yield* reopened.session(SessionId.make("kept"))).id, "kept")
+        assert.deepStrictEqual(modes(older), [0o700, 0o600, 0o600, 0o600])
+      })
   )
 
   it.scoped("ST-1 a file that is not a SQLite database fails with not_a_database and is left as it was", () =>

@@ -11,6 +11,8 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
+import { errnoCode, errnoReason, errorDetail } from "./errno.js"
+import { PRIVATE_FILE, PRIVATE_FOLDER, tightenNow } from "./privateFiles.js"
 
 /** Runs one SQL statement; the rows for statements that return rows, `[]` otherwise. */
 export type Run = (sql: string, params?: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<unknown>, StoreError>
@@ -130,20 +132,41 @@ export const fromSqlite = (filename: string, error: unknown): Effect.Effect<Stor
   return Effect.succeed(storeError(filename, "io", `Cannot use ${file} (${detail}).`))
 }
 
-const fsReason = (error: unknown): StoreError["reason"] => {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code
-  return code === "ENOSPC"
-    ? "disk_full"
-    : code === "EACCES" || code === "EPERM" || code === "EROFS"
-      ? "read_only"
-      : "io"
-}
+/** The files SQLite keeps for a database in WAL mode. */
+export const databaseFiles = (filename: string): ReadonlyArray<string> => [
+  filename,
+  `${filename}-wal`,
+  `${filename}-shm`
+]
 
+/** Creates the database's folder 0700, or narrows it to that (ST-6). */
 const prepareFolder = (filename: string): Effect.Effect<void, StoreError> =>
   Effect.tryPromise({
-    try: () => mkdir(dirname(filename), { recursive: true, mode: 0o700 }),
+    try: async () => {
+      const folder = dirname(filename)
+      await mkdir(folder, { recursive: true, mode: PRIVATE_FOLDER })
+      await tightenNow(folder)
+    },
     catch: (error) =>
-      storeError(filename, fsReason(error), `Cannot create the folder of ${filename} (${detailOf(error)}).`)
+      storeError(filename, errnoReason(error), `Cannot create the folder of ${filename} (${errorDetail(error)}).`)
+  })
+
+/**
+ * Creates the database file 0600 before SQLite does (SQLite gives `-wal` and `-shm` the mode of
+ * the database file), and narrows the three files if an older Alisio or a loose umask left them wider.
+ */
+const prepareFiles = (filename: string): Effect.Effect<void, StoreError> =>
+  Effect.tryPromise({
+    try: async () => {
+      await openFile(filename, "wx", PRIVATE_FILE).then(
+        (handle) => handle.close(),
+        (error: unknown) => {
+          if (errnoCode(error) !== "EEXIST") throw error
+        }
+      )
+      for (const file of databaseFiles(filename)) await tightenNow(file)
+    },
+    catch: (error) => storeError(filename, errnoReason(error), `Cannot create ${filename} (${errorDetail(error)}).`)
   })
 
 /** Refuses a file that is not empty and does not start like a SQLite database, before SQLite touches it. */
@@ -162,7 +185,7 @@ const checkHeader = (filename: string): Effect.Effect<void, StoreError> =>
         await handle.close()
       }
     },
-    catch: (error) => storeError(filename, fsReason(error), `Cannot read ${filename} (${detailOf(error)}).`)
+    catch: (error) => storeError(filename, errnoReason(error), `Cannot read ${filename} (${errorDetail(error)}).`)
   }).pipe(
     Effect.filterOrFail(
       (isSqlite) => isSqlite,
@@ -186,6 +209,7 @@ export const open = (filename: string): Effect.Effect<Database, StoreError, Scop
     if (filename !== MEMORY) {
       yield* prepareFolder(filename)
       yield* checkHeader(filename)
+      yield* prepareFiles(filename)
     }
     const client = yield* SqliteClient.make({ filename }).pipe(
       Effect.provideServiceEffect(Reactivity.Reactivity, Reactivity.make),
