@@ -189,6 +189,12 @@ export interface SessionStoreService {
     owner: ProcessOwner
   ) => Effect.Effect<void, SessionLockedError | StoreFailure, Scope.Scope>
 
+  /**
+   * Records a run as running. Retried with the same `requestId` in the session, or, for a root
+   * session, with a request id another root run claimed anywhere in the database, it returns that
+   * run (`existing`) instead; a session created just for the request (still empty and queued, by
+   * the same owner) is then removed, as the request already has its session.
+   */
   readonly beginRun?: (
     input: BeginRun
   ) => Effect.Effect<{ readonly run: RunRecord; readonly existing: boolean }, StoreFailure>
@@ -198,6 +204,8 @@ export interface SessionStoreService {
     sessionId: SessionId,
     requestId: string
   ) => Effect.Effect<Option.Option<RunRecord>, StoreFailure>
+  /** The root run that claimed `requestId`, whichever session it ran in (one indexed query). */
+  readonly runForRequest?: (requestId: string) => Effect.Effect<Option.Option<RunRecord>, StoreFailure>
   readonly runs?: (sessionId: SessionId) => Effect.Effect<ReadonlyArray<RunRecord>, StoreFailure>
   readonly messagesPage?: (sessionId: SessionId, page: PageRequest) => Effect.Effect<Page<StoredMessage>, StoreFailure>
   readonly eventsPage?: (sessionId: SessionId, page: PageRequest) => Effect.Effect<Page<StoredEvent>, StoreFailure>

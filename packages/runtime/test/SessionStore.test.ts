@@ -272,9 +272,9 @@ describe("SessionStore", () => {
           ["run-a"]
         )
 
-        // The same requestId in another session is another run.
-        const elsewhere = yield* store.createSession({ cwd: "/w" })
-        const other = yield* store.beginRun!({ ...input, id: RunId.make("run-c"), sessionId: elsewhere.id })
+        // A child session's request ids are its own: the same id there is another run.
+        const child = yield* store.createSession({ cwd: "/w", parentId: session.id })
+        const other = yield* store.beginRun!({ ...input, id: RunId.make("run-c"), sessionId: child.id })
         assert.isFalse(other.existing)
 
         yield* TestClock.adjust(500)
@@ -289,6 +289,58 @@ describe("SessionStore", () => {
         assert.strictEqual(missing.reason, "not_found")
       })
     )
+  )
+
+  it.effect(
+    "ST-3 a root run's request id is claimed across sessions: found in one query, and a second root session gets the first run",
+    () =>
+      withMemoryStore((store) =>
+        Effect.gen(function* () {
+          const input = { model: "gpt", provider: "openai", owner: currentOwner, requestId: "req-9" }
+          const older = yield* store.createSession({ cwd: "/a" })
+          const first = yield* store.beginRun!({ ...input, id: RunId.make("run-1"), sessionId: older.id })
+          assert.isFalse(first.existing)
+          // Many newer sessions, in other folders too: the lookup does not scan them.
+          for (let i = 0; i < 250; i++) yield* store.createSession({ cwd: i % 2 === 0 ? "/a" : "/b" })
+          assert.strictEqual(Option.getOrThrow(yield* store.runForRequest!("req-9")).id, "run-1")
+          assert.isTrue(Option.isNone(yield* store.runForRequest!("req-unknown")))
+
+          // A racing process created its own session for the request: it gets the first run, and
+          // its empty session is removed; a session with history is kept.
+          const placeholder = yield* store.createSession({ cwd: "/b" })
+          const lost = yield* store.beginRun!({ ...input, id: RunId.make("run-2"), sessionId: placeholder.id })
+          assert.isTrue(lost.existing)
+          assert.strictEqual(lost.run.id, "run-1")
+          assert.strictEqual(lost.run.sessionId, older.id)
+          assert.instanceOf(yield* Effect.flip(store.session(placeholder.id)), SessionNotFoundError)
+          const withHistory = yield* store.createSession({ cwd: "/b" })
+          yield* store.appendMessages(withHistory.id, [user("earlier")])
+          const again = yield* store.beginRun!({ ...input, id: RunId.make("run-3"), sessionId: withHistory.id })
+          assert.strictEqual(again.run.id, "run-1")
+          assert.strictEqual((yield* store.messages(withHistory.id)).length, 1)
+          assert.deepStrictEqual(yield* store.runs!(withHistory.id), [])
+        })
+      )
+  )
+
+  it.effect(
+    "ST-3 two Runner.run racing on one request id without a session: one runs, the other gets its run and leaves no session",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* SessionStore.SessionStore
+        const runner = yield* Runner
+        const fake = yield* Fake.FakeProvider
+        const options = { ...baseOptions, requestId: "req-race" }
+        const outcomes = yield* Effect.all([runner.run(options), runner.run(options)], { concurrency: "unbounded" })
+        assert.deepStrictEqual(outcomes.map((outcome) => outcome.existing).sort(), [false, true])
+        assert.strictEqual(outcomes[0].runId, outcomes[1].runId)
+        assert.strictEqual(outcomes[0].sessionId, outcomes[1].sessionId)
+        assert.strictEqual((yield* fake.requests).length, 1)
+        assert.deepStrictEqual(
+          (yield* store.sessions()).map((session) => session.id),
+          [outcomes[0].sessionId]
+        )
+      }).pipe(Effect.provide(runnerLayer({ script: [Fake.answer("once"), Fake.answer("twice")] })))
   )
 
   it.effect("ST-3 messagesPage walks forward without gaps or repeats while messages are appended", () =>
@@ -649,7 +701,7 @@ describe("SessionStore", () => {
   )
 
   it.scoped(
-    "ST-1 a kill -9 during a burst of writes leaves a database that passes integrity_check and opens at v4",
+    "ST-1 a kill -9 during a burst of writes leaves a database that passes integrity_check and opens at the current version",
     () =>
       Effect.gen(function* () {
         const filename = join(yield* tempDir, "alisio.db")
@@ -665,7 +717,7 @@ describe("SessionStore", () => {
 
         assert.deepStrictEqual(yield* rawQuery(filename, "PRAGMA integrity_check"), [{ integrity_check: "ok" }])
         const store = yield* SessionStore.make({ filename })
-        assert.deepStrictEqual(yield* rawQuery(filename, "PRAGMA user_version"), [{ user_version: 4 }])
+        assert.deepStrictEqual(yield* rawQuery(filename, "PRAGMA user_version"), [{ user_version: 5 }])
         const messages = yield* store.messages(session.id)
         const events = yield* store.events(session.id)
         // Each batch of three messages is one transaction: all of it or none of it.

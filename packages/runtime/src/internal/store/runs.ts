@@ -1,5 +1,7 @@
 // Runs (ST-2, ST-3): one row per run, begun idempotently on a request id and ended together
-// with its session's status.
+// with its session's status. A root run's request id is claimed in `run_requests`, unique across
+// the database (issue 10 item 9): a repeat finds the run in one query whatever its session, and of
+// two processes racing on one id, the one whose `beginRun` commits second gets the first's run.
 
 import { RunStatus } from "@alisio/domain/RunEvent"
 import * as SqlSchema from "@effect/sql/SqlSchema"
@@ -89,6 +91,52 @@ const queries = ({ reading, run, writing }: Sql) => ({
         )
     })
   ),
+  /** The root run that claimed a request id. */
+  claimed: reading(
+    "A run",
+    SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Rows.RunRow,
+      execute: (requestId) =>
+        run(`SELECT ${Rows.runColumns} FROM runs WHERE id = (SELECT run_id FROM run_requests WHERE request_id = ?)`, [
+          requestId
+        ])
+    })
+  ),
+  claim: writing(
+    SqlSchema.void({
+      Request: Schema.Struct({ request_id: Schema.String, run_id: Schema.String, now: Schema.Number }),
+      execute: (r) =>
+        run("INSERT INTO run_requests (request_id, run_id, created_at) VALUES (?, ?, ?)", [
+          r.request_id,
+          r.run_id,
+          r.now
+        ])
+    })
+  ),
+  isRoot: (sessionId: string) =>
+    Effect.map(
+      run("SELECT 1 FROM sessions WHERE id = ? AND parent_id IS NULL", [sessionId]),
+      (rows) => rows.length > 0
+    ),
+  /**
+   * Removes a root session created for a request that another process claimed first: only while
+   * it is still the empty, queued session its creator made (no message, run or event).
+   */
+  dropPlaceholder: writing(
+    SqlSchema.void({
+      Request: Schema.Struct({ id: Schema.String, ...Owner }),
+      execute: (r) =>
+        run(
+          `DELETE FROM sessions WHERE id = ? AND parent_id IS NULL AND status = 'queued'
+            AND owner_pid = ? AND owner_token = ?
+            AND NOT EXISTS (SELECT 1 FROM messages WHERE messages.session_id = sessions.id)
+            AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.session_id = sessions.id)
+            AND NOT EXISTS (SELECT 1 FROM events WHERE events.session_id = sessions.id)`,
+          [r.id, r.owner_pid, r.owner_token]
+        )
+    })
+  ),
   /** Gives the session of a run the status the run ended with. */
   sessionEndedBy: writing(
     SqlSchema.findAll({
@@ -115,6 +163,14 @@ export const makeRuns = (sql: Sql) => {
             ? yield* q.byId(input.id)
             : yield* q.byRequest({ session_id: input.sessionId, request_id: input.requestId })
         if (Option.isSome(earlier)) return { run: Rows.toRunRecord(earlier.value), existing: true }
+        const claims = input.requestId !== undefined && (yield* q.isRoot(input.sessionId))
+        if (claims) {
+          const winner = yield* q.claimed(input.requestId!)
+          if (Option.isSome(winner)) {
+            yield* q.dropPlaceholder({ id: input.sessionId, ...ownerColumns(input.owner) })
+            return { run: Rows.toRunRecord(winner.value), existing: true }
+          }
+        }
         const now = yield* Clock.currentTimeMillis
         yield* q.insert({
           id: input.id,
@@ -125,6 +181,7 @@ export const makeRuns = (sql: Sql) => {
           ...ownerColumns(input.owner),
           now
         })
+        if (claims) yield* q.claim({ request_id: input.requestId!, run_id: input.id, now })
         const run: RunRecord = {
           id: input.id,
           sessionId: input.sessionId,
@@ -161,8 +218,11 @@ export const makeRuns = (sql: Sql) => {
   const runByRequest: NonNullable<SessionStoreService["runByRequest"]> = (sessionId, requestId) =>
     Effect.map(db.use(q.byRequest({ session_id: sessionId, request_id: requestId })), Option.map(Rows.toRunRecord))
 
+  const runForRequest: NonNullable<SessionStoreService["runForRequest"]> = (requestId) =>
+    Effect.map(db.use(q.claimed(requestId)), Option.map(Rows.toRunRecord))
+
   const runs: NonNullable<SessionStoreService["runs"]> = (sessionId) =>
     Effect.map(db.use(q.ofSession(sessionId)), (rows) => rows.map(Rows.toRunRecord))
 
-  return { beginRun, endRun, runByRequest, runs }
+  return { beginRun, endRun, runByRequest, runForRequest, runs }
 }
