@@ -181,8 +181,9 @@ export interface SessionStoreService {
   }
 
   /**
-   * Holds the session's write lock for the life of the scope. A lock held by a live process
-   * fails with `SessionLockedError`; one left by a dead process is taken over.
+   * Holds the session's write lock for the life of the scope: one holder at a time, in this
+   * process as across processes. A lock held here or by another live process fails with
+   * `SessionLockedError`; one left by a dead process is taken over.
    */
   readonly lockSession: (
     id: SessionId,
