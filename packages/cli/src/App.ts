@@ -42,11 +42,19 @@ export const loadSetup = (options: {
     return { cwd, paths, config: loaded.config }
   })
 
-/** The session database of the state home. */
+/**
+ * The session database of the state home. State an older Alisio left readable by others is made
+ * private first (ST-6), and the person is told once: the next start finds nothing to narrow.
+ */
 export const storeLayer = (setup: Setup) =>
-  SessionStore.layer({ filename: path.join(setup.paths.stateHome, "alisio.db") }).pipe(
-    Layer.mapError((error) => new CliError({ message: error.message, exitCode: ExitCode.failed }))
-  )
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const { stateHome } = setup.paths
+      const tightened = yield* Paths.tightenStateHome(stateHome)
+      if (tightened.length > 0) process.stderr.write(`alisio: ${Paths.describeTightened(stateHome, tightened)}\n`)
+      return SessionStore.layer({ filename: Paths.databaseFile(stateHome) })
+    })
+  ).pipe(Layer.mapError((error) => new CliError({ message: error.message, exitCode: ExitCode.failed })))
 
 const providerFromConfig = (id: string, entry: Config.ProviderConfig): LanguageModelService => {
   const isOpenAi = id === "openai"

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ProviderError, StoreError, UnknownModelError } from "@alisio/domain/Errors"
@@ -160,6 +160,25 @@ describe("Providers", () => {
       yield* afterCorruption.activate("gpt-4o")
       assert.deepStrictEqual(JSON.parse(readFileSync(file, "utf8")), { provider: "openai", model: "gpt-4o" })
     })
+  )
+
+  it.scoped(
+    "ST-6 the remembered choice is written 0600 through a temp file, and a wider state folder is narrowed",
+    () =>
+      Effect.gen(function* () {
+        const stateHome = join(yield* tempDir, "state")
+        mkdirSync(stateHome)
+        chmodSync(stateHome, 0o755)
+        const file = join(stateHome, "active-model.json")
+        writeFileSync(file, '{"provider":"openai","model":"gpt-4o"}\n')
+        chmodSync(file, 0o644)
+        const providers = yield* registry({ stateHome })
+        yield* providers.activate("local/qwen3-coder")
+        assert.deepStrictEqual(JSON.parse(readFileSync(file, "utf8")), { provider: "local", model: "qwen3-coder" })
+        assert.strictEqual(statSync(file).mode & 0o777, 0o600)
+        assert.strictEqual(statSync(stateHome).mode & 0o777, 0o700)
+        assert.deepStrictEqual(readdirSync(stateHome), ["active-model.json"], "no temp file left behind")
+      })
   )
 
   it.scoped("PRV-1 a choice that cannot be saved is a StoreError and changes nothing", () =>
