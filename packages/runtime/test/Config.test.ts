@@ -11,12 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import type * as Scope from "effect/Scope"
-
-const tempDir: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
-  Effect.promise(() => fs.mkdtemp(path.join(os.tmpdir(), "alisio-config-"))),
-  (dir) => Effect.promise(() => fs.rm(dir, { recursive: true, force: true }))
-)
+import { tempDir } from "./helpers/tempDir.js"
 
 const writeFile = (file: string, text: string) =>
   Effect.promise(async () => {

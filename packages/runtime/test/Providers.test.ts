@@ -1,5 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { ProviderError, StoreError, UnknownModelError } from "@alisio/domain/Errors"
 import { SessionId } from "@alisio/domain/Ids"
@@ -9,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import { tempDir } from "./helpers/tempDir.js"
 
 /** A provider serving `ids`; `discoveries` counts how often its models were asked for. */
 const provider = (id: string, ids: ReadonlyArray<string>, options: { readonly fail?: boolean } = {}) => {
@@ -25,11 +25,6 @@ const provider = (id: string, ids: ReadonlyArray<string>, options: { readonly fa
   }
   return { service, counter }
 }
-
-const tempDir = Effect.acquireRelease(
-  Effect.sync(() => mkdtempSync(join(tmpdir(), "alisio-providers-"))),
-  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-)
 
 const registry = (options: Providers.Options = {}) =>
   Effect.gen(function* () {

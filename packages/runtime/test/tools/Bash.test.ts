@@ -117,7 +117,9 @@ describe("bash", () => {
     Effect.gen(function* () {
       const dir = yield* tempDir
       const test = yield* makeContext(dir)
-      const text = yield* call(Bash.make(), { command: 'sleep 30 & echo "pid=$!"' }, test.context)
+      // The command waits until the background child has become `sleep`, so its name is certain.
+      const command = 'sleep 30 & echo "pid=$!"; until [ "$(cat /proc/$!/comm)" = sleep ]; do :; done'
+      const text = yield* call(Bash.make(), { command }, test.context)
       const pid = pidIn(text)
       assert.strictEqual(
         text,

@@ -4,6 +4,7 @@ import * as path from "node:path"
 import { ToolError } from "@alisio/domain/Errors"
 import type { ToolContext } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
+import { errnoCode } from "../../internal/errno.js"
 
 /** A path a tool may use: inside the workspace, or outside with the person's approval. */
 export interface ResolvedPath {
@@ -101,7 +102,7 @@ const resolveStepwise = async (absolute: string): Promise<string> => {
 export const fsError =
   (display: string) =>
   (error: unknown): ToolError => {
-    const code = (error as NodeJS.ErrnoException | undefined)?.code
+    const code = errnoCode(error)
     const message =
       code === "ENOENT"
         ? `${display} does not exist`
