@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as SseServer from "../packages/providers/test/support/SseServer.js"
-import { echoTool } from "../packages/runtime/test/helpers/tools.js"
+import { echoTool, pingTool } from "../packages/runtime/test/helpers/tools.js"
 
 const sse = (...chunks: ReadonlyArray<unknown>): string =>
   `${chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("")}data: [DONE]\n\n`
@@ -91,5 +91,51 @@ describe("OpenAI-compatible provider with the runner", () => {
         { id: "call_echo", type: "function", function: { name: "echo", arguments: '{"text":"hello"}' } }
       ])
     })
+  )
+
+  it.scopedLive(
+    "LIM-6 PRV-2 a call cut right after its name at finish_reason length never runs, arguments empty or absent",
+    () =>
+      Effect.gen(function* () {
+        const cutCall = (id: string, fn: Record<string, unknown>) =>
+          sse(
+            chunk({ role: "assistant", content: "" }),
+            chunk({ content: "Pinging." }),
+            chunk({ tool_calls: [{ index: 0, id, type: "function", function: fn }] }),
+            chunk({}, "length"),
+            usage(20, 64)
+          )
+        const server = yield* SseServer.sequence(
+          { body: cutCall("call_empty", { name: "ping", arguments: "" }), pieces: { seed: 7, maxPiece: 30 } },
+          { body: cutCall("call_absent", { name: "ping" }) },
+          { body: sse(chunk({ content: "Done without pinging." }), chunk({}, "stop"), usage(40, 5)) }
+        )
+        const ping = pingTool()
+        const layer = AgentRuntime.layer({
+          tools: [echoTool, ping.tool],
+          interaction: Interaction.layerHeadless({ approveAll: true })
+        }).pipe(
+          Layer.provideMerge(OpenAiCompatible.layer({ baseURL: server.baseURL, providerId: "local" })),
+          Layer.provideMerge(SessionStore.layerMemory)
+        )
+        const events = yield* Effect.flatMap(Runner.Runner, (runner) =>
+          Stream.runCollect(runner.stream({ cwd: "/tmp", prompt: "Ping twice.", model: "local-model" }))
+        ).pipe(Effect.map(Chunk.toReadonlyArray), Effect.provide(layer))
+
+        assert.strictEqual(ping.runs(), 0, "the ping tool never ran")
+        assert.deepStrictEqual(
+          events.filter((event) => event.type === "tool_call_started"),
+          []
+        )
+        assert.deepStrictEqual(
+          events.flatMap((event) => (event.type === "truncation_recovery" ? [event.data.reason] : [])),
+          ["tool_call_cut", "tool_call_cut"]
+        )
+        const last = events.at(-1)!
+        assert.strictEqual(last.type, "run_completed", JSON.stringify(last))
+        assert.strictEqual(server.requests.length, 3)
+        const retried = server.requests[2]!.body as { messages: ReadonlyArray<Record<string, unknown>> }
+        assert.isFalse(JSON.stringify(retried.messages).includes("call_empty"), "the cut call is never sent back")
+      })
   )
 })

@@ -8,6 +8,7 @@ import * as Paths from "@alisio/runtime/Paths"
 import * as Providers from "@alisio/runtime/Providers"
 import * as SessionStore from "@alisio/runtime/SessionStore"
 import { builtinTools } from "@alisio/runtime/tools/BuiltinTools"
+import { policyFromConfig } from "@alisio/runtime/tools/ShellEnvironment"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -42,11 +43,19 @@ export const loadSetup = (options: {
     return { cwd, paths, config: loaded.config }
   })
 
-/** The session database of the state home. */
+/**
+ * The session database of the state home. State an older Alisio left readable by others is made
+ * private first (ST-6), and the person is told once: the next start finds nothing to narrow.
+ */
 export const storeLayer = (setup: Setup) =>
-  SessionStore.layer({ filename: path.join(setup.paths.stateHome, "alisio.db") }).pipe(
-    Layer.mapError((error) => new CliError({ message: error.message, exitCode: ExitCode.failed }))
-  )
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const { stateHome } = setup.paths
+      const tightened = yield* Paths.tightenStateHome(stateHome)
+      if (tightened.length > 0) process.stderr.write(`alisio: ${Paths.describeTightened(stateHome, tightened)}\n`)
+      return SessionStore.layer({ filename: Paths.databaseFile(stateHome) })
+    })
+  ).pipe(Layer.mapError((error) => new CliError({ message: error.message, exitCode: ExitCode.failed })))
 
 const providerFromConfig = (id: string, entry: Config.ProviderConfig): LanguageModelService => {
   const isOpenAi = id === "openai"
@@ -107,6 +116,12 @@ export const registerProviders = (setup: Setup) =>
     }
   })
 
+/** The tools of a headless run: the builtin ones but `ask_user_question`, which nobody could answer. */
+export const headlessTools = (setup: Setup) =>
+  builtinTools({ bash: { environment: policyFromConfig(setup.config) } }).filter(
+    (tool) => tool.name !== "ask_user_question"
+  )
+
 /** The runtime as the `run` command uses it, composed once, with the plugin host over it. */
 export const runtimeLayer = (
   setup: Setup,
@@ -115,7 +130,7 @@ export const runtimeLayer = (
   pluginHostLayer(setup, options.plugins ?? noPluginFlags, options.quiet === true ? "quiet" : "headless").pipe(
     Layer.provideMerge(
       AgentRuntime.layer({
-        tools: builtinTools(),
+        tools: headlessTools(setup),
         interaction: Interaction.layerHeadless({ approveAll: options.approveAll })
       })
     ),
@@ -132,7 +147,21 @@ export const chooseModel = (setup: Setup, flag: Option.Option<string>) =>
         message: error._tag === "ProviderError" ? `Could not list the models: ${error.message}` : error.message,
         exitCode: error._tag === "UnknownModelError" ? ExitCode.usage : ExitCode.failed
       })
-    if (Option.isSome(flag)) return yield* Effect.mapError(providers.activate(flag.value), failed)
+    if (Option.isSome(flag)) {
+      const before = yield* providers.active()
+      const chosen = yield* Effect.mapError(providers.activate(flag.value), failed)
+      const changed = Option.match(before, {
+        onNone: () => true,
+        onSome: (ref) => ref.provider !== chosen.provider || ref.model !== chosen.model
+      })
+      // The remembered choice is the default only where config.yaml names none.
+      if (changed && setup.config.defaultModel === undefined) {
+        process.stderr.write(
+          `alisio: ${chosen.provider}/${chosen.model} is now the default model for later runs (\`-m\` changes it)\n`
+        )
+      }
+      return chosen
+    }
     if (setup.config.defaultModel !== undefined)
       return yield* Effect.mapError(providers.resolve(setup.config.defaultModel), failed)
     const remembered = yield* providers.active()

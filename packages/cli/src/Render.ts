@@ -1,4 +1,4 @@
-import type { KnownRunEvent } from "@alisio/domain/RunEvent"
+import type { ApprovalKind, KnownRunEvent } from "@alisio/domain/RunEvent"
 import { encodeRunEvent } from "@alisio/domain/RunEvent"
 
 /**
@@ -33,10 +33,42 @@ const isTerminal = (event: KnownRunEvent) =>
   event.type === "run_cancelled" ||
   event.type === "turns_exceeded"
 
+/**
+ * What the headless policy decided, in the user's words: `--yes` approves access outside the
+ * workspace too, so each path it approved is named once; a denial says what was denied and why.
+ */
+const policyDecisions = () => {
+  const pending = new Map<string, { readonly kind: ApprovalKind; readonly path: string | undefined }>()
+  const named = new Set<string>()
+  return (event: KnownRunEvent): { readonly approved: string } | { readonly denied: string } | undefined => {
+    if (event.type === "approval_requested") {
+      pending.set(event.data.approvalId, { kind: event.data.kind, path: event.data.path })
+      return undefined
+    }
+    if (event.type !== "approval_resolved" || event.data.by !== "policy") return undefined
+    const request = pending.get(event.data.approvalId)
+    pending.delete(event.data.approvalId)
+    const external = request?.kind === "external_directory"
+    if (!event.data.approved) {
+      return {
+        denied: external
+          ? `denied: headless runs deny access outside the workspace${request.path === undefined ? "" : `, here ${request.path}`}; pass --yes to allow it`
+          : "denied: headless runs deny tools that need approval; pass --yes to allow them"
+      }
+    }
+    if (!external || request.path === undefined || named.has(request.path)) return undefined
+    named.add(request.path)
+    return { approved: `alisio: --yes approved access outside the workspace: ${request.path}` }
+  }
+}
+
 /** One event a line, Schema-encoded: the only thing `--json` writes on stdout (EV-1). */
 export const makeJsonWriter = () => {
   const stdout = buffered(process.stdout)
+  const decided = policyDecisions()
   return (event: KnownRunEvent): void => {
+    const decision = decided(event)
+    if (decision !== undefined && "approved" in decision) process.stderr.write(`${decision.approved}\n`)
     stdout.write(`${JSON.stringify(encodeRunEvent(event))}\n`)
     // The process may exit right after the terminal event: nothing may wait in the buffer then.
     if (isTerminal(event)) stdout.flush()
@@ -68,6 +100,7 @@ export const makeTextRenderer = () => {
   let stdoutAtLineStart = true
   let stderrAtLineStart = true
   const stdout = buffered(process.stdout)
+  const decided = policyDecisions()
   const out = (text: string) => {
     if (text === "") return
     stdout.write(text)
@@ -102,10 +135,13 @@ export const makeTextRenderer = () => {
       case "tool_call_completed":
         if (event.data.status === "completed") return
         return err(red(`  ${event.data.status}: ${oneLine(event.data.result, 200)}`))
-      case "approval_resolved":
-        if (!event.data.approved && event.data.by === "policy") {
-          return err(dim("  (denied: headless runs deny tools that need approval; pass --yes to allow them)"))
-        }
+      case "approval_resolved": {
+        const decision = decided(event)
+        if (decision === undefined) return
+        return "approved" in decision ? err(decision.approved) : err(dim(`  (${decision.denied})`))
+      }
+      case "approval_requested":
+        decided(event)
         return
       case "request_retry":
         return err(

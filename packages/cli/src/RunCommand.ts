@@ -1,12 +1,17 @@
 import { RunId, SessionId } from "@alisio/domain/Ids"
 import type { Limits } from "@alisio/domain/Limits"
-import type { KnownRunEvent, RunStatus } from "@alisio/domain/RunEvent"
-import { Runner } from "@alisio/runtime/Runner"
-import { SessionStore } from "@alisio/runtime/SessionStore"
+import { isTerminalType, type KnownRunEvent, type RunStatus } from "@alisio/domain/RunEvent"
+import { isAlive } from "@alisio/runtime/ProcessOwner"
+import { Runner, type RunOptions } from "@alisio/runtime/Runner"
+import { type RunRecord, SessionStore, type StoredEvent } from "@alisio/runtime/SessionStore"
 import { approveAll } from "@alisio/runtime/Tools"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import { chooseModel, loadSetup, registerProviders, runtimeLayer, type Setup } from "./App.js"
+import * as BrokenPipe from "./BrokenPipe.js"
 import { CliError, ExitCode, setExitCode, usageError } from "./CliError.js"
 import type { RunFlags } from "./main.js"
 import { pluginFlagsOf, withPluginContext } from "./Plugins.js"
@@ -66,13 +71,17 @@ const systemPrompt = (cwd: string): string =>
     "Answer concisely in plain text."
   ].join("\n")
 
-/** The session to run in: `--session`, `--continue`, the run a repeated `--request-id` belongs to, or a new one. */
+/**
+ * The session to run in — `--session`, `--continue`, or a new one — or, for a `--request-id` some
+ * root run already claimed, that run (found in one query, in whatever session it ran: ST-3).
+ */
 const chooseSession = (setup: Setup, flags: RunFlags) =>
   Effect.gen(function* () {
     const store = yield* SessionStore
+    const start = (sessionId: Option.Option<SessionId>) => ({ sessionId, existing: Option.none<RunRecord>() })
     if (Option.isSome(flags.session)) {
       const found = yield* Effect.either(store.session(SessionId.make(flags.session.value)))
-      if (found._tag === "Right") return Option.some(found.right.id)
+      if (found._tag === "Right") return start(Option.some(found.right.id))
       if (found.left._tag === "SessionNotFoundError") {
         return yield* usageError(
           `No session ${flags.session.value}. \`alisio sessions list\` shows the sessions of this directory.`
@@ -82,23 +91,121 @@ const chooseSession = (setup: Setup, flags: RunFlags) =>
     }
     if (flags.continue) {
       const latest = yield* store.latestSession(setup.cwd)
-      if (Option.isSome(latest)) return Option.some(latest.value.id)
+      if (Option.isSome(latest)) return start(Option.some(latest.value.id))
       process.stderr.write("alisio: no earlier session in this directory; starting a new one\n")
-      return Option.none()
+      return start(Option.none())
     }
-    if (Option.isSome(flags.requestId) && store.runByRequest !== undefined) {
-      const recent = yield* store.sessions({ cwd: setup.cwd, parentId: null, limit: 200 })
-      for (const session of recent) {
-        const run = yield* store.runByRequest(session.id, flags.requestId.value)
-        if (Option.isSome(run)) return Option.some(session.id)
+    if (Option.isSome(flags.requestId) && store.runForRequest !== undefined) {
+      const existing = yield* store.runForRequest(flags.requestId.value)
+      if (Option.isSome(existing)) return { sessionId: Option.some(existing.value.sessionId), existing }
+    }
+    return start(Option.none())
+  })
+
+const statusOfTerminal = {
+  run_completed: "completed",
+  run_failed: "failed",
+  run_cancelled: "cancelled",
+  turns_exceeded: "turns_exceeded"
+} as const satisfies Record<string, RunStatus>
+
+const FOLLOW_PAGE = 500
+const FOLLOW_EVERY = Duration.millis(100)
+
+/**
+ * A repeated request: replays what its run stored, then, while the run still goes on in another
+ * process, follows its new events from the database on the Effect clock until its terminal event
+ * (ST-3). A run whose process died meanwhile is marked interrupted (ST-4). Returns how it ended.
+ */
+const followRun = (run: RunRecord, requestId: string, json: boolean, render: (event: KnownRunEvent) => void) =>
+  Effect.gen(function* () {
+    const store = yield* SessionStore
+    const say = (line: string) => Effect.sync(() => json || process.stderr.write(`alisio: ${line}\n`))
+    let status: RunStatus | undefined
+    let cursor: string | undefined
+    let seen = 0
+    const show = (events: ReadonlyArray<StoredEvent>) => {
+      for (const event of events) {
+        cursor = event.eventId
+        if (event.runId !== run.id) continue
+        seen += 1
+        render(event)
+        if (isTerminalType(event.type)) status = statusOfTerminal[event.type]
       }
     }
-    return Option.none<SessionId>()
+    const stored = yield* store.events(run.sessionId, run.id)
+    const ended = run.status !== "queued" && run.status !== "running"
+    yield* say(
+      ended
+        ? `request ${requestId} already ran as ${run.id}; replaying it`
+        : `request ${requestId} is running as ${run.id} (pid ${run.owner.pid}); following it`
+    )
+    show(stored)
+    // The events stored after the cursor (after the `seen` first ones, for a store without pages).
+    const newer = () =>
+      store.eventsPage === undefined
+        ? Effect.map(store.events(run.sessionId, run.id), (events) => events.slice(seen))
+        : Effect.map(
+            store.eventsPage(run.sessionId, { limit: FOLLOW_PAGE, ...(cursor === undefined ? {} : { cursor }) }),
+            (page) => page.items
+          )
+    while (status === undefined) {
+      const events = yield* newer()
+      if (events.length > 0) {
+        show(events)
+        continue
+      }
+      const now = store.runs === undefined ? undefined : (yield* store.runs(run.sessionId)).find((r) => r.id === run.id)
+      if (now === undefined) {
+        // A store that cannot say how the run stands: what was stored is all there is to show.
+        status = run.status
+      } else if (now.status !== "queued" && now.status !== "running") {
+        // Ended: its terminal event, stored before the run row ends, is read once more.
+        show(yield* newer())
+        status ??= now.status
+      } else if (!(yield* isAlive(now.owner))) {
+        if (store.interruptRuns !== undefined) yield* store.interruptRuns()
+        yield* say(`the process running request ${requestId} (pid ${now.owner.pid}) ended before the run finished`)
+        status = "interrupted"
+      } else {
+        yield* Effect.sleep(FOLLOW_EVERY)
+      }
+    }
+    return status
   })
+
+/**
+ * A run whose stdout reader went away (`| head -1`) has nobody to report to: it is cancelled (CLI-2).
+ * The run is interrupted and awaited, never raced: a race would let the command end, and the
+ * database close, while the run's finalizer still writes `run_cancelled`.
+ */
+const cancelledWhenStdoutCloses = (runner: Runner["Type"]) => ({
+  ...runner,
+  run: (options: RunOptions) =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const running = yield* Effect.fork(runner.run(options))
+        const closed = yield* Effect.forkScoped(Effect.zipRight(BrokenPipe.stdoutClosed, Fiber.interrupt(running)))
+        const exit = yield* Fiber.await(running).pipe(Effect.onInterrupt(() => Fiber.interrupt(running)))
+        if (Exit.isFailure(exit) && Exit.isInterrupted(exit) && Option.isSome(yield* Fiber.poll(closed))) {
+          return yield* new CliError({
+            message: "stdout was closed (broken pipe); the run was cancelled",
+            exitCode: ExitCode.cancelled
+          })
+        }
+        return yield* exit
+      })
+    )
+})
 
 /** `alisio run`: one task, headless (CLI-1, CLI-2). */
 export const runCommand = (flags: RunFlags) =>
   Effect.gen(function* () {
+    if (flags.continue && Option.isSome(flags.session)) {
+      return yield* usageError(
+        "--continue and --session both choose the session to resume: give one of them (see alisio run --help)"
+      )
+    }
     const prompt = yield* readPrompt(flags.prompt)
     const setup = yield* loadSetup({
       ...(Option.isSome(flags.cwd) ? { cwd: flags.cwd.value } : {}),
@@ -111,16 +218,18 @@ export const runCommand = (flags: RunFlags) =>
       if (store.interruptRuns !== undefined) yield* store.interruptRuns()
       const model = yield* chooseModel(setup, flags.model)
       const chosen = yield* chooseSession(setup, flags)
-      // Context providers are told the session, so a new one is created before the run starts.
-      const sessionId = Option.isSome(chosen) ? chosen.value : (yield* store.createSession({ cwd: setup.cwd })).id
       const system = yield* withPluginContext(systemPrompt(setup.cwd), {
-        sessionId,
+        sessionId: Option.getOrUndefined(chosen.sessionId),
         cwd: setup.cwd,
         prompt,
         model: model.model
       })
       const render: (event: KnownRunEvent) => void = flags.json ? makeJsonWriter() : makeTextRenderer()
-      const runner = yield* Runner
+      const requestId = Option.getOrElse(flags.requestId, () => "")
+      if (Option.isSome(chosen.existing)) {
+        return setExitCode(exitCodeFor(yield* followRun(chosen.existing.value, requestId, flags.json, render)))
+      }
+      const runner = cancelledWhenStdoutCloses(yield* Runner)
       const outcome = yield* runner.run({
         cwd: setup.cwd,
         prompt,
@@ -135,21 +244,22 @@ export const runCommand = (flags: RunFlags) =>
             ? {}
             : { approvals: setup.config.approvals }),
         ...(setup.config.limits === undefined ? {} : { limits: setup.config.limits }),
-        sessionId,
+        ...(Option.isSome(chosen.sessionId) ? { sessionId: chosen.sessionId.value } : {}),
         ...(Option.isSome(flags.runId) ? { runId: RunId.make(flags.runId.value) } : {}),
         ...(Option.isSome(flags.requestId) ? { requestId: flags.requestId.value } : {}),
         ...(Option.isSome(flags.correlationId) ? { correlationId: flags.correlationId.value } : {}),
         onEvent: (event) => Effect.sync(() => render(event))
       })
-      if (outcome.existing) {
-        if (!flags.json)
-          process.stderr.write(
-            `alisio: request ${Option.getOrElse(flags.requestId, () => "")} already ran as ${outcome.runId}; replaying it\n`
-          )
-        const stored = yield* store.events(outcome.sessionId, outcome.runId)
-        for (const event of stored) render(event)
+      if (!outcome.existing) return setExitCode(exitCodeFor(outcome.status))
+      // The request already had a run (here, or claimed by a process that raced this one).
+      const runs = store.runs === undefined ? [] : yield* store.runs(outcome.sessionId)
+      const run = runs.find((r) => r.id === outcome.runId)
+      if (run === undefined) {
+        // A store without run records: replay what it stored of the run.
+        for (const event of yield* store.events(outcome.sessionId, outcome.runId)) render(event)
+        return setExitCode(exitCodeFor(outcome.status))
       }
-      setExitCode(exitCodeFor(outcome.status))
+      setExitCode(exitCodeFor(yield* followRun(run, requestId, flags.json, render)))
     })
     yield* program.pipe(
       Effect.catchTags({

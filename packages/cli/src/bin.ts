@@ -7,22 +7,20 @@ import { version } from "./Version.js"
 // Node 22 keeps compiled code between runs (a no-op where the API does not exist, as on Node 20).
 ;(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.()
 
-// A reader that went away (`alisio … | head`) is not an error worth a stack trace.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(0)
-    throw error
-  })
-}
-
 // Set by the bundler: the bundle has a second build, under plugins/, for commands that may load
 // an external plugin (see PluginProbe.ts).
 declare const ALISIO_PLUGIN_BUILD: string | undefined
 
 const args = process.argv.slice(2)
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
+  // A reader that went away (`alisio --version | true`) is not an error worth a stack trace.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0)
+    throw error
+  })
   process.stdout.write(`alisio ${version}\n`)
 } else {
+  // main watches stdout itself: a run whose reader went away is cancelled (BrokenPipe.ts).
   const { main }: typeof import("./main.js") =
     typeof ALISIO_PLUGIN_BUILD === "string" && mayLoadExternalPlugins(args)
       ? await import(new URL(ALISIO_PLUGIN_BUILD, import.meta.url).href)

@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from "node:util"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
@@ -6,11 +7,18 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { CliError, ExitCode, requestedExit } from "./CliError.js"
+import * as Predicate from "effect/Predicate"
+import * as BrokenPipe from "./BrokenPipe.js"
+import { type CliError, ExitCode, requestedExit, usageError } from "./CliError.js"
+import * as CommandLine from "./CommandLine.js"
 import { parseDuration } from "./Durations.js"
+import * as Logging from "./Logging.js"
 import { version } from "./Version.js"
 
 // Only @effect/cli and effect load here: the heavy parts (SQLite, the openai SDK) are imported by
@@ -76,7 +84,10 @@ export const runFlags = {
     Options.withDescription("Only tools that cannot change the workspace or the world")
   ),
   yes: Options.boolean("yes").pipe(
-    Options.withDescription("Approve every tool request (otherwise they are denied headless)")
+    Options.withDescription(
+      "Approve every tool request, and access to files outside the workspace (each such path is named on " +
+        "stderr); without it a headless run denies what needs approval"
+    )
   ),
   trustProject: Options.boolean("trust-project").pipe(
     Options.withDescription("Apply .alisio/config.yaml and load .alisio/plugins/ of the project")
@@ -126,24 +137,29 @@ const run = Command.make("run", runFlags, (flags) =>
 
 const sessionId = Args.text({ name: "session-id" })
 
-const sessionsList = Command.make(
-  "list",
-  { json, all: Options.boolean("all").pipe(Options.withDescription("Sessions of every directory, not only this one")) },
-  (flags) =>
-    Effect.flatMap(
-      Effect.promise(() => import("./SessionsCommand.js")),
-      (m) => m.listSessions(flags)
-    )
+const listFlags = {
+  json,
+  all: Options.boolean("all").pipe(Options.withDescription("Sessions of every directory, not only this one"))
+}
+const showFlags = { json, sessionId }
+const eventsFlags = { json, sessionId }
+const modelsFlags = { json }
+
+const sessionsList = Command.make("list", listFlags, (flags) =>
+  Effect.flatMap(
+    Effect.promise(() => import("./SessionsCommand.js")),
+    (m) => m.listSessions(flags)
+  )
 ).pipe(Command.withDescription("List sessions, newest first"))
 
-const sessionsShow = Command.make("show", { json, sessionId }, (flags) =>
+const sessionsShow = Command.make("show", showFlags, (flags) =>
   Effect.flatMap(
     Effect.promise(() => import("./SessionsCommand.js")),
     (m) => m.showSession(flags)
   )
 ).pipe(Command.withDescription("Show a session: its runs and messages"))
 
-const sessionsEvents = Command.make("events", { json, sessionId }, (flags) =>
+const sessionsEvents = Command.make("events", eventsFlags, (flags) =>
   Effect.flatMap(
     Effect.promise(() => import("./SessionsCommand.js")),
     (m) => m.sessionEvents(flags)
@@ -155,32 +171,33 @@ const sessions = Command.make("sessions").pipe(
   Command.withSubcommands([sessionsList, sessionsShow, sessionsEvents])
 )
 
-const models = Command.make("models", { json }, (flags) =>
+const models = Command.make("models", modelsFlags, (flags) =>
   Effect.flatMap(
     Effect.promise(() => import("./ModelsCommand.js")),
     (m) => m.listModels(flags)
   )
 ).pipe(Command.withDescription("List the models of the configured providers"))
 
-const pluginsList = Command.make(
-  "list",
-  {
-    json,
-    plugin: pluginOption,
-    disablePlugin: disablePluginOption,
-    trustProject: Options.boolean("trust-project").pipe(
-      Options.withDescription("Include the project's .alisio/plugins/ (runs their code)")
-    ),
-    readOnly: Options.boolean("read-only").pipe(Options.withDescription("List as a --read-only run would load them"))
-  },
-  (flags) =>
-    Effect.flatMap(
-      Effect.promise(() => import("./PluginsCommand.js")),
-      (m) => m.listPlugins(flags)
-    )
+const pluginsListFlags = {
+  json,
+  plugin: pluginOption,
+  disablePlugin: disablePluginOption,
+  trustProject: Options.boolean("trust-project").pipe(
+    Options.withDescription("Include the project's .alisio/plugins/ (runs their code)")
+  ),
+  readOnly: Options.boolean("read-only").pipe(Options.withDescription("List as a --read-only run would load them"))
+}
+
+const pluginsInstallFlags = { spec: Args.text({ name: "npm-spec|path" }) }
+
+const pluginsList = Command.make("list", pluginsListFlags, (flags) =>
+  Effect.flatMap(
+    Effect.promise(() => import("./PluginsCommand.js")),
+    (m) => m.listPlugins(flags)
+  )
 ).pipe(Command.withDescription("List the plugins: where each comes from, what it registered, its problems"))
 
-const pluginsInstall = Command.make("install", { spec: Args.text({ name: "npm-spec|path" }) }, (flags) =>
+const pluginsInstall = Command.make("install", pluginsInstallFlags, (flags) =>
   Effect.flatMap(
     Effect.promise(() => import("./PluginsCommand.js")),
     (m) => m.installPlugin(flags)
@@ -199,15 +216,55 @@ export const alisio = Command.make("alisio").pipe(
 
 export const cli = Command.run(alisio, { name: "alisio", version })
 
+/** The command tree as `CommandLine` checks argv against it: the same flags as the commands above. */
+export const commandLine = CommandLine.group({
+  run: CommandLine.leaf(runFlags),
+  sessions: CommandLine.group({
+    list: CommandLine.leaf(listFlags),
+    show: CommandLine.leaf(showFlags),
+    events: CommandLine.leaf(eventsFlags)
+  }),
+  models: CommandLine.leaf(modelsFlags),
+  plugins: CommandLine.group({
+    list: CommandLine.leaf(pluginsListFlags),
+    install: CommandLine.leaf(pluginsInstallFlags)
+  })
+})
+
+const isCliError = (error: unknown): error is CliError => Predicate.isTagged(error, "CliError")
+
+const seeHelp = (path: ReadonlyArray<string>) => `(see ${CommandLine.commandName("alisio", path)} --help)`
+
+/** A mistake in the command line as one line and the command whose `--help` explains it. */
+const usageMistake = (message: string, path: ReadonlyArray<string>) => usageError(`${message} ${seeHelp(path)}`)
+
+const oneLine = (doc: HelpDoc.HelpDoc) => stripVTControlCharacters(HelpDoc.toAnsiText(doc)).replace(/\s+/g, " ").trim()
+
+/**
+ * Runs the program on checked argv. @effect/cli prints its own validation errors with blank lines
+ * around them; they become one `CliError` line instead, printed with the others.
+ */
+const program = (argv: ReadonlyArray<string>) => {
+  const [node = "node", script = "alisio", ...words] = argv
+  return Either.match(CommandLine.check(commandLine, words), {
+    onLeft: (mistake) => Effect.fail(usageMistake(mistake.message, mistake.path)),
+    onRight: (checked) =>
+      Console.consoleWith((console) =>
+        cli([node, script, ...checked.argv]).pipe(
+          Console.withConsole({ ...console, error: () => Effect.void }),
+          Effect.catchIf(ValidationError.isValidationError, (error) =>
+            Effect.fail(usageMistake(oneLine(error.error), checked.path))
+          )
+        )
+      )
+  })
+}
+
 const exitCodeOf = (exit: Exit.Exit<unknown, unknown>, signalled: boolean): number => {
   if (signalled || (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause))) return ExitCode.cancelled
   if (Exit.isSuccess(exit)) return requestedExit()
   const failure = Cause.failureOption(exit.cause)
-  if (Option.isSome(failure)) {
-    const error = failure.value
-    if (error instanceof CliError) return error.exitCode
-    if (ValidationError.isValidationError(error)) return ExitCode.usage
-  }
+  if (Option.isSome(failure) && isCliError(failure.value)) return failure.value.exitCode
   return ExitCode.failed
 }
 
@@ -216,17 +273,19 @@ const reportFailure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.tapErrorCause(effect, (cause) => {
     if (Cause.isInterruptedOnly(cause)) return Effect.void
     const failure = Cause.failureOption(cause)
-    if (Option.isSome(failure)) {
-      const error = failure.value
-      if (error instanceof CliError) return Effect.sync(() => process.stderr.write(`alisio: ${error.message}\n`))
-      // @effect/cli has already printed its validation errors with the usage.
-      if (ValidationError.isValidationError(error)) return Effect.void
+    if (Option.isSome(failure) && isCliError(failure.value)) {
+      const message = failure.value.message
+      return Effect.sync(() => process.stderr.write(`alisio: ${message}\n`))
     }
     return Effect.sync(() => process.stderr.write(`alisio: internal error\n${Cause.pretty(cause)}\n`))
   })
 
-/** The edge: parses argv, runs the command, exits with its code. Ctrl-C once cancels, twice exits. */
+/**
+ * The edge: parses argv, runs the command, exits with its code. Ctrl-C once cancels, twice exits.
+ * SIGTERM and SIGHUP (the terminal closed) cancel like Ctrl-C (TL-7).
+ */
 export const main = (argv: ReadonlyArray<string>): void => {
+  BrokenPipe.watch()
   let signalled = false
   const onSignal = () => {
     signalled = true
@@ -234,9 +293,25 @@ export const main = (argv: ReadonlyArray<string>): void => {
   }
   process.once("SIGINT", onSignal)
   process.once("SIGTERM", onSignal)
-  cli(argv).pipe(
+  let hungUp = false
+  const onHangUp = () => {
+    if (hungUp) return
+    hungUp = true
+    // runMain interrupts the program on SIGTERM only; a closed terminal takes the same path.
+    process.emit("SIGTERM", "SIGTERM")
+  }
+  process.once("SIGHUP", onHangUp)
+  for (const stream of [process.stdout, process.stderr]) {
+    // Writing to a closed terminal fails with EIO, often before SIGHUP is handled: that is the
+    // hang-up too, and must not crash the cancellation. Other errors keep their default (a crash).
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EIO" || hungUp) onHangUp()
+      else if (stream.listenerCount("error") === 1) throw error
+    })
+  }
+  program(argv).pipe(
     reportFailure,
-    Effect.provide(NodeContext.layer),
+    Effect.provide(Layer.merge(NodeContext.layer, Logging.layer)),
     NodeRuntime.runMain({
       disableErrorReporting: true,
       disablePrettyLogger: true,

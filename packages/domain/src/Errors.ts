@@ -63,7 +63,16 @@ export class SessionLockedError extends Schema.TaggedError<SessionLockedError>()
 
 /** The session database or blob folder could not be used. */
 export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
-  reason: Schema.Literal("not_a_database", "newer_version", "read_only", "disk_full", "corrupt", "not_found", "io"),
+  reason: Schema.Literal(
+    "not_a_database",
+    "newer_version",
+    "read_only",
+    "disk_full",
+    "corrupt",
+    "not_found",
+    "busy",
+    "io"
+  ),
   message: Schema.String,
   path: Schema.optional(Schema.String)
 }) {}

@@ -42,7 +42,8 @@ export interface CompletionRequest {
 
 /** What a context provider knows when a run starts. */
 export interface ContextInput {
-  readonly sessionId: SessionId
+  /** The session the run resumes; absent when the run starts a new one. */
+  readonly sessionId?: SessionId | undefined
   /** The workspace (its real path). */
   readonly cwd: string
   /** The user's prompt of the run that starts. */

@@ -90,7 +90,9 @@ export const RunEventData = {
   approval_resolved: Schema.Struct({
     approvalId: Schema.String,
     approved: Schema.Boolean,
-    by: Schema.Literal("person", "policy")
+    by: Schema.Literal("person", "policy"),
+    /** The run stopped before an answer came: the request was withdrawn (`approved` is false). */
+    cancelled: Schema.optional(Schema.Boolean)
   }),
   turn_completed: Schema.Struct({
     turn: Schema.Int.pipe(Schema.positive()),

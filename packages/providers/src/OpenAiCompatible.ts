@@ -25,7 +25,8 @@ import {
   fromReadError,
   fromStreamPayload,
   invalidResponse,
-  normalizingFetch
+  normalizingFetch,
+  redactError
 } from "./internal/ErrorMapping.js"
 import { PartReader } from "./internal/PartReader.js"
 import { chatBody, type OutputTokensParam, responsesBody } from "./internal/Requests.js"
@@ -252,10 +253,12 @@ export const make = (options: Options): LanguageModelService => {
     Effect.map((ids) => merge(provider, catalog, ids))
   )
 
+  // What a server echoes of the key never reaches the user, the store or the model (TL-8).
+  const secrets = apiKey.length > 0 ? [apiKey] : []
   return {
     provider,
-    stream: streamRequest,
-    models
+    stream: (request) => Stream.mapError(streamRequest(request), (error) => redactError(error, secrets)),
+    models: Effect.mapError(models, (error) => redactError(error, secrets))
   }
 }
 

@@ -853,8 +853,10 @@ describe("OpenAiCompatible failures", () => {
         })
         const fiber = yield* Effect.fork(run(modelFor(server)))
         yield* Deferred.await(received)
-        yield* Fiber.interrupt(fiber)
+        const exit = yield* Fiber.interrupt(fiber)
         yield* server.clientClosed
+        assert.isTrue(Exit.isInterrupted(exit), "the consumer ended interrupted, not with a response")
+        assert.strictEqual(server.requests.length, 1, "the aborted request was not retried")
       })
     )
   )

@@ -1,5 +1,5 @@
-import { createHash, randomUUID } from "node:crypto"
-import { chmod, mkdir, open, readFile, rename, rm } from "node:fs/promises"
+import { createHash } from "node:crypto"
+import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { BlobError, type StoreError } from "@alisio/domain/Errors"
 import { BlobHash } from "@alisio/domain/Ids"
@@ -9,6 +9,9 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { writeFileAtomic } from "./internal/atomicFile.js"
+import { errnoCode, errnoReason, errorDetail } from "./internal/errno.js"
+import { tighten } from "./internal/privateFiles.js"
 import { SessionStore } from "./SessionStore.js"
 
 /** Content-addressed attachment bytes under `<state home>/blobs/sha256/<aa>/<hash>` (ST-5). */
@@ -29,31 +32,17 @@ const decodeImagePart = Schema.decodeUnknownEither(ImagePart)
 
 const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex")
 
-const errnoCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code
-
-const detailOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
-
 const fsFailure =
   (what: string, path: string, hash: string) =>
   (error: unknown): BlobError => {
-    const code = errnoCode(error)
-    if (code === "ENOSPC" || code === "EDQUOT") {
-      return new BlobError({
-        reason: "disk_full",
-        message: `${what}: the disk is full. Free some space and try again.`,
-        hash,
-        path
-      })
-    }
-    if (code === "EACCES" || code === "EPERM" || code === "EROFS") {
-      return new BlobError({
-        reason: "read_only",
-        message: `${what}: ${path} is not writable. Make the state folder writable, or use another state directory.`,
-        hash,
-        path
-      })
-    }
-    return new BlobError({ reason: "io", message: `${what} (${detailOf(error)}).`, hash, path })
+    const reason = errnoReason(error)
+    const message =
+      reason === "disk_full"
+        ? `${what}: the disk is full. Free some space and try again.`
+        : reason === "read_only"
+          ? `${what}: ${path} is not writable. Make the state folder writable, or use another state directory.`
+          : `${what} (${errorDetail(error)}).`
+    return new BlobError({ reason, message, hash, path })
   }
 
 const fromStoreError =
@@ -71,6 +60,8 @@ export const make = (stateHome: string): Effect.Effect<BlobStoreService, never, 
   Effect.gen(function* () {
     const store = yield* SessionStore
     const root = join(stateHome, "blobs", "sha256")
+    // Folders an older Alisio (or a loose umask) made wider are narrowed when the store starts (ST-6).
+    yield* tighten([join(stateHome, "blobs"), root])
 
     /** The blob's folder and file; the hash is checked before any path is built. */
     const locate = (hash: string) => {
@@ -100,31 +91,13 @@ export const make = (stateHome: string): Effect.Effect<BlobStoreService, never, 
         catch: (error) => error
       })
 
-    const writeAtomically = (folder: string, file: string, hash: string, bytes: Uint8Array) =>
-      Effect.tryPromise({
-        try: async () => {
-          await mkdir(folder, { recursive: true, mode: 0o700 })
-          // mkdir's mode is filtered by the umask, and folders made earlier may have other modes.
-          for (const dir of [join(stateHome, "blobs"), root, folder]) await chmod(dir, 0o700)
-          // Written beside the final name and renamed over it: readers never see a partial blob.
-          const temp = join(folder, `.${hash}.${randomUUID()}.tmp`)
-          try {
-            const handle = await open(temp, "wx", 0o600)
-            try {
-              await handle.chmod(0o600)
-              await handle.writeFile(bytes)
-              await handle.sync()
-            } finally {
-              await handle.close()
-            }
-            await rename(temp, file)
-          } catch (error) {
-            await rm(temp, { force: true })
-            throw error
-          }
-        },
-        catch: fsFailure(`Cannot store blob ${hash}`, file, hash)
-      })
+    // Written beside the final name and renamed over it: readers never see a partial blob.
+    const write = (file: string, hash: string, bytes: Uint8Array) =>
+      writeFileAtomic(file, bytes).pipe(
+        Effect.catchTag("FileWriteError", (error) =>
+          Effect.fail(fsFailure(`Cannot store blob ${hash}`, file, hash)(error.cause))
+        )
+      )
 
     const put = (bytes: Uint8Array, mediaType: string): Effect.Effect<BlobRef, BlobError> =>
       Effect.gen(function* () {
@@ -140,8 +113,10 @@ export const make = (stateHome: string): Effect.Effect<BlobStoreService, never, 
         const existing = yield* readExisting(file).pipe(
           Effect.mapError(fsFailure(`Cannot read blob ${hash}`, file, hash))
         )
-        // Same hash, same bytes: keep the file. A file that no longer matches its name is replaced.
-        if (existing === undefined || sha256(existing) !== hash) yield* writeAtomically(folder, file, hash, bytes)
+        // Same hash, same bytes: keep the file (made private if it was not). A file that no longer
+        // matches its name is replaced.
+        if (existing === undefined || sha256(existing) !== hash) yield* write(file, hash, bytes)
+        else yield* tighten([folder, file])
         const createdAt = yield* Clock.currentTimeMillis
         yield* store.blobs
           .record({ hash: BlobHash.make(hash), size: bytes.byteLength, mediaType: type, createdAt })

@@ -10,6 +10,7 @@ import type { RunStatus } from "@alisio/domain/RunEvent"
 import type { ToolEffect } from "@alisio/domain/Tool"
 import { emptyUsage } from "@alisio/domain/Usage"
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -30,10 +31,8 @@ export interface ChildSessionLimits {
 }
 export const defaultChildSessionLimits: ChildSessionLimits = { maxDepth: 3, maxConcurrentPerRoot: 8 }
 
-/** `spawn` was called outside a running tool, so there is no parent run to attach the child to. */
-export class NoParentRunError extends Error {
-  readonly _tag = "NoParentRunError"
-}
+/** `spawn` was called outside a running tool, so there is no parent run to attach the child to (a defect). */
+export class NoParentRunError extends Data.TaggedError("NoParentRunError")<{ readonly message: string }> {}
 
 /** A node of a session tree. */
 export interface SessionTreeNode {
@@ -59,6 +58,8 @@ export class ChildSessions extends Context.Tag("@alisio/runtime/ChildSessions")<
       parent: SessionId
     ) => Effect.Effect<ReadonlyArray<ChildHandle & { readonly status: RunStatus }>, StoreError>
     readonly tree: (root: SessionId) => Effect.Effect<SessionTreeNode, StoreError | SessionNotFoundError>
+    /** What this process holds in memory for children: those not yet ended, and roots running any. */
+    readonly held: Effect.Effect<{ readonly children: number; readonly roots: number }>
   }
 >() {}
 
@@ -102,10 +103,13 @@ interface Child {
   readonly fiber: Ref.Ref<Option.Option<Fiber.RuntimeFiber<unknown, unknown>>>
 }
 
+const isEnded = (status: RunStatus) => status !== "queued" && status !== "running"
+
 export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
   Effect.gen(function* () {
     const runner = yield* Runner
     const store = yield* SessionStore
+    // Children are held from spawn until their run ends; an ended child is read from the store.
     const children = yield* Ref.make(new Map<SessionId, Child>())
     const runningPerRoot = yield* Ref.make(new Map<SessionId, number>())
 
@@ -116,66 +120,106 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
         return [true, new Map(map).set(root, running + 1)] as const
       })
     const release = (root: SessionId) =>
-      Ref.update(runningPerRoot, (map) => new Map(map).set(root, Math.max(0, (map.get(root) ?? 1) - 1)))
+      Ref.update(runningPerRoot, (map) => {
+        const next = new Map(map)
+        const running = (map.get(root) ?? 1) - 1
+        if (running > 0) next.set(root, running)
+        else next.delete(root)
+        return next
+      })
+    const forget = (session: SessionId) =>
+      Ref.update(children, (map) => {
+        const next = new Map(map)
+        next.delete(session)
+        return next
+      })
 
+    /** A child whose run never began (or failed to) is left queued: end its row with its outcome. */
+    const endIfQueued = (session: SessionId, status: RunStatus) =>
+      store.session(session).pipe(
+        Effect.flatMap((row) => (row.status === "queued" ? store.setSessionStatus(session, status) : Effect.void)),
+        Effect.catchAll((error) => Effect.logError(`Child session ${session} could not be ended ${status}`, error))
+      )
+
+    // Spawning is uninterruptible: it is a few short writes, and an interruption in their middle
+    // would leak the slot reserved for the child and leave its row queued. The child's fiber starts
+    // uninterruptible too (it inherits the flags), so `settle` is in place even when the fiber is
+    // interrupted before its first step, and the run begins before it can be interrupted: it always
+    // ends through the Runner's `finalize` (only its loop is interruptible).
     const spawn = (options: SpawnOptions) =>
-      Effect.gen(function* () {
-        const parent = yield* Effect.serviceOption(CurrentRun)
-        if (Option.isNone(parent)) {
-          return yield* Effect.die(
-            new NoParentRunError("ChildSessions.spawn must be called from a tool of a running session")
-          )
-        }
-        const run = parent.value
-        if (run.depth + 1 > limits.maxDepth) {
-          return yield* new ChildSessionLimitError({
-            limit: "depth",
-            max: limits.maxDepth,
-            message: `A child session would be ${run.depth + 1} levels deep; the limit is ${limits.maxDepth}.`
-          })
-        }
-        if (!(yield* reserve(run.rootSessionId))) {
-          return yield* new ChildSessionLimitError({
-            limit: "concurrency",
-            max: limits.maxConcurrentPerRoot,
-            message: `This session tree already runs ${limits.maxConcurrentPerRoot} child sessions, the most allowed at once.`
-          })
-        }
-        const grant = narrowPermissions(run, options)
-        const session = yield* store
-          .createSession({
-            parentId: run.sessionId,
-            cwd: run.cwd,
-            status: "queued",
-            ...(options.title === undefined ? {} : { title: options.title })
-          })
-          .pipe(Effect.tapError(() => release(run.rootSessionId)))
-        const handle: ChildHandle = { sessionId: session.id, runId: RunId.make(crypto.randomUUID()) }
-        const outcome = yield* Deferred.make<ChildOutcome>()
-        const fiberRef = yield* Ref.make<Option.Option<Fiber.RuntimeFiber<unknown, unknown>>>(Option.none())
-        yield* Ref.update(children, (map) => new Map(map).set(session.id, { handle, outcome, fiber: fiberRef }))
-        yield* run.events.emit("child_session_started", {
-          childSessionId: session.id,
-          childRunId: handle.runId,
-          ...(options.title === undefined ? {} : { title: options.title }),
-          ...(grant.narrowed.length === 0 ? {} : { narrowed: grant.narrowed })
-        })
+      Effect.uninterruptible(
+        Effect.gen(function* () {
+          const parent = yield* Effect.serviceOption(CurrentRun)
+          if (Option.isNone(parent)) {
+            return yield* Effect.die(
+              new NoParentRunError({ message: "ChildSessions.spawn must be called from a tool of a running session" })
+            )
+          }
+          const run = parent.value
+          if (run.depth + 1 > limits.maxDepth) {
+            return yield* new ChildSessionLimitError({
+              limit: "depth",
+              max: limits.maxDepth,
+              message: `A child session would be ${run.depth + 1} levels deep; the limit is ${limits.maxDepth}.`
+            })
+          }
+          if (!(yield* reserve(run.rootSessionId))) {
+            return yield* new ChildSessionLimitError({
+              limit: "concurrency",
+              max: limits.maxConcurrentPerRoot,
+              message: `This session tree already runs ${limits.maxConcurrentPerRoot} child sessions, the most allowed at once.`
+            })
+          }
+          const grant = narrowPermissions(run, options)
+          const session = yield* store
+            .createSession({
+              parentId: run.sessionId,
+              cwd: run.cwd,
+              status: "queued",
+              ...(options.title === undefined ? {} : { title: options.title })
+            })
+            .pipe(Effect.tapError(() => release(run.rootSessionId)))
+          const handle: ChildHandle = { sessionId: session.id, runId: RunId.make(crypto.randomUUID()) }
+          const outcome = yield* Deferred.make<ChildOutcome>()
+          const fiberRef = yield* Ref.make<Option.Option<Fiber.RuntimeFiber<unknown, unknown>>>(Option.none())
+          yield* Ref.update(children, (map) => new Map(map).set(session.id, { handle, outcome, fiber: fiberRef }))
 
-        const settle = (result: Omit<ChildOutcome, "sessionId" | "runId">) =>
-          Effect.gen(function* () {
-            yield* release(run.rootSessionId)
-            yield* run.events
-              .emit("child_session_ended", {
-                childSessionId: session.id,
-                childRunId: handle.runId,
-                status: result.status
-              })
-              .pipe(Effect.ignoreLogged)
-            yield* Deferred.succeed(outcome, { ...handle, ...result })
-          })
+          const settle = (result: Omit<ChildOutcome, "sessionId" | "runId">) =>
+            Effect.gen(function* () {
+              yield* release(run.rootSessionId)
+              yield* run.events
+                .emit("child_session_ended", {
+                  childSessionId: session.id,
+                  childRunId: handle.runId,
+                  status: result.status
+                })
+                .pipe(Effect.ignoreLogged)
+              yield* Deferred.succeed(outcome, { ...handle, ...result })
+              yield* forget(session.id)
+            })
 
-        const childRun = runner
-          .run({
+          yield* run.events
+            .emit("child_session_started", {
+              childSessionId: session.id,
+              childRunId: handle.runId,
+              ...(options.title === undefined ? {} : { title: options.title }),
+              ...(grant.narrowed.length === 0 ? {} : { narrowed: grant.narrowed })
+            })
+            .pipe(
+              Effect.tapError((error) =>
+                Effect.zipRight(
+                  endIfQueued(session.id, "failed"),
+                  settle({
+                    status: "failed",
+                    text: "",
+                    usage: emptyUsage,
+                    error: `The child session could not start: ${error.message}`
+                  })
+                )
+              )
+            )
+
+          const childRun = runner.run({
             sessionId: session.id,
             runId: handle.runId,
             cwd: run.cwd,
@@ -191,8 +235,8 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
             depth: run.depth + 1,
             rootSessionId: run.rootSessionId
           })
-          .pipe(
-            Effect.onExit((exit) =>
+          const fiber = yield* Effect.forkDaemon(
+            Effect.onExit(childRun, (exit) =>
               Exit.isSuccess(exit)
                 ? settle({
                     status: exit.value.status,
@@ -200,17 +244,48 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
                     usage: exit.value.usage,
                     ...(exit.value.error === undefined ? {} : { error: exit.value.error })
                   })
-                : settle({
-                    status: Exit.isInterrupted(exit) ? "cancelled" : "failed",
-                    text: "",
-                    usage: emptyUsage,
-                    ...(Exit.isInterrupted(exit) ? {} : { error: "The child session could not start." })
-                  })
+                : Effect.zipRight(
+                    endIfQueued(session.id, Exit.isInterrupted(exit) ? "cancelled" : "failed"),
+                    settle({
+                      status: Exit.isInterrupted(exit) ? "cancelled" : "failed",
+                      text: "",
+                      usage: emptyUsage,
+                      ...(Exit.isInterrupted(exit) ? {} : { error: "The child session could not start." })
+                    })
+                  )
             )
           )
-        const fiber = yield* FiberMap.run(run.children, session.id, childRun)
-        yield* Ref.set(fiberRef, Option.some(fiber))
-        return handle
+          yield* Ref.set(fiberRef, Option.some(fiber))
+          yield* FiberMap.set(run.children, session.id, fiber)
+          return handle
+        })
+      )
+
+    /** The outcome of a child that ended and was released, from its rows. */
+    const storedOutcome = (child: ChildHandle): Effect.Effect<Option.Option<ChildOutcome>, StoreError> =>
+      Effect.gen(function* () {
+        const record =
+          store.runs === undefined ? undefined : (yield* store.runs(child.sessionId)).find((r) => r.id === child.runId)
+        const status =
+          record?.status ?? (yield* Effect.orElseSucceed(store.session(child.sessionId), () => undefined))?.status
+        if (status === undefined || !isEnded(status)) return Option.none()
+        let text = ""
+        if (status === "completed") {
+          const messages = yield* store.messages(child.sessionId)
+          for (let i = messages.length - 1; i >= 0; i--) {
+            const { message, runId } = messages[i]!
+            if (runId !== child.runId || message.role !== "assistant") continue
+            text = message.content.flatMap((part) => (part._tag === "text" ? [part.text] : [])).join("")
+            break
+          }
+        }
+        return Option.some({
+          ...child,
+          status,
+          text,
+          usage: record?.usage ?? emptyUsage,
+          ...(record?.error === undefined ? {} : { error: record.error })
+        })
       })
 
     const find = (child: ChildHandle) => Effect.map(Ref.get(children), (map) => map.get(child.sessionId))
@@ -219,9 +294,15 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
       spawn,
       await: (child) =>
         Effect.flatMap(find(child), (found) =>
-          found === undefined
-            ? Effect.dieMessage(`No child session ${child.sessionId} was spawned by this process`)
-            : Deferred.await(found.outcome)
+          found !== undefined
+            ? Deferred.await(found.outcome)
+            : Effect.flatMap(
+                Effect.orDie(storedOutcome(child)),
+                Option.match({
+                  onNone: () => Effect.dieMessage(`No child session ${child.sessionId} was spawned by this process`),
+                  onSome: Effect.succeed
+                })
+              )
         ),
       abort: (child) =>
         Effect.flatMap(find(child), (found) =>
@@ -259,7 +340,11 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
               }
             })
           return yield* build(root)
-        })
+        }),
+      held: Effect.zipWith(Ref.get(children), Ref.get(runningPerRoot), (kids, roots) => ({
+        children: kids.size,
+        roots: roots.size
+      }))
     })
   })
 

@@ -88,6 +88,27 @@ const McpServerEntry = Schema.transform(
   }
 )
 
+/**
+ * What `bash` commands inherit of Alisio's environment (TL-8); provider keys are never inherited.
+ * See `tools/ShellEnvironment.ts` for the order the fields apply in.
+ */
+export const ShellEnvironmentSettings = Schema.Struct({
+  /** Start from `all` variables (default), the `core` ones a shell needs, or `none`. */
+  inherit: optional(Schema.Literal("all", "core", "none")),
+  /** Keep names matching *KEY*, *SECRET*, *TOKEN*, *PASSWORD* (removed by default). */
+  ignoreDefaultExcludes: optional(Schema.Boolean),
+  /** Also remove these names (globs, any case). */
+  exclude: optional(Schema.Array(Schema.String)),
+  /** Keep only these names (globs, any case). */
+  includeOnly: optional(Schema.Array(Schema.String)),
+  /** Set these variables, last. */
+  set: optional(StringMap)
+})
+export type ShellEnvironmentSettings = typeof ShellEnvironmentSettings.Type
+
+/** Settings of the `bash` tool. */
+export const ShellSettings = Schema.Struct({ environment: optional(ShellEnvironmentSettings) })
+
 /** `provider/model`, e.g. `openai/gpt-4o`. */
 export const ModelRef = Schema.String.pipe(
   Schema.pattern(/^[^/\s]+\/\S+$/, { message: () => 'Expected "provider/model", e.g. "openai/gpt-4o"' })
@@ -101,7 +122,8 @@ export const ConfigFile = Schema.Struct({
   approvals: optional(ApprovalSettings),
   builtinPlugins: optional(Schema.Record({ key: Schema.String, value: BuiltinPluginConfig })),
   plugins: optional(Schema.Array(PluginEntry)),
-  mcpServers: optional(Schema.Record({ key: Schema.String, value: McpServerEntry }))
+  mcpServers: optional(Schema.Record({ key: Schema.String, value: McpServerEntry })),
+  shell: optional(ShellSettings)
 })
 export type ConfigFile = typeof ConfigFile.Type
 

@@ -1,3 +1,4 @@
+import { readdir } from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as Config from "effect/Config"
@@ -5,6 +6,9 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { formatMode, type Tightened, tighten } from "./internal/privateFiles.js"
+
+export type { Tightened } from "./internal/privateFiles.js"
 
 /** Where Alisio keeps its files. */
 export interface AlisioPaths {
@@ -46,6 +50,36 @@ export const resolve = (env: PathsEnvironment): AlisioPaths => {
   const configHome = path.join(xdg(env.XDG_CONFIG_HOME, ".config"), "alisio")
   const stateHome = path.join(xdg(env.XDG_STATE_HOME, path.join(".local", "state")), "alisio")
   return { configHome, stateHome, globalConfigFile: path.join(configHome, "config.yaml") }
+}
+
+/** The session database of a state home. */
+export const databaseFile = (stateHome: string): string => path.join(stateHome, "alisio.db")
+
+/**
+ * Makes the state home private (ST-6): the folder and what it holds at its top (the database
+ * with its `-wal` and `-shm`, `active-model.json`, …), and the blob folders, lose any group and
+ * other permission. Returns what changed, so the host can say so once; the next call finds nothing.
+ */
+export const tightenStateHome = (stateHome: string): Effect.Effect<ReadonlyArray<Tightened>> =>
+  Effect.flatMap(
+    Effect.promise(async () => {
+      const entries = (folder: string) =>
+        readdir(folder).then(
+          (names) => names.map((name) => path.join(folder, name)),
+          () => []
+        )
+      const blobs = path.join(stateHome, "blobs", "sha256")
+      return [stateHome, ...(await entries(stateHome)), blobs, ...(await entries(blobs))]
+    }),
+    tighten
+  )
+
+/** One line saying what `tightenStateHome` narrowed. */
+export const describeTightened = (stateHome: string, tightened: ReadonlyArray<Tightened>): string => {
+  const names = tightened.map(
+    (entry) => `${path.relative(stateHome, entry.path) || "."} (was ${formatMode(entry.from)})`
+  )
+  return `the state in ${stateHome} was readable by other users; made it private (folders 0700, files 0600): ${names.join(", ")}`
 }
 
 /** The project configuration file of a workspace. */

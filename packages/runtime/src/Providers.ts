@@ -9,6 +9,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import { writeFileAtomic } from "./internal/atomicFile.js"
+import { errnoReason, errorDetail } from "./internal/errno.js"
 
 /** A provider id and a model id, written `provider/model`. */
 export const ModelRef = Schema.Struct({ provider: Schema.String, model: Schema.String })
@@ -75,27 +77,17 @@ const readChoice = (file: string): Effect.Effect<Option.Option<ModelRef>> =>
 
 const writeChoice = (stateHome: string, choice: ModelRef): Effect.Effect<void, StoreError> => {
   const file = path.join(stateHome, choiceFile)
-  const temporary = `${file}.${process.pid}.tmp`
-  return Effect.tryPromise({
-    try: async () => {
-      await fs.mkdir(stateHome, { recursive: true, mode: 0o700 })
-      await fs.writeFile(temporary, `${encodeChoice(choice)}\n`, { mode: 0o600 })
-      await fs.rename(temporary, file)
-    },
-    catch: (cause) => {
-      const code = (cause as { code?: unknown }).code
-      return new StoreError({
-        reason:
-          code === "EROFS" || code === "EACCES" || code === "EPERM"
-            ? "read_only"
-            : code === "ENOSPC"
-              ? "disk_full"
-              : "io",
-        message: `Could not remember the chosen model in ${file}: ${(cause as Error).message}`,
-        path: file
-      })
-    }
-  })
+  return writeFileAtomic(file, `${encodeChoice(choice)}\n`).pipe(
+    Effect.catchTag("FileWriteError", ({ cause }) =>
+      Effect.fail(
+        new StoreError({
+          reason: errnoReason(cause),
+          message: `Could not remember the chosen model in ${file}: ${errorDetail(cause)}`,
+          path: file
+        })
+      )
+    )
+  )
 }
 
 export const make = (options: Options = {}) =>

@@ -22,17 +22,31 @@ import { SessionStore } from "./SessionStore.js"
 export interface RunStamp {
   readonly runId: RunId
   readonly sessionId: SessionId
-  readonly correlationId?: string
+  readonly correlationId?: string | undefined
 }
 
 /** Emits the events of one run: stamped with `seq`, persisted (unless ephemeral), then published. */
 export interface RunEmitter {
   readonly emit: <K extends RunEventType>(type: K, data: RunEventDataMap[K]) => Effect.Effect<RunEventOf<K>, StoreError>
+  /**
+   * For the event that must reach observers whatever the store does (the terminal event, EV-5):
+   * an event the store refused is still published, without an `eventId`, and the failure returned.
+   */
+  readonly emitFinal: <K extends RunEventType>(
+    type: K,
+    data: RunEventDataMap[K]
+  ) => Effect.Effect<RunEventOf<K>, StoreError>
 }
+
+/** How many events a subscriber may fall behind before publishers wait for it. */
+export const defaultCapacity = 1024
 
 /**
  * The run event bus (EV-1…EV-3). A persisted event is committed, and has its `eventId`, before
  * any subscriber sees it; ephemeral ones are published only. Per run, seq order is publish order.
+ * Commit and publish are one uninterruptible step: an interruption never leaves a stored event
+ * unpublished or its `seq` reused. The bus is bounded: a subscriber that falls `capacity` events
+ * behind holds up the publishers (back-pressure) until it reads or closes its scope; nothing is dropped.
  */
 export class RunEvents extends Context.Tag("@alisio/runtime/RunEvents")<
   RunEvents,
@@ -46,45 +60,75 @@ export class RunEvents extends Context.Tag("@alisio/runtime/RunEvents")<
   }
 >() {}
 
-export const make = Effect.gen(function* () {
-  const store = yield* SessionStore
-  const bus = yield* PubSub.unbounded<KnownRunEvent>()
+export const make = (options: { readonly capacity?: number } = {}) =>
+  Effect.gen(function* () {
+    const store = yield* SessionStore
+    const bus = yield* PubSub.bounded<KnownRunEvent>(options.capacity ?? defaultCapacity)
 
-  const emitter = (stamp: RunStamp, observe?: (event: KnownRunEvent) => Effect.Effect<void>) =>
-    Effect.gen(function* () {
-      const serialized = makeMutex()
-      let seq = 0
-      const publish = (event: KnownRunEvent) => {
-        seq = event.seq
-        const published = PubSub.publish(bus, event)
-        return observe === undefined ? published : Effect.zipRight(published, observe(event))
-      }
-      // Built without Effect.gen or spreads: this runs once per streamed delta.
-      const emit = <K extends RunEventType>(type: K, data: RunEventDataMap[K]) =>
-        serialized(
-          Effect.flatMap(Clock.currentTimeMillis, (now) => {
-            const event: { -readonly [P in keyof KnownRunEvent]?: unknown } = {
-              schemaVersion: RUN_EVENT_SCHEMA_VERSION,
-              type,
-              runId: stamp.runId,
-              seq: seq + 1,
-              sessionId: stamp.sessionId,
-              time: new Date(now).toISOString(),
-              data
-            }
-            if (stamp.correlationId !== undefined) event.correlationId = stamp.correlationId
-            const known = event as unknown as RunEventOf<K>
-            if (isEphemeralType(type)) return Effect.as(publish(known as KnownRunEvent), known)
-            return Effect.flatMap(store.appendEvent(known as KnownRunEvent), (eventId) => {
-              event.eventId = eventId
-              return Effect.as(publish(known as KnownRunEvent), known)
+    const emitter = (stamp: RunStamp, observe?: (event: KnownRunEvent) => Effect.Effect<void>) =>
+      Effect.gen(function* () {
+        const serialized = makeMutex({ uninterruptible: true })
+        let seq = 0
+        const publish = (event: KnownRunEvent) => {
+          const published = PubSub.publish(bus, event)
+          return observe === undefined ? published : Effect.zipRight(published, observe(event))
+        }
+        const stamped = <K extends RunEventType>(type: K, data: RunEventDataMap[K], now: number) => {
+          const event: { -readonly [P in keyof KnownRunEvent]?: unknown } = {
+            schemaVersion: RUN_EVENT_SCHEMA_VERSION,
+            type,
+            runId: stamp.runId,
+            seq: seq + 1,
+            sessionId: stamp.sessionId,
+            time: new Date(now).toISOString(),
+            data
+          }
+          if (stamp.correlationId !== undefined) event.correlationId = stamp.correlationId
+          return event
+        }
+        // Built without Effect.gen or spreads: this runs once per streamed delta.
+        const emit = <K extends RunEventType>(type: K, data: RunEventDataMap[K]) =>
+          serialized(
+            Effect.flatMap(Clock.currentTimeMillis, (now) => {
+              const event = stamped(type, data, now)
+              const known = event as unknown as RunEventOf<K>
+              if (isEphemeralType(type)) {
+                seq += 1
+                return Effect.as(publish(known as KnownRunEvent), known)
+              }
+              return Effect.flatMap(store.appendEvent(known as KnownRunEvent), (eventId) => {
+                event.eventId = eventId
+                seq += 1
+                return Effect.as(publish(known as KnownRunEvent), known)
+              })
             })
-          })
-        )
-      return { emit } satisfies RunEmitter
-    })
+          )
+        const emitFinal = <K extends RunEventType>(type: K, data: RunEventDataMap[K]) =>
+          serialized(
+            Effect.flatMap(Clock.currentTimeMillis, (now) => {
+              const event = stamped(type, data, now)
+              const known = event as unknown as RunEventOf<K>
+              const stored = isEphemeralType(type)
+                ? Effect.void
+                : Effect.tap(store.appendEvent(known as KnownRunEvent), (eventId) => {
+                    event.eventId = eventId
+                  })
+              return Effect.flatMap(Effect.either(stored), (result) => {
+                seq += 1
+                return Effect.zipRight(
+                  publish(known as KnownRunEvent),
+                  result._tag === "Left" ? Effect.fail(result.left) : Effect.succeed(known)
+                )
+              })
+            })
+          )
+        return { emit, emitFinal } satisfies RunEmitter
+      })
 
-  return RunEvents.of({ emitter, subscribe: PubSub.subscribe(bus) })
-})
+    return RunEvents.of({ emitter, subscribe: PubSub.subscribe(bus) })
+  })
 
-export const layer = Layer.effect(RunEvents, make)
+export const layer = Layer.effect(RunEvents, make())
+
+/** The bus with another capacity (tests of back-pressure). */
+export const layerWith = (options: { readonly capacity: number }) => Layer.effect(RunEvents, make(options))

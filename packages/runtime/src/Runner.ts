@@ -1,34 +1,16 @@
-import {
-  OutputBudgetExhaustedError,
-  OutputTruncatedError,
-  ProviderError,
-  RunTimeoutError,
-  type SessionLockedError,
-  type SessionNotFoundError,
-  type StoreError
-} from "@alisio/domain/Errors"
+import type { SessionLockedError, SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
 import { RunId, type SessionId } from "@alisio/domain/Ids"
 import {
   LanguageModel,
   type LanguageModelService,
   type ModelInfo,
-  type ModelRequest,
-  type ReasoningEffort,
-  type ResponsePart
+  type ReasoningEffort
 } from "@alisio/domain/LanguageModel"
-import {
-  type Limits,
-  type ResolvedLimits,
-  resolveLimits,
-  resolveOutputBudget,
-  type TimeoutInfo,
-  type TimeoutStage
-} from "@alisio/domain/Limits"
-import type { AssistantMessage, ImagePart, Message, ToolCallPart, ToolResultMessage } from "@alisio/domain/Message"
+import { type Limits, resolveLimits } from "@alisio/domain/Limits"
+import type { ImagePart, Message } from "@alisio/domain/Message"
 import { isTerminalType, type KnownRunEvent, type RunEventDataMap, type RunStatus } from "@alisio/domain/RunEvent"
-import { addUsage, emptyUsage, type Usage } from "@alisio/domain/Usage"
+import { emptyUsage, type Usage } from "@alisio/domain/Usage"
 import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -36,15 +18,14 @@ import * as FiberMap from "effect/FiberMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
-import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import { timeoutActive } from "./ActiveClock.js"
 import { CurrentRun } from "./CurrentRun.js"
 import { HumanWaits } from "./HumanWaits.js"
 import { Interaction } from "./Interaction.js"
-import { continuationNotice, toRequestMessages } from "./internal/history.js"
-import { cancelledResult, executeToolCall } from "./internal/toolCalls.js"
-import { type AssembledCall, classify, isLegacyTruncationText } from "./internal/truncation.js"
+import { describeEnd, finalize } from "./internal/runEnding.js"
+import { type RunState, storeTurn, timeoutError } from "./internal/runState.js"
+import { type LoopResult, type RunFailure, type RunTools, turnLoop } from "./internal/turnLoop.js"
 import { currentOwner } from "./ProcessOwner.js"
 import { RunEvents } from "./RunEvents.js"
 import { type RunRecord, SessionStore } from "./SessionStore.js"
@@ -106,7 +87,14 @@ export interface RunOutcome {
 /** Errors that stop a run before it starts. */
 export type RunStartError = SessionNotFoundError | SessionLockedError | StoreError
 
-/** The agent loop (EV-1…EV-5, LIM-1…LIM-8). A run is one fiber; interrupting it cancels the run. */
+/** How many events `Runner.stream` holds for a slow consumer before the run waits for it. */
+export const streamBuffer = 1024
+
+/**
+ * The agent loop (EV-1…EV-5, LIM-1…LIM-8). A run is one fiber; interrupting it cancels the run.
+ * The steps live in `internal/`: `streamResponse` (a request, LIM-4), `turnLoop` (turns, LIM-5…8,
+ * tools), `truncation` (LIM-6, LIM-7), `runEnding` (the terminal event, EV-5).
+ */
 export class Runner extends Context.Tag("@alisio/runtime/Runner")<
   Runner,
   {
@@ -115,51 +103,6 @@ export class Runner extends Context.Tag("@alisio/runtime/Runner")<
     readonly stream: (options: RunOptions) => Stream.Stream<KnownRunEvent, RunStartError>
   }
 >() {}
-
-type LoopResult = { readonly _tag: "Completed"; readonly text: string } | { readonly _tag: "TurnsExceeded" }
-
-type RunFailure = RunTimeoutError | OutputBudgetExhaustedError | ProviderError | OutputTruncatedError | StoreError
-
-class StreamIdle {
-  readonly _tag = "StreamIdle"
-}
-
-class FirstTokenSilence {
-  readonly _tag = "FirstTokenSilence"
-}
-
-const efforts: ReadonlyArray<ReasoningEffort> = ["minimal", "low", "medium", "high"]
-const lowerEffort = (effort: ReasoningEffort | undefined): ReasoningEffort | undefined => {
-  if (effort === undefined) return undefined
-  const index = efforts.indexOf(effort)
-  return index > 1 ? efforts[index - 1] : undefined
-}
-
-const formatMs = (ms: number): string =>
-  ms % 60_000 === 0 && ms >= 60_000 ? `${ms / 60_000} min` : ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`
-
-const timeoutMessage = (info: TimeoutInfo): string => {
-  switch (info.kind) {
-    case "first_token":
-      return (
-        `The model ${info.model} (${info.provider}) sent nothing within ${formatMs(info.ms)} of the request, ` +
-        `${info.attempts === 1 ? "on the only attempt" : `on all ${info.attempts} attempts`}; the run stopped.`
-      )
-    case "stream_idle":
-      return `The model ${info.model} (${info.provider}) went silent for ${formatMs(info.ms)} in the middle of its response; the run stopped.`
-    case "tool":
-      return `The tool ${info.tool ?? ""} ran past its ${formatMs(info.ms)} limit; the run stopped.`
-    case "run": {
-      const doing =
-        info.stage === "tool"
-          ? `running the tool ${info.tool ?? ""}`
-          : info.stage === "streaming"
-            ? "receiving the model's response"
-            : "waiting for the model"
-      return `The run used up its ${formatMs(info.ms)} of active time while ${doing}; it stopped.`
-    }
-  }
-}
 
 export const make = Effect.gen(function* () {
   const store = yield* SessionStore
@@ -180,14 +123,15 @@ export const make = Effect.gen(function* () {
     existing: true
   })
 
-  // Setting a run up is uninterruptible and only `execute` is restored: an interruption that
-  // arrives while the run starts (a child aborted right after its spawn) still ends it through
-  // `finalize`, with its rows and its one terminal event, instead of leaving it queued.
+  // Setting a run up is uninterruptible and only the loop is interruptible (whatever the caller's
+  // flags: a child's fiber starts uninterruptible so that its spawn can always settle it): an
+  // interruption that arrives while the run starts (a child aborted right after its spawn) still
+  // ends it through `finalize`, with its rows and its one terminal event, instead of leaving it
+  // queued. Once `beginRun` recorded the run, every failure (even storing `run_started`) ends there too.
   const run = (options: RunOptions): Effect.Effect<RunOutcome, RunStartError> =>
     Effect.scoped(
-      Effect.uninterruptibleMask((restore) =>
+      Effect.uninterruptible(
         Effect.gen(function* () {
-          const limits: ResolvedLimits = resolveLimits(options.limits)
           const provider = options.provider ?? Option.getOrUndefined(defaultProvider)
           if (provider === undefined)
             return yield* Effect.dieMessage("Runner: no provider given and no LanguageModel in context")
@@ -200,7 +144,6 @@ export const make = Effect.gen(function* () {
                   ...(options.parentSessionId === undefined ? {} : { parentId: options.parentSessionId }),
                   ...(options.title === undefined ? {} : { title: options.title })
                 })
-          if (session.parentId !== undefined) yield* waits.link(session.id, session.parentId)
 
           if (options.requestId !== undefined && store.runByRequest !== undefined) {
             const earlier = yield* store.runByRequest(session.id, options.requestId)
@@ -223,12 +166,11 @@ export const make = Effect.gen(function* () {
             if (begun.existing) return existingOutcome(begun.run)
           }
 
+          // A child's waits pause its ancestors while it runs inside them; a child session resumed
+          // on its own (depth 0) has no running parent to pause.
+          const open = yield* waits.track(session.id, (options.depth ?? 0) > 0 ? session.parentId : undefined)
           const emitter = yield* events.emitter(
-            {
-              runId,
-              sessionId: session.id,
-              ...(options.correlationId === undefined ? {} : { correlationId: options.correlationId })
-            },
+            { runId, sessionId: session.id, correlationId: options.correlationId },
             options.onEvent
           )
           const children = yield* FiberMap.make<string, unknown, unknown>()
@@ -239,8 +181,7 @@ export const make = Effect.gen(function* () {
           )
           const readOnly = options.readOnly === true
           const offered = [...toolMap.values()].filter((tool) => !readOnly || allowedInReadOnly(tool.effect))
-          const toolSpecs = offered.map(({ description, name, parameters }) => ({ name, description, parameters }))
-          const approvals: Approvals = { ...defaultApprovals, ...options.approvals }
+          const limits = resolveLimits(options.limits)
           const current = CurrentRun.of({
             runId,
             sessionId: session.id,
@@ -253,323 +194,51 @@ export const make = Effect.gen(function* () {
             readOnly,
             toolNames: new Set(toolMap.keys()),
             capabilities: new Set(options.capabilities ?? []),
-            approvals,
+            approvals: { ...defaultApprovals, ...options.approvals },
             limits,
             events: emitter,
             children
           })
-
-          const stage = yield* Ref.make<{ readonly stage: TimeoutStage; readonly tool?: string }>({
-            stage: "model_request"
-          })
-          let turns = 0
-          let usage: Usage = emptyUsage
-          let requests = 0
-          let attempts = 0
-
-          const timeoutInfo = (
-            kind: TimeoutInfo["kind"],
-            ms: number,
-            at: { readonly stage: TimeoutStage; readonly tool?: string }
-          ): TimeoutInfo => ({
-            kind,
-            ms,
-            model: options.model,
-            provider: provider.provider,
-            stage: at.stage,
-            ...(at.tool === undefined ? {} : { tool: at.tool }),
-            firstRequest: requests <= 1,
-            attempts
-          })
-          const timeoutError = (info: TimeoutInfo) =>
-            new RunTimeoutError({ message: timeoutMessage(info), timeout: info })
-
-          let lastPartAt = 0
-
-          /** Streams one response, resending a request that stays silent (LIM-4), failing a stalled one. */
-          const streamResponse = (request: ModelRequest) =>
-            Effect.gen(function* () {
-              requests += 1
-              attempts = 0
-              for (;;) {
-                attempts += 1
-                yield* Ref.set(stage, { stage: "model_request" })
-                const response = {
-                  text: "",
-                  reasoning: "",
-                  calls: new Map<string, { name: string; arguments: string; ended: boolean }>(),
-                  finish: undefined as string | undefined,
-                  usage: undefined as Usage | undefined,
-                  ttftMs: undefined as number | undefined,
-                  durationMs: 0,
-                  providerTruncated: false
-                }
-                const sentAt = yield* Clock.currentTimeMillis
-                const onPart = (part: ResponsePart): Effect.Effect<void, StoreError> => {
-                  switch (part._tag) {
-                    case "TextDelta":
-                      response.text += part.text
-                      return part.text === ""
-                        ? Effect.void
-                        : Effect.asVoid(emitter.emit("text_delta", { text: part.text }))
-                    case "ReasoningDelta":
-                      response.reasoning += part.text
-                      return part.text === ""
-                        ? Effect.void
-                        : Effect.asVoid(emitter.emit("reasoning_delta", { text: part.text }))
-                    case "ToolCallStart":
-                      if (!response.calls.has(part.id))
-                        response.calls.set(part.id, { name: part.name, arguments: "", ended: false })
-                      return Effect.void
-                    case "ToolCallDelta": {
-                      const call = response.calls.get(part.id)
-                      if (call !== undefined) call.arguments += part.argumentsDelta
-                      return Effect.void
-                    }
-                    case "ToolCallEnd": {
-                      const call = response.calls.get(part.id)
-                      if (call !== undefined) call.ended = true
-                      return Effect.void
-                    }
-                    case "Finish":
-                      response.finish = part.reason
-                      if (part.usage !== undefined) response.usage = part.usage
-                      return Effect.void
-                  }
-                }
-                let firstPartAt: number | undefined
-                const consume = Stream.runForEach(provider.stream(request), (part) =>
-                  Effect.flatMap(Clock.currentTimeMillis, (now) => {
-                    lastPartAt = now
-                    if (firstPartAt === undefined) {
-                      firstPartAt = now
-                      if (part._tag !== "Finish") response.ttftMs = now - sentAt
-                      return Effect.zipRight(Ref.set(stage, { stage: "streaming" }), onPart(part))
-                    }
-                    return onPart(part)
-                  })
-                )
-                // One watchdog per request: silence before the first part is a first-token timeout
-                // (resent, LIM-4), silence after it an idle stall. No timer per part.
-                const watchdog = Effect.gen(function* () {
-                  for (;;) {
-                    const now = yield* Clock.currentTimeMillis
-                    const due =
-                      firstPartAt === undefined
-                        ? sentAt + limits.firstTokenTimeoutMs
-                        : lastPartAt + limits.streamIdleTimeoutMs
-                    if (now >= due)
-                      return yield* Effect.fail(firstPartAt === undefined ? new FirstTokenSilence() : new StreamIdle())
-                    yield* Effect.sleep(due - now)
-                  }
-                })
-                const outcome = yield* Effect.raceFirst(Effect.as(consume, "streamed" as const), watchdog).pipe(
-                  Effect.catchIf(
-                    (error): error is FirstTokenSilence => error instanceof FirstTokenSilence,
-                    () => Effect.succeed("silent" as const)
-                  ),
-                  Effect.catchIf(
-                    (error): error is StreamIdle => error instanceof StreamIdle,
-                    () =>
-                      Effect.fail(
-                        timeoutError(timeoutInfo("stream_idle", limits.streamIdleTimeoutMs, { stage: "streaming" }))
-                      )
-                  ),
-                  Effect.catchIf(
-                    (error): error is OutputTruncatedError | ProviderError =>
-                      error instanceof OutputTruncatedError ||
-                      (error instanceof ProviderError &&
-                        (error.code === "output_truncated" || isLegacyTruncationText(error.message))),
-                    () =>
-                      Effect.sync(() => {
-                        response.providerTruncated = true
-                        return "streamed" as const
-                      })
-                  )
-                )
-                if (outcome === "silent") {
-                  if (attempts <= limits.firstTokenRetries) {
-                    yield* emitter.emit("request_retry", {
-                      attempt: attempts,
-                      of: limits.firstTokenRetries,
-                      reason: "first_token_timeout",
-                      afterMs: limits.firstTokenTimeoutMs
-                    })
-                    continue
-                  }
-                  return yield* Effect.fail(
-                    timeoutError(timeoutInfo("first_token", limits.firstTokenTimeoutMs, { stage: "first_token" }))
-                  )
-                }
-                response.durationMs = (yield* Clock.currentTimeMillis) - sentAt
-                if (response.finish === undefined && !response.providerTruncated) {
-                  return yield* new ProviderError({
-                    code: "invalid_response",
-                    provider: provider.provider,
-                    message: `The response from ${options.model} ended without a finish reason.`
-                  })
-                }
-                return response
-              }
-            })
-
-          /** Stores an assistant message and its tool results in one transaction, then publishes them. */
-          // The session's conversation, read once when the run starts and kept as it is stored: this
-          // process holds the session's lock, so nobody else appends to it meanwhile.
-          const conversation: Array<Message> = []
-          const storeTurn = (messages: ReadonlyArray<Message>) =>
-            Effect.gen(function* () {
-              yield* store.appendMessages(session.id, messages, runId)
-              conversation.push(...messages)
-              for (const message of messages) yield* emitter.emit("message", { message })
-            })
-
-          /** Runs the complete calls of a response; on interruption every call still gets a (cancelled) result. */
-          const runTools = (assistant: AssistantMessage, calls: ReadonlyArray<ToolCallPart>) =>
-            Effect.gen(function* () {
-              const results: Array<ToolResultMessage | undefined> = calls.map(() => undefined)
-              const persist = Effect.suspend(() =>
-                storeTurn([assistant, ...calls.map((call, i) => results[i] ?? cancelledResult(call))])
-              )
-              yield* Effect.forEach(
-                calls,
-                (call, i) =>
-                  Ref.set(stage, { stage: "tool", tool: call.name }).pipe(
-                    Effect.zipRight(executeToolCall(call, toolMap)),
-                    Effect.tap((result) =>
-                      Effect.sync(() => {
-                        results[i] = result
-                      })
-                    )
-                  ),
-                { concurrency: limits.toolConcurrency, discard: true }
-              ).pipe(
+          const state: RunState = {
+            options,
+            runId,
+            sessionId: session.id,
+            provider,
+            limits,
+            store,
+            emitter,
+            conversation: [],
+            stage: { stage: "model_request" },
+            turns: 0,
+            usage: emptyUsage,
+            requests: 0,
+            attempts: 0
+          }
+          const tools: RunTools = {
+            specs: offered.map(({ description, name, parameters }) => ({ name, description, parameters })),
+            byName: toolMap,
+            provide: (effect) =>
+              effect.pipe(
                 Effect.provideService(CurrentRun, current),
                 Effect.provideService(SessionStore, store),
                 Effect.provideService(HumanWaits, waits),
-                Effect.provideService(Interaction, interaction),
-                Effect.onInterrupt(() => Effect.ignore(persist))
+                Effect.provideService(Interaction, interaction)
               )
-              yield* persist
+          }
+
+          const start = Effect.gen(function* () {
+            yield* emitter.emit("run_started", {
+              provider: provider.provider,
+              model: options.model,
+              readOnly,
+              ...(options.requestId === undefined ? {} : { requestId: options.requestId }),
+              ...(session.parentId === undefined ? {} : { parentSessionId: session.parentId })
             })
-
-          const assistantMessage = (
-            text: string,
-            reasoning: string,
-            calls: ReadonlyArray<AssembledCall>
-          ): AssistantMessage => ({
-            role: "assistant",
-            content: [
-              ...(reasoning === "" ? [] : [{ _tag: "reasoning" as const, text: reasoning }]),
-              ...(text === "" ? [] : [{ _tag: "text" as const, text }]),
-              ...calls.map((call) => ({
-                _tag: "tool_call" as const,
-                id: call.id,
-                name: call.name,
-                arguments: call.arguments
-              }))
-            ]
+            yield* store.setSessionStatus(session.id, "running")
           })
 
-          const loop: Effect.Effect<LoopResult, RunFailure> = Effect.gen(function* () {
-            let recoveries = 0
-            let effort = options.effort
-            let notices: ReadonlyArray<Message> = []
-            for (;;) {
-              if (turns >= limits.maxTurns) return { _tag: "TurnsExceeded" } as const
-              const history = toRequestMessages(conversation)
-              const budget = resolveOutputBudget(limits.maxOutputTokens, options.modelInfo?.maxOutputTokens)
-              const request: ModelRequest = {
-                model: options.model,
-                messages: [...history, ...notices],
-                tools: toolSpecs,
-                maxOutputTokens: budget.maxOutputTokens,
-                ...(options.system === undefined ? {} : { system: options.system }),
-                ...(effort === undefined ? {} : { effort })
-              }
-              const response = yield* streamResponse(request)
-              if (response.usage !== undefined) usage = addUsage(usage, response.usage)
-              const assembled: ReadonlyArray<AssembledCall> = [...response.calls].map(([id, call]) => ({
-                id: id as ToolCallPart["id"],
-                ...call
-              }))
-              const { classification, complete } = response.providerTruncated
-                ? {
-                    classification: {
-                      _tag: "Cut",
-                      reason: assembled.length > 0 ? "tool_call_cut" : "empty_response"
-                    } as const,
-                    complete: assembled.filter((call) => call.ended)
-                  }
-                : classify(response.finish ?? "other", response.text, assembled)
-
-              if (classification._tag === "Cut") {
-                recoveries += 1
-                if (recoveries > limits.truncationRecoveries) {
-                  return yield* new OutputBudgetExhaustedError({
-                    message:
-                      `The model ${options.model} ran out of its ${budget.maxOutputTokens}-token output budget ` +
-                      `${recoveries} times in a row without a usable response; raise --max-output-tokens or ask for smaller steps.`,
-                    truncation: {
-                      attempts: recoveries,
-                      maxOutputTokens: budget.maxOutputTokens,
-                      source: budget.source,
-                      model: options.model
-                    }
-                  })
-                }
-                const kept = assistantMessage(response.text, response.reasoning, complete)
-                if (complete.length > 0)
-                  yield* runTools(
-                    kept,
-                    kept.content.filter((p): p is ToolCallPart => p._tag === "tool_call")
-                  )
-                else if (response.text.trim() !== "") yield* storeTurn([kept])
-                const lowered = lowerEffort(effort)
-                effort = lowered ?? effort
-                yield* emitter.emit("truncation_recovery", {
-                  attempt: recoveries,
-                  of: limits.truncationRecoveries,
-                  reason: classification.reason,
-                  maxOutputTokens: budget.maxOutputTokens,
-                  ...(lowered === undefined ? {} : { effort: lowered })
-                })
-                notices = [continuationNotice(budget.maxOutputTokens)]
-                continue
-              }
-
-              turns += 1
-              notices = []
-              yield* emitter.emit("turn_completed", {
-                turn: turns,
-                durationMs: response.durationMs,
-                ...(response.ttftMs === undefined ? {} : { ttftMs: response.ttftMs }),
-                ...(response.usage === undefined ? {} : { usage: response.usage }),
-                finishReason: response.finish ?? "other"
-              })
-              const message = assistantMessage(response.text, response.reasoning, complete)
-              if (classification._tag === "UsefulText") {
-                yield* storeTurn([message])
-                yield* emitter.emit("response_truncated", {
-                  maxOutputTokens: budget.maxOutputTokens,
-                  source: budget.source,
-                  model: options.model
-                })
-                return { _tag: "Completed", text: response.text } as const
-              }
-              if (complete.length === 0) {
-                if (message.content.length > 0) yield* storeTurn([message])
-                return { _tag: "Completed", text: response.text } as const
-              }
-              yield* runTools(
-                message,
-                message.content.filter((p): p is ToolCallPart => p._tag === "tool_call")
-              )
-            }
-          })
-
-          const execute = Effect.gen(function* () {
-            for (const stored of yield* store.messages(session.id)) conversation.push(stored.message)
+          const execute: Effect.Effect<LoopResult, RunFailure> = Effect.gen(function* () {
+            for (const stored of yield* store.messages(session.id)) state.conversation.push(stored.message)
             const prompt: Message = {
               role: "user",
               content: [
@@ -577,52 +246,27 @@ export const make = Effect.gen(function* () {
                 ...(options.attachments ?? [])
               ]
             }
-            yield* storeTurn([prompt])
-            const open = yield* waits.openBelow(session.id)
-            const result = yield* timeoutActive(open, limits.timeoutMs, loop)
+            yield* storeTurn(state, [prompt])
+            const result = yield* timeoutActive(open, limits.timeoutMs, turnLoop(state, tools))
             if (Option.isNone(result)) {
-              const at = yield* Ref.get(stage)
-              return yield* Effect.fail(timeoutError(timeoutInfo("run", limits.timeoutMs ?? 0, at)))
+              return yield* timeoutError(state, "run", limits.timeoutMs ?? 0, state.stage)
             }
             return result.value
           })
 
-          /** Writes the one terminal event and ends the run's rows, whatever the exit (EV-5, CLI-2). */
-          const finalize = (exit: Exit.Exit<LoopResult, RunFailure>) =>
-            Effect.gen(function* () {
-              yield* FiberMap.clear(children)
-              const ending = describeEnd(exit, { turns, usage, maxTurns: limits.maxTurns })
-              yield* emitter
-                .emit(ending.type, ending.data as never)
-                .pipe(Effect.catchAll((error) => Effect.logError("could not store the terminal event", error)))
-              const ended =
-                store.endRun === undefined
-                  ? store.setSessionStatus(session.id, ending.status)
-                  : store.endRun(runId, {
-                      status: ending.status,
-                      usage,
-                      ...(ending.error === undefined ? {} : { error: ending.error })
-                    })
-              yield* Effect.ignoreLogged(ended)
-            })
-
-          yield* emitter.emit("run_started", {
-            provider: provider.provider,
-            model: options.model,
-            readOnly,
-            ...(options.requestId === undefined ? {} : { requestId: options.requestId }),
-            ...(session.parentId === undefined ? {} : { parentSessionId: session.parentId })
-          })
-          yield* store.setSessionStatus(session.id, "running")
-          const exit = yield* Effect.exit(Effect.onExit(restore(execute), finalize))
-          const ending = describeEnd(exit, { turns, usage, maxTurns: limits.maxTurns })
+          const exit = yield* Effect.exit(
+            Effect.onExit(Effect.zipRight(start, Effect.interruptible(execute)), (exit) =>
+              finalize(state, children, exit)
+            )
+          )
+          const ending = describeEnd(exit, { turns: state.turns, usage: state.usage, maxTurns: limits.maxTurns })
           return {
             runId,
             sessionId: session.id,
             status: ending.status,
             text: Exit.isSuccess(exit) && exit.value._tag === "Completed" ? exit.value.text : "",
-            usage,
-            turns,
+            usage: state.usage,
+            turns: state.turns,
             ...(ending.error === undefined ? {} : { error: ending.error }),
             ...(ending.type === "run_failed" ? { failure: ending.data as RunEventDataMap["run_failed"] } : {}),
             existing: false
@@ -635,9 +279,13 @@ export const make = Effect.gen(function* () {
     Stream.unwrapScoped(
       Effect.gen(function* () {
         const runId = options.runId ?? RunId.make(crypto.randomUUID())
-        const queue = yield* Queue.unbounded<Exit.Exit<KnownRunEvent, Option.Option<RunStartError>>>()
+        const queue = yield* Queue.bounded<Exit.Exit<KnownRunEvent, Option.Option<RunStartError>>>(streamBuffer)
+        // Offered from inside the emitter (uninterruptible): once the queue is shut down, an offer
+        // ends with an interruption that must not fail the run's emit.
+        const offer = (item: Exit.Exit<KnownRunEvent, Option.Option<RunStartError>>) =>
+          Effect.catchAllCause(Queue.offer(queue, item), () => Effect.void)
         const onEvent = (event: KnownRunEvent) =>
-          Effect.zipRight(options.onEvent?.(event) ?? Effect.void, Queue.offer(queue, Exit.succeed(event)))
+          Effect.zipRight(options.onEvent?.(event) ?? Effect.void, offer(Exit.succeed(event)))
         yield* run({ ...options, runId, onEvent }).pipe(
           Effect.flatMap((outcome) =>
             outcome.existing
@@ -650,11 +298,14 @@ export const make = Effect.gen(function* () {
               : Effect.void
           ),
           Effect.matchCauseEffect({
-            onFailure: (cause) => Queue.offer(queue, Exit.failCause(Cause.map(cause, Option.some))),
-            onSuccess: () => Queue.offer(queue, Exit.fail(Option.none()))
+            onFailure: (cause) => offer(Exit.failCause(Cause.map(cause, Option.some))),
+            onSuccess: () => offer(Exit.fail(Option.none()))
           }),
           Effect.forkScoped
         )
+        // Finalizers run last-added first: the queue is shut down before the run's fiber is
+        // interrupted, so a run waiting on a consumer that went away is released.
+        yield* Effect.addFinalizer(() => Queue.shutdown(queue))
         return Stream.repeatEffectOption(Effect.flatten(Queue.take(queue))).pipe(
           Stream.takeUntil((event) => isTerminalType(event.type) && event.runId === runId)
         )
@@ -663,71 +314,5 @@ export const make = Effect.gen(function* () {
 
   return Runner.of({ run, stream })
 })
-
-interface Ending {
-  readonly type: "run_completed" | "run_failed" | "run_cancelled" | "turns_exceeded"
-  readonly data: RunEventDataMap[Ending["type"]]
-  readonly status: RunStatus
-  readonly error?: string
-}
-
-const describeEnd = (
-  exit: Exit.Exit<LoopResult, RunFailure>,
-  state: { readonly turns: number; readonly usage: Usage; readonly maxTurns: number }
-): Ending => {
-  if (Exit.isSuccess(exit)) {
-    return exit.value._tag === "Completed"
-      ? {
-          type: "run_completed",
-          data: { text: exit.value.text, turns: state.turns, usage: state.usage },
-          status: "completed"
-        }
-      : {
-          type: "turns_exceeded",
-          data: { maxTurns: state.maxTurns, turns: state.turns },
-          status: "turns_exceeded",
-          error: `The run reached its limit of ${state.maxTurns} turns.`
-        }
-  }
-  if (Cause.isInterruptedOnly(exit.cause)) {
-    return { type: "run_cancelled", data: { reason: "The run was cancelled." }, status: "cancelled" }
-  }
-  const failure = Cause.failureOption(exit.cause)
-  if (Option.isSome(failure)) {
-    const error = failure.value
-    switch (error._tag) {
-      case "RunTimeoutError":
-        return {
-          type: "run_failed",
-          data: { code: "timeout", error: error.message, timeout: error.timeout },
-          status: "failed",
-          error: error.message
-        }
-      case "OutputBudgetExhaustedError":
-        return {
-          type: "run_failed",
-          data: { code: "output_truncated", error: error.message, truncation: error.truncation },
-          status: "failed",
-          error: error.message
-        }
-      case "ProviderError":
-        return {
-          type: "run_failed",
-          data: { code: "provider_error", error: error.message, providerCode: error.code },
-          status: "failed",
-          error: error.message
-        }
-      default:
-        return {
-          type: "run_failed",
-          data: { code: "internal", error: error.message },
-          status: "failed",
-          error: error.message
-        }
-    }
-  }
-  const message = `Internal error: ${Cause.pretty(exit.cause).split("\n")[0] ?? "unknown"}`
-  return { type: "run_failed", data: { code: "internal", error: message }, status: "failed", error: message }
-}
 
 export const layer = Layer.effect(Runner, make)

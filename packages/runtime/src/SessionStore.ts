@@ -1,28 +1,27 @@
-import { randomUUID } from "node:crypto"
-import { SessionLockedError, SessionNotFoundError, type StoreError } from "@alisio/domain/Errors"
-import { type BlobHash, EventId, type RunId, SessionId, type ToolCallId } from "@alisio/domain/Ids"
+import type { SessionLockedError, SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
+import type { BlobHash, EventId, RunId, SessionId, ToolCallId } from "@alisio/domain/Ids"
 import type { Message } from "@alisio/domain/Message"
-import {
-  decodeRunEvent,
-  encodeRunEvent,
-  type KnownRunEvent,
-  type RunStatus,
-  type ToolCallStatus
-} from "@alisio/domain/RunEvent"
+import type { KnownRunEvent, RunStatus, ToolCallStatus } from "@alisio/domain/RunEvent"
 import type { ToolEffect } from "@alisio/domain/Tool"
 import type { Usage } from "@alisio/domain/Usage"
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
+import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Database from "./internal/sessionDatabase.js"
 import { migrate } from "./internal/sessionMigrations.js"
-import { makeQueries } from "./internal/sessionQueries.js"
-import * as Rows from "./internal/sessionRows.js"
-import { currentOwner, isAliveSync, type ProcessOwner } from "./ProcessOwner.js"
+import { makeBlobRows } from "./internal/store/blobRows.js"
+import { makeEvents } from "./internal/store/events.js"
+import { makeLocks } from "./internal/store/locks.js"
+import { makePages } from "./internal/store/pages.js"
+import { makePluginState } from "./internal/store/pluginState.js"
+import { makeReconcile } from "./internal/store/reconcile.js"
+import { makeRuns } from "./internal/store/runs.js"
+import { makeSessions } from "./internal/store/sessions.js"
+import { makeSql } from "./internal/store/sql.js"
+import { makeToolJournal } from "./internal/store/toolJournal.js"
+import type { ProcessOwner } from "./ProcessOwner.js"
 
 /** A session row. Child sessions have a parent and a status of their own. */
 export interface Session {
@@ -182,14 +181,21 @@ export interface SessionStoreService {
   }
 
   /**
-   * Holds the session's write lock for the life of the scope. A lock held by a live process
-   * fails with `SessionLockedError`; one left by a dead process is taken over.
+   * Holds the session's write lock for the life of the scope: one holder at a time, in this
+   * process as across processes. A lock held here or by another live process fails with
+   * `SessionLockedError`; one left by a dead process is taken over.
    */
   readonly lockSession: (
     id: SessionId,
     owner: ProcessOwner
   ) => Effect.Effect<void, SessionLockedError | StoreFailure, Scope.Scope>
 
+  /**
+   * Records a run as running. Retried with the same `requestId` in the session, or, for a root
+   * session, with a request id another root run claimed anywhere in the database, it returns that
+   * run (`existing`) instead; a session created just for the request (still empty and queued, by
+   * the same owner) is then removed, as the request already has its session.
+   */
   readonly beginRun?: (
     input: BeginRun
   ) => Effect.Effect<{ readonly run: RunRecord; readonly existing: boolean }, StoreFailure>
@@ -199,6 +205,8 @@ export interface SessionStoreService {
     sessionId: SessionId,
     requestId: string
   ) => Effect.Effect<Option.Option<RunRecord>, StoreFailure>
+  /** The root run that claimed `requestId`, whichever session it ran in (one indexed query). */
+  readonly runForRequest?: (requestId: string) => Effect.Effect<Option.Option<RunRecord>, StoreFailure>
   readonly runs?: (sessionId: SessionId) => Effect.Effect<ReadonlyArray<RunRecord>, StoreFailure>
   readonly messagesPage?: (sessionId: SessionId, page: PageRequest) => Effect.Effect<Page<StoredMessage>, StoreFailure>
   readonly eventsPage?: (sessionId: SessionId, page: PageRequest) => Effect.Effect<Page<StoredEvent>, StoreFailure>
@@ -216,8 +224,6 @@ export interface SessionStoreOptions {
   readonly filename: string
 }
 
-const MAX_PAGE = 1000
-
 /**
  * Opens (creating or migrating) the session database for the life of the scope. A file that is
  * not an Alisio database, or one from a newer Alisio, fails with a `StoreError` and is left as it was.
@@ -229,450 +235,17 @@ export const make = (options: SessionStoreOptions): Effect.Effect<SessionStoreSe
 export const makeWithDatabase = (db: Database.Database): Effect.Effect<SessionStoreService, StoreError> =>
   Effect.gen(function* () {
     yield* migrate(db)
-    const q = makeQueries(db)
-    const notFound = (what: string) =>
-      Database.storeError(db.filename, "not_found", `${what} does not exist in ${q.file}.`)
-    const ownerColumns = (owner: ProcessOwner) => ({
-      owner_pid: owner.pid,
-      owner_token: owner.token,
-      owner_host: owner.host ?? null
-    })
-
-    const createSession = (input: NewSession): Effect.Effect<Session, StoreError> =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const id = input.id ?? SessionId.make(randomUUID())
-        const status = input.status ?? "queued"
-        yield* db.use(
-          q.sessions.insert({
-            id,
-            parent_id: input.parentId ?? null,
-            title: input.title ?? null,
-            cwd: input.cwd,
-            status,
-            ...ownerColumns(input.owner ?? currentOwner),
-            now
-          })
-        )
-        return {
-          id,
-          ...(input.parentId === undefined ? {} : { parentId: input.parentId }),
-          ...(input.title === undefined ? {} : { title: input.title }),
-          cwd: input.cwd,
-          status,
-          pinned: false,
-          archived: false,
-          createdAt: now,
-          updatedAt: now
-        }
-      })
-
-    const session = (id: SessionId): Effect.Effect<Session, SessionNotFoundError | StoreError> =>
-      Effect.flatMap(
-        db.use(q.sessions.byId(id)),
-        Option.match({
-          onNone: () =>
-            Effect.fail(new SessionNotFoundError({ sessionId: id, message: `No session ${id} in ${q.file}.` })),
-          onSome: (row) => Effect.succeed(Rows.toSession(row))
-        })
-      )
-
-    const sessions: SessionStoreService["sessions"] = (filter = {}) =>
-      Effect.map(db.use(q.sessions.list(filter)), (rows) => rows.map(Rows.toSession))
-
-    const latestSession = (cwd: string) => Effect.map(db.use(q.sessions.latestRoot(cwd)), Option.map(Rows.toSession))
-
-    const setSessionStatus = (id: SessionId, status: RunStatus): Effect.Effect<void, StoreError> =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        // A queued or running session is answered for by the process that says so (ST-4).
-        const owner = status === "queued" || status === "running" ? ownerColumns(currentOwner) : null
-        const updated = yield* db.use(q.sessions.setStatus({ id, status, now, owner }))
-        if (updated.length === 0) return yield* notFound(`Session ${id}`)
-      })
-
-    const appendMessages = (sessionId: SessionId, messages: ReadonlyArray<Message>, runId?: RunId) =>
-      Effect.gen(function* () {
-        if (messages.length === 0) return []
-        const now = yield* Clock.currentTimeMillis
-        return yield* db.transaction(
-          Effect.gen(function* () {
-            const { found, last } = yield* q.messages.tail(sessionId)
-            if (found === 0) return yield* notFound(`Session ${sessionId}`)
-            const stored: Array<StoredMessage> = []
-            for (const [index, message] of messages.entries()) {
-              const position = last + index + 1
-              yield* q.messages.insert({
-                session_id: sessionId,
-                position,
-                run_id: runId ?? null,
-                role: message.role,
-                message,
-                now
-              })
-              stored.push({ sessionId, position, ...(runId === undefined ? {} : { runId }), message, createdAt: now })
-            }
-            yield* q.sessions.touch({ id: sessionId, now })
-            return stored
-          })
-        )
-      })
-
-    const messages = (sessionId: SessionId) =>
-      Effect.map(db.use(q.messages.all(sessionId)), (rows) => rows.map(Rows.toStoredMessage))
-
-    const appendEvent = (event: KnownRunEvent): Effect.Effect<EventId, StoreError> =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        // The eventId is the row's seq, assigned by this insert; one the event already carried is not kept.
-        const { eventId: _, ...encoded } = encodeRunEvent(event) as { readonly eventId?: unknown }
-        const row = yield* db.use(
-          q.events.insert({
-            session_id: event.sessionId,
-            run_id: event.runId,
-            type: event.type,
-            payload: JSON.stringify(encoded),
-            now,
-            correlation_id: event.correlationId ?? null
-          })
-        )
-        return EventId.make(String(row.seq))
-      })
-
-    const toStoredEvents = (rows: ReadonlyArray<typeof Rows.EventRow.Type>) =>
-      Effect.gen(function* () {
-        const events: Array<StoredEvent> = []
-        for (const row of rows) {
-          const payload = typeof row.payload === "object" && row.payload !== null ? row.payload : {}
-          const decoded = decodeRunEvent({ ...payload, eventId: String(row.seq) })
-          if (Either.isLeft(decoded)) {
-            return yield* Database.storeError(
-              db.filename,
-              "corrupt",
-              `Event ${row.seq} in ${q.file} is not in the shape Alisio wrote (${decoded.left.message.slice(0, 300)}).`
-            )
-          }
-          // A type this version does not know was written by a newer Alisio: skip it (EV-2).
-          if (decoded.right._tag === "Known") events.push(decoded.right.event as StoredEvent)
-        }
-        return events
-      })
-
-    const events = (sessionId: SessionId, runId?: RunId) =>
-      Effect.flatMap(db.use(q.events.all({ session_id: sessionId, run_id: runId ?? null })), toStoredEvents)
-
-    const toolCallStarted: SessionStoreService["toolCallStarted"] = (call) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        yield* db.use(
-          q.toolCalls.insert({
-            id: call.id,
-            session_id: call.sessionId,
-            run_id: call.runId ?? null,
-            name: call.name,
-            effect: call.effect ?? null,
-            arguments: call.arguments,
-            started_at: call.startedAt ?? now
-          })
-        )
-      })
-
-    const toolCallEnded: SessionStoreService["toolCallEnded"] = (id, outcome) =>
-      db.use(q.toolCalls.end({ id, status: outcome.status, result: outcome.result, ended_at: outcome.endedAt }))
-
-    const toolCalls = (sessionId: SessionId) =>
-      Effect.map(db.use(q.toolCalls.all(sessionId)), (rows) => rows.map(Rows.toToolCallRecord))
-
-    const pluginState: SessionStoreService["pluginState"] = {
-      get: (pluginId, key) =>
-        Effect.map(
-          db.use(q.pluginState.get({ plugin_id: pluginId, key })),
-          Option.map((row) => row.value)
-        ),
-      set: (pluginId, key, value) =>
-        Effect.gen(function* () {
-          const json = yield* Effect.try({
-            try: () => JSON.stringify(value) as string | undefined,
-            catch: (error) =>
-              Database.storeError(
-                db.filename,
-                "io",
-                `Plugin ${pluginId}'s state "${key}" cannot be stored as JSON (${
-                  error instanceof Error ? error.message : String(error)
-                }).`
-              )
-          })
-          const now = yield* Clock.currentTimeMillis
-          // A value with no JSON form (undefined) removes the key.
-          yield* db.use(
-            json === undefined
-              ? q.pluginState.remove({ plugin_id: pluginId, key })
-              : q.pluginState.set({ plugin_id: pluginId, key, json, now })
-          )
-        })
-    }
-
-    const blobs: SessionStoreService["blobs"] = {
-      record: (meta) =>
-        db.use(
-          q.blobs.insert({ hash: meta.hash, size: meta.size, media_type: meta.mediaType, created_at: meta.createdAt })
-        ),
-      get: (hash) => Effect.map(db.use(q.blobs.byHash(hash)), Option.map(Rows.toBlobMeta))
-    }
-
-    const sameOwner = (a: ProcessOwner, b: ProcessOwner) => a.pid === b.pid && a.token === b.token
-    // Locks this store holds, by session and owner: nested holders in one process share the row.
-    const held = new Map<string, number>()
-
-    const acquireLock = (id: SessionId, owner: ProcessOwner) =>
-      db.transaction(
-        Effect.gen(function* () {
-          const holder = yield* Effect.map(
-            q.locks.holder(id),
-            Option.map(
-              (row): ProcessOwner => ({
-                pid: row.pid,
-                token: row.token,
-                ...(row.host === null ? {} : { host: row.host })
-              })
-            )
-          )
-          // A lock left by a dead process is simply taken over.
-          if (Option.isSome(holder) && !sameOwner(holder.value, owner) && isAliveSync(holder.value)) {
-            const { host, pid } = holder.value
-            return yield* new SessionLockedError({
-              sessionId: id,
-              holderPid: pid,
-              ...(host === undefined ? {} : { holderHost: host }),
-              message: `Session ${id} is in use by another Alisio process (pid ${pid}${
-                host === undefined ? "" : ` on ${host}`
-              }). Wait for it to finish or stop that process, then try again.`
-            })
-          }
-          if (!(yield* q.sessions.exists(id))) return yield* notFound(`Session ${id}`)
-          const now = yield* Clock.currentTimeMillis
-          yield* q.locks.take({ session_id: id, pid: owner.pid, token: owner.token, host: owner.host ?? null, now })
-        })
-      )
-
-    const lockSession = (id: SessionId, owner: ProcessOwner) => {
-      const key = `${id}\u0000${owner.pid}\u0000${owner.token}`
-      return Effect.acquireRelease(
-        Effect.gen(function* () {
-          const count = held.get(key) ?? 0
-          if (count === 0) yield* acquireLock(id, owner)
-          held.set(key, count + 1)
-        }),
-        () =>
-          Effect.gen(function* () {
-            const count = (held.get(key) ?? 1) - 1
-            if (count > 0) return held.set(key, count)
-            held.delete(key)
-            yield* db
-              .use(q.locks.release({ session_id: id, pid: owner.pid, token: owner.token }))
-              .pipe(
-                Effect.catchAll((error) =>
-                  Effect.logWarning(`Could not release the lock of session ${id}: ${error.message}`)
-                )
-              )
-          })
-      ).pipe(Effect.asVoid)
-    }
-
-    const beginRun: NonNullable<SessionStoreService["beginRun"]> = (input) =>
-      db.transaction(
-        Effect.gen(function* () {
-          const earlier =
-            input.requestId === undefined
-              ? yield* q.runs.byId(input.id)
-              : yield* q.runs.byRequest({ session_id: input.sessionId, request_id: input.requestId })
-          if (Option.isSome(earlier)) return { run: Rows.toRunRecord(earlier.value), existing: true }
-          const now = yield* Clock.currentTimeMillis
-          yield* q.runs.insert({
-            id: input.id,
-            session_id: input.sessionId,
-            request_id: input.requestId ?? null,
-            provider: input.provider,
-            model: input.model,
-            ...ownerColumns(input.owner),
-            now
-          })
-          const run: RunRecord = {
-            id: input.id,
-            sessionId: input.sessionId,
-            ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
-            status: "running",
-            provider: input.provider,
-            model: input.model,
-            owner: input.owner,
-            createdAt: now,
-            startedAt: now
-          }
-          return { run, existing: false }
-        })
-      )
-
-    const endRun: NonNullable<SessionStoreService["endRun"]> = (id, end) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        yield* db.transaction(
-          Effect.gen(function* () {
-            const updated = yield* q.runs.update({
-              id,
-              status: end.status,
-              usage: end.usage ?? null,
-              error: end.error ?? null,
-              now
-            })
-            if (updated.length === 0) return yield* notFound(`Run ${id}`)
-            yield* q.sessions.endedBy({ run: id, status: end.status, now })
-          })
-        )
-      })
-
-    const runByRequest: NonNullable<SessionStoreService["runByRequest"]> = (sessionId, requestId) =>
-      Effect.map(
-        db.use(q.runs.byRequest({ session_id: sessionId, request_id: requestId })),
-        Option.map(Rows.toRunRecord)
-      )
-
-    const runs: NonNullable<SessionStoreService["runs"]> = (sessionId) =>
-      Effect.map(db.use(q.runs.ofSession(sessionId)), (rows) => rows.map(Rows.toRunRecord))
-
-    // Keyset pagination on position / seq: rows appended meanwhile never shift a page.
-    const pageBounds = (page: PageRequest) => {
-      const limit = Number.isFinite(page.limit) ? Math.min(MAX_PAGE, Math.max(1, Math.floor(page.limit))) : MAX_PAGE
-      const forward = page.direction !== "backward"
-      if (page.cursor === undefined) {
-        return Effect.succeed({ limit, forward, after: forward ? 0 : Number.MAX_SAFE_INTEGER })
-      }
-      if (!/^[0-9]{1,15}$/.test(page.cursor)) {
-        return Effect.fail(
-          Database.storeError(
-            db.filename,
-            "not_found",
-            `The page cursor "${page.cursor.slice(0, 40)}" was not returned by this store.`
-          )
-        )
-      }
-      return Effect.succeed({ limit, forward, after: Number(page.cursor) })
-    }
-
-    /** One more row than asked tells whether a next page exists; items come oldest first either way. */
-    const paged = <Row, A>(
-      rows: ReadonlyArray<Row>,
-      limit: number,
-      forward: boolean,
-      key: (row: Row) => number,
-      items: (rows: ReadonlyArray<Row>) => Effect.Effect<ReadonlyArray<A>, StoreError>
-    ): Effect.Effect<Page<A>, StoreError> => {
-      const page = rows.slice(0, limit)
-      const last = page[page.length - 1]
-      const next = rows.length > limit && last !== undefined ? String(key(last)) : undefined
-      return Effect.map(items(forward ? page : [...page].reverse()), (items) => ({
-        items,
-        ...(next === undefined ? {} : { next })
-      }))
-    }
-
-    const messagesPage: NonNullable<SessionStoreService["messagesPage"]> = (sessionId, page) =>
-      Effect.gen(function* () {
-        const { after, forward, limit } = yield* pageBounds(page)
-        const query = forward ? q.messages.after : q.messages.before
-        const rows = yield* db.use(query({ session_id: sessionId, after, limit: limit + 1 }))
-        return yield* paged(
-          rows,
-          limit,
-          forward,
-          (row) => row.position,
-          (rows) => Effect.succeed(rows.map(Rows.toStoredMessage))
-        )
-      })
-
-    const eventsPage: NonNullable<SessionStoreService["eventsPage"]> = (sessionId, page) =>
-      Effect.gen(function* () {
-        const { after, forward, limit } = yield* pageBounds(page)
-        const query = forward ? q.events.after : q.events.before
-        const rows = yield* db.use(query({ session_id: sessionId, after, limit: limit + 1 }))
-        return yield* paged(rows, limit, forward, (row) => row.seq, toStoredEvents)
-      })
-
-    const interruptRuns: NonNullable<SessionStoreService["interruptRuns"]> = () =>
-      Effect.gen(function* () {
-        const unfinishedRuns = yield* db.use(q.runs.unfinished(undefined))
-        const unfinishedChildren = yield* db.use(q.sessions.unfinishedChildren(undefined))
-        const liveness = new Map<string, boolean>()
-        // A row without an owner predates owners (v3): no process of this version is running it.
-        const ownerIsGone = (row: typeof Rows.UnfinishedRow.Type) => {
-          if (row.owner_pid === null || row.owner_token === null) return true
-          const owner: ProcessOwner = {
-            pid: row.owner_pid,
-            token: row.owner_token,
-            ...(row.owner_host === null ? {} : { host: row.owner_host })
-          }
-          const key = `${owner.pid}\u0000${owner.token}\u0000${owner.host ?? ""}`
-          let alive = liveness.get(key)
-          if (alive === undefined) {
-            alive = isAliveSync(owner)
-            liveness.set(key, alive)
-          }
-          return !alive
-        }
-        const deadRuns = unfinishedRuns.filter(ownerIsGone)
-        const deadChildren = unfinishedChildren.filter(ownerIsGone)
-        if (deadRuns.length === 0 && deadChildren.length === 0) return { runs: 0, sessions: 0 }
-        const now = yield* Clock.currentTimeMillis
-        return yield* db.transaction(
-          Effect.gen(function* () {
-            let runCount = 0
-            let sessionCount = 0
-            for (const row of deadRuns) {
-              const changed = yield* q.runs.interrupt({
-                id: row.id,
-                owner_pid: row.owner_pid!,
-                owner_token: row.owner_token!,
-                now
-              })
-              runCount += changed.length
-            }
-            for (const row of deadChildren) {
-              const changed = yield* q.sessions.interrupt({
-                id: row.id,
-                owner_pid: row.owner_pid,
-                owner_token: row.owner_token,
-                now
-              })
-              sessionCount += changed.length
-            }
-            if (runCount > 0) sessionCount += (yield* q.sessions.settleRoots({ now })).length
-            return { runs: runCount, sessions: sessionCount }
-          })
-        )
-      })
-
+    const sql = makeSql(db)
     return SessionStore.of({
-      createSession,
-      session,
-      sessions,
-      latestSession,
-      setSessionStatus,
-      appendMessages,
-      messages,
-      appendEvent,
-      events,
-      toolCallStarted,
-      toolCallEnded,
-      toolCalls,
-      blobs,
-      pluginState,
-      lockSession,
-      beginRun,
-      endRun,
-      runByRequest,
-      runs,
-      messagesPage,
-      eventsPage,
-      interruptRuns
+      ...makeSessions(sql),
+      ...makeEvents(sql),
+      ...makeToolJournal(sql),
+      blobs: makeBlobRows(sql),
+      pluginState: makePluginState(sql),
+      ...makeLocks(sql),
+      ...makeRuns(sql),
+      ...makePages(sql),
+      ...makeReconcile(sql)
     })
   })
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { stat } from "node:fs/promises"
 import { join } from "node:path"
 import { BlobError } from "@alisio/domain/Errors"
@@ -53,6 +53,29 @@ describe("BlobStore", () => {
         assert.strictEqual(meta.mediaType, "image/png")
       })
     )
+  )
+
+  it.scoped("ST-6 blob folders and files an older Alisio left readable by others are narrowed to 0700 and 0600", () =>
+    Effect.gen(function* () {
+      const stateHome = yield* tempDir
+      const hash = hashOf(png)
+      const folders = ["blobs", "blobs/sha256", `blobs/sha256/${hash.slice(0, 2)}`].map((f) => join(stateHome, f))
+      mkdirSync(folders[2]!, { recursive: true })
+      for (const folder of folders) chmodSync(folder, 0o755)
+      const file = join(folders[2]!, hash)
+      writeFileSync(file, png)
+      chmodSync(file, 0o644)
+      yield* Effect.gen(function* () {
+        const blobs = yield* BlobStore.BlobStore
+        // Starting the store narrows its own folders.
+        assert.deepStrictEqual(folders.slice(0, 2).map(mode), [0o700, 0o700])
+        // Storing the same bytes again keeps the file, and narrows it with its folder.
+        yield* blobs.put(png, "image/png")
+        assert.deepStrictEqual(folders.map(mode), [0o700, 0o700, 0o700])
+        assert.strictEqual(mode(file), 0o600)
+        assert.deepStrictEqual(readFileSync(file), png)
+      }).pipe(Effect.provide(BlobStore.layer(stateHome).pipe(Layer.provideMerge(SessionStore.layerMemory))))
+    })
   )
 
   it.scoped("ST-5 the same bytes are stored once: same reference, same file, one row", () =>

@@ -1,11 +1,14 @@
 import { join } from "node:path"
+import type { ChildOutcome } from "@alisio/domain/ChildSession"
 import { ProviderError } from "@alisio/domain/Errors"
 import type { SessionId } from "@alisio/domain/Ids"
+import type { ModelRequest } from "@alisio/domain/LanguageModel"
 import { isTerminalType, type KnownRunEvent } from "@alisio/domain/RunEvent"
 import { defineTool, textResult } from "@alisio/domain/Tool"
 import * as Fake from "@alisio/providers/FakeProvider"
 import * as ChildSessions from "@alisio/runtime/ChildSessions"
 import { CurrentRun } from "@alisio/runtime/CurrentRun"
+import * as HumanWaits from "@alisio/runtime/HumanWaits"
 import * as Interaction from "@alisio/runtime/Interaction"
 import { RunEvents } from "@alisio/runtime/RunEvents"
 import { Runner } from "@alisio/runtime/Runner"
@@ -16,6 +19,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
@@ -23,19 +27,22 @@ import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import { spawnFixture, tempDir } from "./fixtures/storeTesting.js"
 import { answered, delegateTool, hangingTree, promptOf } from "./helpers/delegate.js"
-import { baseOptions, runnerLayer } from "./helpers/harness.js"
+import { layerFailing } from "./helpers/failingStore.js"
+import { assertPairs, baseOptions, runnerLayer } from "./helpers/harness.js"
 
 const treeLayer = (
   script: Fake.Script,
   options: {
     readonly limits?: Partial<ChildSessions.ChildSessionLimits>
     readonly interaction?: Layer.Layer<Interaction.Interaction>
+    readonly store?: Layer.Layer<SessionStore>
   } = {}
 ) =>
   runnerLayer({
     script,
     ...(options.limits === undefined ? {} : { childSessions: options.limits }),
-    ...(options.interaction === undefined ? {} : { interaction: options.interaction })
+    ...(options.interaction === undefined ? {} : { interaction: options.interaction }),
+    ...(options.store === undefined ? {} : { store: options.store })
   })
 
 const registerDelegate = Effect.gen(function* () {
@@ -76,6 +83,7 @@ describe("ChildSessions", () => {
       }
       yield* Fiber.interrupt(root)
       seen.push(...(yield* drain(feed)))
+      for (const runId of new Set(seen.map((e) => e.runId))) assertPairs(seen.filter((e) => e.runId === runId))
 
       const rootSession = seen[0]!.sessionId
       const tree = yield* Effect.flatMap(ChildSessions.ChildSessions, (c) => c.tree(rootSession))
@@ -383,6 +391,114 @@ describe("ChildSessions", () => {
         )
       )
     )
+  )
+})
+
+describe("ChildSessions in a long-lived process", () => {
+  const lastText = (request: ModelRequest) => {
+    const last = request.messages.at(-1)
+    return last?.role === "user" && last.content[0]?._tag === "text" ? last.content[0].text : ""
+  }
+  const creating = Deferred.unsafeMake<void>(FiberId.none)
+  it.scoped("CH-1 a spawn interrupted in its middle keeps no slot and leaves no child queued", () =>
+    Effect.gen(function* () {
+      yield* registerDelegate
+      const runner = yield* Runner
+      const store = yield* SessionStore
+      const children = yield* ChildSessions.ChildSessions
+      const first = yield* Effect.fork(runner.run({ ...baseOptions, prompt: "root" }))
+      yield* Deferred.await(creating)
+      // The root is interrupted while its delegate tool is inside spawn, the child's row just written.
+      const interrupting = yield* Effect.fork(Fiber.interrupt(first))
+      yield* TestClock.adjust(10_000)
+      yield* Fiber.join(interrupting)
+      const rootSession = (yield* store.sessions({ parentId: null }))[0]!.id
+      const kids = yield* store.sessions({ parentId: rootSession })
+      assert.deepStrictEqual(
+        kids.map((k) => k.status),
+        ["cancelled"]
+      )
+      assert.deepStrictEqual(yield* children.held, { children: 0, roots: 0 })
+      const again = yield* runner.run({ ...baseOptions, sessionId: rootSession, prompt: "again" })
+      assert.strictEqual(again.status, "completed")
+      const requests = yield* Effect.flatMap(Fake.FakeProvider, (fake) => fake.requests)
+      assert.include(JSON.stringify(requests.at(-1)!.messages.at(-1)), "completed: child done", "the slot was free")
+    }).pipe(
+      Effect.provide(
+        treeLayer(
+          (request) => {
+            if (promptOf(request) === "child") return Fake.answer("child done")
+            if (request.messages.at(-1)?.role === "tool") return Fake.answer("root done")
+            return Fake.callTools({ id: `r-${lastText(request)}`, name: "delegate", args: { prompts: ["child"] } })
+          },
+          {
+            limits: { maxConcurrentPerRoot: 1 },
+            store: layerFailing({
+              afterCreate: {
+                match: (input) => input.parentId !== undefined,
+                run: Effect.zipRight(Deferred.succeed(creating, undefined), Effect.sleep(10_000))
+              }
+            })
+          }
+        )
+      )
+    )
+  )
+
+  it.scoped(
+    "LIM-1 CH-1 once runs end, no wait entry and no child is held; an ended child's outcome comes from the store",
+    () =>
+      Effect.gen(function* () {
+        const children = yield* ChildSessions.ChildSessions
+        const waits = yield* HumanWaits.HumanWaits
+        const tools = yield* Tools
+        const outcomes: Array<ChildOutcome> = []
+        yield* tools.register(
+          defineTool({
+            name: "spawn_and_await_twice",
+            description: "Spawns two children, awaits them, then awaits them again once they are released.",
+            effect: "internal",
+            input: Schema.Struct({}),
+            run: () =>
+              Effect.gen(function* () {
+                const handles = yield* Effect.forEach(["child one", "child two"], (prompt) =>
+                  children.spawn({ prompt })
+                )
+                for (const handle of handles) outcomes.push(yield* children.await(handle))
+                while ((yield* children.held).children > 0) yield* Effect.yieldNow()
+                for (const handle of handles) outcomes.push(yield* children.await(handle))
+                return textResult("ok")
+              }).pipe(Effect.orDie)
+          })
+        )
+        const outcome = yield* (yield* Runner).run({ ...baseOptions, prompt: "root" })
+        assert.strictEqual(outcome.status, "completed")
+        assert.deepStrictEqual(
+          outcomes.map((o) => [o.status, o.text]),
+          [
+            ["completed", "child one done"],
+            ["completed", "child two done"],
+            ["completed", "child one done"],
+            ["completed", "child two done"]
+          ]
+        )
+        assert.deepStrictEqual(outcomes[2], outcomes[0], "the stored outcome is the live one")
+        assert.deepStrictEqual(yield* children.held, { children: 0, roots: 0 })
+        assert.strictEqual(yield* waits.size, 0, "no HumanWaits entry is left for the root or its children")
+      }).pipe(
+        Effect.provide(
+          treeLayer(
+            (request) => {
+              const prompt = promptOf(request)
+              if (prompt !== "root") return Fake.answer(`${prompt} done`)
+              return answered(request)
+                ? Fake.answer("root done")
+                : Fake.callTools({ id: "r1", name: "spawn_and_await_twice", args: {} })
+            },
+            { interaction: Interaction.layerScripted({ approve: () => Effect.succeed(true) }) }
+          )
+        )
+      )
   )
 })
 

@@ -11,12 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import type * as Scope from "effect/Scope"
-
-const tempDir: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
-  Effect.promise(() => fs.mkdtemp(path.join(os.tmpdir(), "alisio-config-"))),
-  (dir) => Effect.promise(() => fs.rm(dir, { recursive: true, force: true }))
-)
+import { tempDir } from "./helpers/tempDir.js"
 
 const writeFile = (file: string, text: string) =>
   Effect.promise(async () => {
@@ -283,6 +278,31 @@ describe("Config", () => {
         `${files.globalFile}:4:1: unknown key themes is ignored`,
         `${files.globalFile}:6:35: unknown key mcpServers.a.token is ignored`
       ])
+    })
+  )
+
+  it.scoped("TL-8 CFG-1 shell.environment: the policy of bash's environment, merged and validated", () =>
+    Effect.gen(function* () {
+      const files = yield* setup({
+        global: ["shell:", "  environment:", "    inherit: core", "    exclude: [AWS_*]", "    set: { CI: '1' }"].join(
+          "\n"
+        ),
+        project: "shell:\n  environment:\n    includeOnly: [PATH, HOME]\n    ignoreDefaultExcludes: true\n"
+      })
+      const { config } = yield* load({ ...files, trustProject: true })
+      assert.deepStrictEqual(config.shell, {
+        environment: {
+          inherit: "core",
+          exclude: ["AWS_*"],
+          set: { CI: "1" },
+          includeOnly: ["PATH", "HOME"],
+          ignoreDefaultExcludes: true
+        }
+      })
+      assert.strictEqual(
+        parseError("shell:\n  environment:\n    inherit: some\n").message,
+        'config.yaml:3:14: shell.environment.inherit: expected "all", "core" or "none", got "some"'
+      )
     })
   )
 

@@ -4,8 +4,10 @@ import * as HumanWaits from "@alisio/runtime/HumanWaits"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as TestClock from "effect/TestClock"
 
@@ -97,6 +99,29 @@ describe("HumanWaits and the active clock", () => {
       const parent = yield* Effect.fork(timeoutActive(rootOpen, 10_000, Deferred.await(childWork)))
       yield* TestClock.adjust(10_000)
       assert.isTrue(Option.isNone(yield* Fiber.join(parent)))
+    }).pipe(Effect.provide(HumanWaits.layer))
+  )
+
+  it.scoped("LIM-1 a tracked session's entry lives while a run tracks it, and is released when the last one ends", () =>
+    Effect.gen(function* () {
+      const waits = yield* HumanWaits.HumanWaits
+      const rootRun = yield* Scope.make()
+      const childRun = yield* Scope.make()
+      const open = yield* Scope.extend(waits.track(root), rootRun)
+      yield* Scope.extend(waits.track(child, root), childRun)
+      assert.strictEqual(yield* waits.size, 2)
+      const wait = yield* Effect.fork(waits.around(child, "tool_approval", Effect.never))
+      yield* Effect.yieldNow()
+      assert.strictEqual(yield* SubscriptionRef.get(open), 1, "the child's wait counts for the tracked root")
+      yield* Fiber.interrupt(wait)
+      yield* Scope.close(childRun, Exit.void)
+      assert.strictEqual(yield* waits.size, 1)
+      const again = yield* Scope.make()
+      yield* Scope.extend(waits.track(root), again)
+      yield* Scope.close(rootRun, Exit.void)
+      assert.strictEqual(yield* waits.size, 1, "still tracked by a second run")
+      yield* Scope.close(again, Exit.void)
+      assert.strictEqual(yield* waits.size, 0)
     }).pipe(Effect.provide(HumanWaits.layer))
   )
 })

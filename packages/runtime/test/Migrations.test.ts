@@ -80,7 +80,30 @@ const v3Rows = [
   ]
 ] as const
 
-/** Every row written by the fixtures of era `version`, read back through the v4 store. */
+const v4Run = (id: string, session: string, requestId: string | null, at: number) =>
+  [
+    `INSERT INTO runs (id, session_id, request_id, status, provider, model, owner_pid, owner_token, created_at, started_at, ended_at)
+      VALUES (?, ?, ?, 'completed', 'p', 'm', 1, 't', ?, ?, ?)`,
+    [id, session, requestId, at, at, at + 1]
+  ] as const
+
+const v4Rows = [
+  ...v3Rows,
+  [
+    "INSERT INTO sessions (id, title, cwd, created_at, updated_at, status, pinned, archived) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    ["ses-2", "second", "/elsewhere", 300, 300, "completed", 1, 0]
+  ],
+  // v4 kept request ids unique per session only: "req-dup" ran in two root sessions.
+  v4Run("run-a", "ses-1", "req-dup", 310),
+  v4Run("run-b", "ses-2", "req-dup", 320),
+  v4Run("run-c", "ses-child", "req-child", 330),
+  v4Run("run-d", "ses-2", "req-solo", 340),
+  v4Run("run-e", "ses-2", null, 350),
+  ["INSERT INTO workspaces (path, label, pinned, last_opened_at) VALUES (?, ?, ?, ?)", ["/work", "Work", 1, 360]],
+  ["INSERT INTO blobs (hash, size, media_type, created_at) VALUES (?, ?, ?, ?)", ["ab".repeat(32), 3, "image/png", 370]]
+] as const
+
+/** Every row written by the fixtures of era `version`, read back through the current store. */
 const assertKept = (store: SessionStore.SessionStoreService, version: number) =>
   Effect.gen(function* () {
     const session = yield* store.session(SessionId.make("ses-1"))
@@ -130,7 +153,7 @@ const assertKept = (store: SessionStore.SessionStoreService, version: number) =>
   })
 
 describe("Session database migrations", () => {
-  it.scoped("ST-1 a v1 database (sessions, messages, events) opens at v4 with every row kept", () =>
+  it.scoped("ST-1 a v1 database (sessions, messages, events) opens at v5 with every row kept", () =>
     Effect.gen(function* () {
       const filename = join(yield* tempDir, "alisio.db")
       yield* fixture(filename, 1, v1Rows)
@@ -140,7 +163,7 @@ describe("Session database migrations", () => {
     })
   )
 
-  it.scoped("ST-1 a v2 database (tool journal, plugin state) opens at v4 with every row kept", () =>
+  it.scoped("ST-1 a v2 database (tool journal, plugin state) opens at v5 with every row kept", () =>
     Effect.gen(function* () {
       const filename = join(yield* tempDir, "alisio.db")
       yield* fixture(filename, 2, v2Rows)
@@ -152,7 +175,7 @@ describe("Session database migrations", () => {
     })
   )
 
-  it.scoped("ST-1 a v3 database (lock, child sessions) opens at v4 with every row kept", () =>
+  it.scoped("ST-1 a v3 database (lock, child sessions) opens at v5 with every row kept", () =>
     Effect.gen(function* () {
       const filename = join(yield* tempDir, "alisio.db")
       yield* fixture(filename, 3, v3Rows)
@@ -167,7 +190,45 @@ describe("Session database migrations", () => {
     })
   )
 
-  it.scoped("ST-1 v4 only adds tables and nullable columns, so v3-era queries still work", () =>
+  it.scoped(
+    "ST-1 a v4 database (runs, workspaces, blobs) opens at v5 with every row kept; root request ids are claimed",
+    () =>
+      Effect.gen(function* () {
+        const filename = join(yield* tempDir, "alisio.db")
+        yield* fixture(filename, 4, v4Rows)
+        const store = yield* SessionStore.make({ filename })
+        assert.deepStrictEqual(yield* query(filename, "PRAGMA user_version"), [{ user_version: 5 }])
+        yield* assertKept(store, 4)
+        assert.deepStrictEqual(
+          (yield* store.runs!(SessionId.make("ses-2"))).map((run) => [run.id, run.requestId ?? null, run.status]),
+          [
+            ["run-b", "req-dup", "completed"],
+            ["run-d", "req-solo", "completed"],
+            ["run-e", null, "completed"]
+          ]
+        )
+        assert.deepStrictEqual(yield* query(filename, "SELECT path, label, pinned, last_opened_at FROM workspaces"), [
+          { path: "/work", label: "Work", pinned: 1, last_opened_at: 360 }
+        ])
+        assert.strictEqual(Option.getOrThrow(yield* store.blobs.get("ab".repeat(32) as never)).size, 3)
+        // Of the root runs of a request id, the earliest claims it; a child's request id claims nothing.
+        const claimed = (id: string) =>
+          Effect.map(
+            store.runForRequest!(id),
+            Option.map((run) => run.id)
+          )
+        assert.deepStrictEqual(yield* claimed("req-dup"), Option.some(RunId.make("run-a")))
+        assert.deepStrictEqual(yield* claimed("req-solo"), Option.some(RunId.make("run-d")))
+        assert.deepStrictEqual(yield* claimed("req-child"), Option.none())
+        // Per session, each run is still found by its own request id.
+        assert.strictEqual(
+          Option.getOrThrow(yield* store.runByRequest!(SessionId.make("ses-2"), "req-dup")).id,
+          RunId.make("run-b")
+        )
+      })
+  )
+
+  it.scoped("ST-1 v4 and v5 only add tables, indexes and nullable columns, so v3-era queries still work", () =>
     Effect.gen(function* () {
       const v3 = join(yield* tempDir, "v3.db")
       yield* fixture(v3, 3, [])
@@ -190,7 +251,7 @@ describe("Session database migrations", () => {
           assert.strictEqual(added.notnull, 0, `${name}.${added.name} is nullable`)
         }
       }
-      // What a v3 binary writes and reads still works on the v4 file.
+      // What a v3 binary writes and reads still works on the current file.
       yield* Effect.scoped(
         Effect.gen(function* () {
           const db = yield* Database.open(v3)
@@ -209,18 +270,18 @@ describe("Session database migrations", () => {
     })
   )
 
-  it.scoped("ST-1 every step is numbered in order and re-opening a v4 database changes nothing", () =>
+  it.scoped("ST-1 every step is numbered in order and re-opening a v5 database changes nothing", () =>
     Effect.gen(function* () {
       assert.deepStrictEqual(
         steps.map((step) => step.version),
-        [1, 2, 3, 4]
+        [1, 2, 3, 4, 5]
       )
-      assert.strictEqual(SCHEMA_VERSION, 4)
+      assert.strictEqual(SCHEMA_VERSION, 5)
       const filename = join(yield* tempDir, "alisio.db")
       yield* fixture(filename, SCHEMA_VERSION, [])
       const schema = yield* query(filename, "SELECT sql FROM sqlite_schema ORDER BY name")
       const again = yield* Effect.scoped(Effect.flatMap(Database.open(filename), (db) => migrate(db)))
-      assert.deepStrictEqual(again, { from: 4, to: 4 })
+      assert.deepStrictEqual(again, { from: 5, to: 5 })
       yield* Effect.scoped(SessionStore.make({ filename }))
       assert.deepStrictEqual(yield* query(filename, "SELECT sql FROM sqlite_schema ORDER BY name"), schema)
     })

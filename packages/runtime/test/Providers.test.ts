@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { ProviderError, StoreError, UnknownModelError } from "@alisio/domain/Errors"
 import { SessionId } from "@alisio/domain/Ids"
@@ -9,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import { tempDir } from "./helpers/tempDir.js"
 
 /** A provider serving `ids`; `discoveries` counts how often its models were asked for. */
 const provider = (id: string, ids: ReadonlyArray<string>, options: { readonly fail?: boolean } = {}) => {
@@ -25,11 +25,6 @@ const provider = (id: string, ids: ReadonlyArray<string>, options: { readonly fa
   }
   return { service, counter }
 }
-
-const tempDir = Effect.acquireRelease(
-  Effect.sync(() => mkdtempSync(join(tmpdir(), "alisio-providers-"))),
-  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-)
 
 const registry = (options: Providers.Options = {}) =>
   Effect.gen(function* () {
@@ -160,6 +155,25 @@ describe("Providers", () => {
       yield* afterCorruption.activate("gpt-4o")
       assert.deepStrictEqual(JSON.parse(readFileSync(file, "utf8")), { provider: "openai", model: "gpt-4o" })
     })
+  )
+
+  it.scoped(
+    "ST-6 the remembered choice is written 0600 through a temp file, and a wider state folder is narrowed",
+    () =>
+      Effect.gen(function* () {
+        const stateHome = join(yield* tempDir, "state")
+        mkdirSync(stateHome)
+        chmodSync(stateHome, 0o755)
+        const file = join(stateHome, "active-model.json")
+        writeFileSync(file, '{"provider":"openai","model":"gpt-4o"}\n')
+        chmodSync(file, 0o644)
+        const providers = yield* registry({ stateHome })
+        yield* providers.activate("local/qwen3-coder")
+        assert.deepStrictEqual(JSON.parse(readFileSync(file, "utf8")), { provider: "local", model: "qwen3-coder" })
+        assert.strictEqual(statSync(file).mode & 0o777, 0o600)
+        assert.strictEqual(statSync(stateHome).mode & 0o777, 0o700)
+        assert.deepStrictEqual(readdirSync(stateHome), ["active-model.json"], "no temp file left behind")
+      })
   )
 
   it.scoped("PRV-1 a choice that cannot be saved is a StoreError and changes nothing", () =>

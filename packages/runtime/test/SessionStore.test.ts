@@ -1,18 +1,25 @@
 import { execFileSync } from "node:child_process"
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { SessionLockedError, SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
 import { RunId, SessionId, ToolCallId } from "@alisio/domain/Ids"
 import type { Message } from "@alisio/domain/Message"
 import type { KnownRunEvent } from "@alisio/domain/RunEvent"
+import * as Fake from "@alisio/providers/FakeProvider"
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import * as Database from "../src/internal/sessionDatabase.js"
 import { currentOwner } from "../src/ProcessOwner.js"
+import { Runner } from "../src/Runner.js"
 import * as SessionStore from "../src/SessionStore.js"
-import { spawnStoreChild, tempDir } from "./fixtures/storeTesting.js"
+import { spawnStoreChild, spawnWriteLockHolder, tempDir } from "./fixtures/storeTesting.js"
+import { baseOptions, runnerLayer } from "./helpers/harness.js"
 
 const withMemoryStore = <A, E>(body: (store: SessionStore.SessionStoreService) => Effect.Effect<A, E>) =>
   Effect.flatMap(SessionStore.SessionStore, body).pipe(Effect.provide(SessionStore.layerMemory))
@@ -265,9 +272,9 @@ describe("SessionStore", () => {
           ["run-a"]
         )
 
-        // The same requestId in another session is another run.
-        const elsewhere = yield* store.createSession({ cwd: "/w" })
-        const other = yield* store.beginRun!({ ...input, id: RunId.make("run-c"), sessionId: elsewhere.id })
+        // A child session's request ids are its own: the same id there is another run.
+        const child = yield* store.createSession({ cwd: "/w", parentId: session.id })
+        const other = yield* store.beginRun!({ ...input, id: RunId.make("run-c"), sessionId: child.id })
         assert.isFalse(other.existing)
 
         yield* TestClock.adjust(500)
@@ -282,6 +289,58 @@ describe("SessionStore", () => {
         assert.strictEqual(missing.reason, "not_found")
       })
     )
+  )
+
+  it.effect(
+    "ST-3 a root run's request id is claimed across sessions: found in one query, and a second root session gets the first run",
+    () =>
+      withMemoryStore((store) =>
+        Effect.gen(function* () {
+          const input = { model: "gpt", provider: "openai", owner: currentOwner, requestId: "req-9" }
+          const older = yield* store.createSession({ cwd: "/a" })
+          const first = yield* store.beginRun!({ ...input, id: RunId.make("run-1"), sessionId: older.id })
+          assert.isFalse(first.existing)
+          // Many newer sessions, in other folders too: the lookup does not scan them.
+          for (let i = 0; i < 250; i++) yield* store.createSession({ cwd: i % 2 === 0 ? "/a" : "/b" })
+          assert.strictEqual(Option.getOrThrow(yield* store.runForRequest!("req-9")).id, "run-1")
+          assert.isTrue(Option.isNone(yield* store.runForRequest!("req-unknown")))
+
+          // A racing process created its own session for the request: it gets the first run, and
+          // its empty session is removed; a session with history is kept.
+          const placeholder = yield* store.createSession({ cwd: "/b" })
+          const lost = yield* store.beginRun!({ ...input, id: RunId.make("run-2"), sessionId: placeholder.id })
+          assert.isTrue(lost.existing)
+          assert.strictEqual(lost.run.id, "run-1")
+          assert.strictEqual(lost.run.sessionId, older.id)
+          assert.instanceOf(yield* Effect.flip(store.session(placeholder.id)), SessionNotFoundError)
+          const withHistory = yield* store.createSession({ cwd: "/b" })
+          yield* store.appendMessages(withHistory.id, [user("earlier")])
+          const again = yield* store.beginRun!({ ...input, id: RunId.make("run-3"), sessionId: withHistory.id })
+          assert.strictEqual(again.run.id, "run-1")
+          assert.strictEqual((yield* store.messages(withHistory.id)).length, 1)
+          assert.deepStrictEqual(yield* store.runs!(withHistory.id), [])
+        })
+      )
+  )
+
+  it.effect(
+    "ST-3 two Runner.run racing on one request id without a session: one runs, the other gets its run and leaves no session",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* SessionStore.SessionStore
+        const runner = yield* Runner
+        const fake = yield* Fake.FakeProvider
+        const options = { ...baseOptions, requestId: "req-race" }
+        const outcomes = yield* Effect.all([runner.run(options), runner.run(options)], { concurrency: "unbounded" })
+        assert.deepStrictEqual(outcomes.map((outcome) => outcome.existing).sort(), [false, true])
+        assert.strictEqual(outcomes[0].runId, outcomes[1].runId)
+        assert.strictEqual(outcomes[0].sessionId, outcomes[1].sessionId)
+        assert.strictEqual((yield* fake.requests).length, 1)
+        assert.deepStrictEqual(
+          (yield* store.sessions()).map((session) => session.id),
+          [outcomes[0].sessionId]
+        )
+      }).pipe(Effect.provide(runnerLayer({ script: [Fake.answer("once"), Fake.answer("twice")] })))
   )
 
   it.effect("ST-3 messagesPage walks forward without gaps or repeats while messages are appended", () =>
@@ -415,6 +474,41 @@ describe("SessionStore", () => {
   )
 
   it.scoped(
+    "ST-4 interruptRuns also ends the tool calls a killed process left running and the root sessions it left queued",
+    () =>
+      Effect.gen(function* () {
+        const filename = join(yield* tempDir, "alisio.db")
+        const store = yield* SessionStore.make({ filename })
+        // This process's own queued session and running call are alive and must stay as they are.
+        const mine = yield* store.createSession({ cwd: "/w" })
+        const myRun = RunId.make("my-run")
+        yield* store.beginRun!({ id: myRun, sessionId: mine.id, model: "m", provider: "p", owner: currentOwner })
+        yield* store.toolCallStarted({ id: callId, sessionId: mine.id, runId: myRun, name: "read", arguments: "{}" })
+        const waiting = yield* store.createSession({ cwd: "/w" })
+
+        const child = yield* spawnStoreChild("leftovers", filename, "unused")
+        const left = (yield* child.nextLine) as { queued: SessionId; running: SessionId; run: RunId }
+        assert.deepStrictEqual(yield* store.interruptRuns!(), { runs: 0, sessions: 0 })
+        assert.strictEqual((yield* store.toolCalls(left.running))[0]?.status, "running")
+
+        yield* TestClock.adjust(5000)
+        yield* child.kill9
+        assert.deepStrictEqual(yield* store.interruptRuns!(), { runs: 1, sessions: 2 })
+        const [call] = yield* store.toolCalls(left.running)
+        assert.strictEqual(call?.status, "cancelled")
+        assert.strictEqual(call?.endedAt, 5000)
+        assert.include(call?.result ?? "", "ended before it finished")
+        assert.strictEqual((yield* store.session(left.queued)).status, "interrupted")
+        assert.strictEqual((yield* store.session(left.running)).status, "interrupted")
+
+        assert.strictEqual((yield* store.toolCalls(mine.id))[0]?.status, "running")
+        assert.strictEqual((yield* store.session(mine.id)).status, "queued")
+        assert.strictEqual((yield* store.session(waiting.id)).status, "queued")
+        assert.deepStrictEqual(yield* store.interruptRuns!(), { runs: 0, sessions: 0 })
+      })
+  )
+
+  it.scoped(
     "ST-1 a session locked by another live process fails with SessionLockedError; a dead holder's lock is taken over",
     () =>
       Effect.gen(function* () {
@@ -434,8 +528,6 @@ describe("SessionStore", () => {
         yield* Effect.scoped(
           Effect.gen(function* () {
             yield* store.lockSession(session.id, currentOwner)
-            // Held twice by the same process: the inner scope's end keeps the lock.
-            yield* Effect.scoped(store.lockSession(session.id, currentOwner))
             const rows = yield* rawQuery(filename, "SELECT pid, token FROM session_locks")
             assert.deepStrictEqual(rows, [{ pid: currentOwner.pid, token: currentOwner.token }])
           })
@@ -448,8 +540,168 @@ describe("SessionStore", () => {
       })
   )
 
+  it.scoped("ST-1 a session is locked once per process: a second holder fails until the first lets go", () =>
+    Effect.gen(function* () {
+      const filename = join(yield* tempDir, "alisio.db")
+      const store = yield* SessionStore.make({ filename })
+      // A second store on the same file, as another part of this process would open it.
+      const other = yield* SessionStore.make({ filename })
+      const session = yield* store.createSession({ cwd: "/w" })
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          yield* store.lockSession(session.id, currentOwner)
+          for (const holder of [store, other]) {
+            const again = yield* Effect.flip(Effect.scoped(holder.lockSession(session.id, currentOwner)))
+            assert.instanceOf(again, SessionLockedError)
+            assert.strictEqual(again.holderPid, process.pid)
+            assert.include(again.message, "already has a run in this process")
+            assert.include(again.message, "Wait for that run to end")
+          }
+          // The failed attempts did not take the row away from the holder.
+          assert.deepStrictEqual(yield* rawQuery(filename, "SELECT pid FROM session_locks"), [{ pid: process.pid }])
+        })
+      )
+      assert.deepStrictEqual(yield* rawQuery(filename, "SELECT pid FROM session_locks"), [])
+      yield* Effect.scoped(other.lockSession(session.id, currentOwner))
+    })
+  )
+
   it.scoped(
-    "ST-1 a kill -9 during a burst of writes leaves a database that passes integrity_check and opens at v4",
+    "ST-1 two concurrent Runner.run on one session in one process: the second fails with SessionLockedError, the first completes alone",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* SessionStore.SessionStore
+        const runner = yield* Runner
+        const session = yield* store.createSession({ cwd: "/tmp" })
+        const started = yield* Deferred.make<void>()
+        const first = yield* Effect.fork(
+          runner.run({
+            ...baseOptions,
+            sessionId: session.id,
+            prompt: "first",
+            onEvent: (event) => (event.type === "run_started" ? Deferred.succeed(started, undefined) : Effect.void)
+          })
+        )
+        yield* Deferred.await(started)
+        const second = yield* Effect.flip(runner.run({ ...baseOptions, sessionId: session.id, prompt: "second" }))
+        assert.instanceOf(second, SessionLockedError)
+        assert.include(second.message, session.id)
+        yield* TestClock.adjust(1000)
+        const outcome = yield* Fiber.join(first)
+        assert.strictEqual(outcome.status, "completed")
+        assert.strictEqual(outcome.text, "one")
+        const stored = yield* store.messages(session.id)
+        assert.deepStrictEqual(
+          stored.map((m) => [m.message.role, m.runId]),
+          [
+            ["user", outcome.runId],
+            ["assistant", outcome.runId]
+          ]
+        )
+        assert.deepStrictEqual(
+          (yield* store.runs!(session.id)).map((r) => r.id),
+          [outcome.runId]
+        )
+        // The lock went with the first run: the session takes another one.
+        const next = yield* runner.run({ ...baseOptions, sessionId: session.id, prompt: "third" })
+        assert.strictEqual(next.status, "completed")
+      }).pipe(
+        Effect.provide(
+          runnerLayer({
+            script: (_, index) => (index === 0 ? [Fake.delay(1000), ...Fake.answer("one")] : Fake.answer("two"))
+          })
+        )
+      )
+  )
+
+  it.scopedLive(
+    "ST-1 a store call waits out another process's write lock without stalling the event loop, then succeeds",
+    () =>
+      Effect.gen(function* () {
+        const filename = join(yield* tempDir, "alisio.db")
+        const store = yield* SessionStore.make({ filename })
+        const session = yield* store.createSession({ cwd: "/w" })
+        const holder = yield* spawnWriteLockHolder(filename, 1000)
+        yield* holder.nextLine
+        // A timer of this process: it can only fire while the event loop is free.
+        let ticks = 0
+        const timer = yield* Effect.acquireRelease(
+          Effect.sync(() => setInterval(() => ticks++, 10)),
+          (timer) => Effect.sync(() => clearInterval(timer))
+        )
+        const [stored] = yield* store.appendMessages(session.id, [user("written after the lock")])
+        clearInterval(timer)
+        assert.deepStrictEqual(yield* holder.nextLine, { released: true })
+        assert.isAtLeast(ticks, 10, "the timer kept firing while the store waited")
+        assert.strictEqual(stored?.position, 1)
+        assert.deepStrictEqual(
+          (yield* store.messages(session.id)).map((m) => m.message),
+          [user("written after the lock")]
+        )
+      }),
+    { timeout: 30_000 }
+  )
+
+  it.scopedLive(
+    "ST-1 a fiber waiting for another process's write lock can be interrupted; the store works once the lock is free",
+    () =>
+      Effect.gen(function* () {
+        const filename = join(yield* tempDir, "alisio.db")
+        const store = yield* SessionStore.make({ filename })
+        const session = yield* store.createSession({ cwd: "/w" })
+        const holder = yield* spawnWriteLockHolder(filename)
+        yield* holder.nextLine
+        for (const write of [
+          store.appendMessages(session.id, [user("never written")]),
+          store.setSessionStatus(session.id, "running")
+        ]) {
+          const waiting = yield* Effect.fork(write)
+          yield* Effect.sleep(Duration.millis(300))
+          assert.isTrue(Option.isNone(yield* Fiber.poll(waiting)), "still waiting for the lock")
+          const exit = yield* Fiber.interrupt(waiting)
+          assert.isTrue(Exit.isInterrupted(exit), `interrupted, not ${JSON.stringify(exit)}`)
+        }
+        yield* holder.send("release")
+        assert.deepStrictEqual(yield* holder.nextLine, { released: true })
+        yield* store.appendMessages(session.id, [user("after")])
+        assert.deepStrictEqual(
+          (yield* store.messages(session.id)).map((m) => m.message),
+          [user("after")]
+        )
+        assert.strictEqual((yield* store.session(session.id)).status, "queued")
+      }),
+    { timeout: 30_000 }
+  )
+
+  it.scoped("ST-1 a write lock held past the total wait fails with a busy StoreError naming the remedy", () =>
+    Effect.gen(function* () {
+      const filename = join(yield* tempDir, "alisio.db")
+      const store = yield* SessionStore.make({ filename })
+      const session = yield* store.createSession({ cwd: "/w" })
+      const holder = yield* spawnWriteLockHolder(filename)
+      yield* holder.nextLine
+      const waiting = yield* Effect.fork(store.appendMessages(session.id, [user("too late")]))
+      let waited = 0
+      while (Option.isNone(yield* Fiber.poll(waiting))) {
+        yield* TestClock.adjust(Duration.millis(250))
+        waited += 250
+        yield* Effect.yieldNow()
+        assert.isAtMost(waited, Database.BUSY_WAIT_MS + 5_000, "the wait ends")
+      }
+      const error = yield* Effect.flip(Fiber.join(waiting))
+      assert.instanceOf(error, StoreError)
+      assert.strictEqual((error as StoreError).reason, "busy")
+      assert.isAtLeast(waited, Database.BUSY_WAIT_MS)
+      assert.include(error.message, "locked by another process")
+      assert.include(error.message, "Let the other Alisio process finish (or stop it), then try again.")
+      yield* holder.send("release")
+      yield* holder.nextLine
+      assert.deepStrictEqual(yield* store.messages(session.id), [])
+    })
+  )
+
+  it.scoped(
+    "ST-1 a kill -9 during a burst of writes leaves a database that passes integrity_check and opens at the current version",
     () =>
       Effect.gen(function* () {
         const filename = join(yield* tempDir, "alisio.db")
@@ -465,7 +717,7 @@ describe("SessionStore", () => {
 
         assert.deepStrictEqual(yield* rawQuery(filename, "PRAGMA integrity_check"), [{ integrity_check: "ok" }])
         const store = yield* SessionStore.make({ filename })
-        assert.deepStrictEqual(yield* rawQuery(filename, "PRAGMA user_version"), [{ user_version: 4 }])
+        assert.deepStrictEqual(yield* rawQuery(filename, "PRAGMA user_version"), [{ user_version: 5 }])
         const messages = yield* store.messages(session.id)
         const events = yield* store.events(session.id)
         // Each batch of three messages is one transaction: all of it or none of it.
@@ -492,6 +744,44 @@ describe("SessionStore", () => {
       assert.isTrue(existsSync(filename))
       assert.deepStrictEqual(yield* rawQuery(filename, "PRAGMA journal_mode"), [{ journal_mode: "wal" }])
     })
+  )
+
+  it.scoped(
+    "ST-6 the database with its -wal and -shm is 0600 in a 0700 folder, new under a loose umask or narrowed when wider",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const previous = process.umask(0o022)
+        yield* Effect.addFinalizer(() => Effect.sync(() => process.umask(previous)))
+        const modes = (filename: string) =>
+          [dirname(filename), ...["", "-wal", "-shm"].map((suffix) => `${filename}${suffix}`)].map(
+            (path) => statSync(path).mode & 0o777
+          )
+
+        const fresh = join(dir, "fresh", "alisio.db")
+        const store = yield* SessionStore.make({ filename: fresh })
+        yield* store.createSession({ cwd: "/w" })
+        assert.deepStrictEqual(modes(fresh), [0o700, 0o600, 0o600, 0o600])
+
+        // What an older Alisio left: the files and the folder readable by everyone.
+        const older = join(dir, "older", "alisio.db")
+        mkdirSync(dirname(older), { mode: 0o755 })
+        chmodSync(dirname(older), 0o755)
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const store = yield* SessionStore.make({ filename: older })
+            yield* store.createSession({ cwd: "/w", id: SessionId.make("kept") })
+            for (const suffix of ["", "-wal", "-shm"]) chmodSync(`${older}${suffix}`, 0o644)
+            chmodSync(dirname(older), 0o755)
+            assert.deepStrictEqual(modes(older), [0o755, 0o644, 0o644, 0o644])
+          })
+        )
+        // Closing the last connection removes -wal and -shm; put wide ones back as a crash would leave them.
+        for (const suffix of ["-wal", "-shm"]) writeFileSync(`${older}${suffix}`, "", { mode: 0o644 })
+        const reopened = yield* SessionStore.make({ filename: older })
+        assert.strictEqual((yield* reopened.session(SessionId.make("kept"))).id, "kept")
+        assert.deepStrictEqual(modes(older), [0o700, 0o600, 0o600, 0o600])
+      })
   )
 
   it.scoped("ST-1 a file that is not a SQLite database fails with not_a_database and is left as it was", () =>

@@ -58,6 +58,38 @@ const make = (
   return { error, retryable: transient && !(extra.errorCode !== undefined && notRetryableCodes.has(extra.errorCode)) }
 }
 
+// OpenAI-style secret keys (`sk-…`, `sk-proj-…`, `sk-ant-…`); a masked one (`sk-proj-****abcd`) is short of this.
+const KEY_SHAPED = /\bsk-[A-Za-z0-9][A-Za-z0-9_-]{15,}/g
+
+// A configured key this short is no secret, and replacing it would garble the message.
+const MIN_SECRET_LENGTH = 8
+
+/**
+ * The text with every occurrence of the given secrets, and of anything shaped like an API key,
+ * replaced by `[redacted]` (TL-8): servers echo the key they refused in their error bodies.
+ */
+export const redactSecrets = (text: string, secrets: ReadonlyArray<string>): string => {
+  let redacted = text
+  for (const secret of secrets) {
+    if (secret.length >= MIN_SECRET_LENGTH) redacted = redacted.split(secret).join("[redacted]")
+  }
+  return redacted.replace(KEY_SHAPED, "[redacted]")
+}
+
+/** The error with its message redacted (see `redactSecrets`), before anyone prints or stores it. */
+export const redactError = (error: ProviderError, secrets: ReadonlyArray<string>): ProviderError => {
+  const message = redactSecrets(error.message, secrets)
+  return message === error.message
+    ? error
+    : new ProviderError({
+        code: error.code,
+        message,
+        provider: error.provider,
+        status: error.status,
+        retryAfterMs: error.retryAfterMs
+      })
+}
+
 /** A failure the adapter itself detects, e.g. a stream that stopped before it finished. */
 export const invalidResponse = (provider: string, detail: string): Failure => make(provider, "invalid_response", detail)
 

@@ -5,9 +5,14 @@ import { dirname } from "node:path"
 import { StoreError } from "@alisio/domain/Errors"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
+import { errnoCode, errnoReason, errorDetail } from "./errno.js"
+import { PRIVATE_FILE, PRIVATE_FOLDER, tightenNow } from "./privateFiles.js"
 
 /** Runs one SQL statement; the rows for statements that return rows, `[]` otherwise. */
 export type Run = (sql: string, params?: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<unknown>, StoreError>
@@ -24,8 +29,26 @@ export interface Database {
 
 export const MEMORY = ":memory:"
 
-/** How long a writer waits for another process's transaction before giving up. */
-export const BUSY_TIMEOUT_MS = 5000
+/**
+ * How long one statement waits inside SQLite for another connection's lock: not at all.
+ * better-sqlite3 is synchronous, so that wait would block the event loop (timers, watchdogs,
+ * Ctrl-C), and under load even SQLite's 1 ms sleeps overshoot to tens of ms. A busy statement
+ * fails at once and is attempted again after a wait on the Effect clock (`busyRetries`).
+ */
+export const BUSY_TIMEOUT_MS = 0
+
+/** How long a call waits in all for a database another process keeps locked before failing as `busy`. */
+export const BUSY_WAIT_MS = 10_000
+
+const isBusy = (error: StoreError) => error.reason === "busy"
+
+/** Between attempts: 5 ms doubling up to 100 ms, jittered so two waiting processes do not retry in step. */
+const busyRetries = Schedule.exponential(Duration.millis(5)).pipe(
+  Schedule.union(Schedule.spaced(Duration.millis(100))),
+  Schedule.jittered,
+  Schedule.upTo(Duration.millis(BUSY_WAIT_MS)),
+  Schedule.whileInput(isBusy)
+)
 
 const SQLITE_HEADER = "SQLite format 3\u0000"
 
@@ -54,6 +77,7 @@ const remedy = {
   disk_full: "Free some disk space and try again; nothing was half-written.",
   corrupt: "Restore the file from a backup, or move it aside so Alisio starts a new database.",
   not_found: "",
+  busy: "Let the other Alisio process finish (or stop it), then try again.",
   io: "Check the file and its folder, then try again."
 } as const
 
@@ -99,11 +123,7 @@ export const fromSqlite = (filename: string, error: unknown): Effect.Effect<Stor
   }
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
     return Effect.succeed(
-      storeError(
-        filename,
-        "io",
-        `${file} stayed locked by another process for more than ${BUSY_TIMEOUT_MS / 1000} s. Try again when the other Alisio process is idle.`
-      )
+      storeError(filename, "busy", `${file} stayed locked by another process for more than ${BUSY_WAIT_MS / 1000} s.`)
     )
   }
   if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
@@ -112,20 +132,41 @@ export const fromSqlite = (filename: string, error: unknown): Effect.Effect<Stor
   return Effect.succeed(storeError(filename, "io", `Cannot use ${file} (${detail}).`))
 }
 
-const fsReason = (error: unknown): StoreError["reason"] => {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code
-  return code === "ENOSPC"
-    ? "disk_full"
-    : code === "EACCES" || code === "EPERM" || code === "EROFS"
-      ? "read_only"
-      : "io"
-}
+/** The files SQLite keeps for a database in WAL mode. */
+export const databaseFiles = (filename: string): ReadonlyArray<string> => [
+  filename,
+  `${filename}-wal`,
+  `${filename}-shm`
+]
 
+/** Creates the database's folder 0700, or narrows it to that (ST-6). */
 const prepareFolder = (filename: string): Effect.Effect<void, StoreError> =>
   Effect.tryPromise({
-    try: () => mkdir(dirname(filename), { recursive: true, mode: 0o700 }),
+    try: async () => {
+      const folder = dirname(filename)
+      await mkdir(folder, { recursive: true, mode: PRIVATE_FOLDER })
+      await tightenNow(folder)
+    },
     catch: (error) =>
-      storeError(filename, fsReason(error), `Cannot create the folder of ${filename} (${detailOf(error)}).`)
+      storeError(filename, errnoReason(error), `Cannot create the folder of ${filename} (${errorDetail(error)}).`)
+  })
+
+/**
+ * Creates the database file 0600 before SQLite does (SQLite gives `-wal` and `-shm` the mode of
+ * the database file), and narrows the three files if an older Alisio or a loose umask left them wider.
+ */
+const prepareFiles = (filename: string): Effect.Effect<void, StoreError> =>
+  Effect.tryPromise({
+    try: async () => {
+      await openFile(filename, "wx", PRIVATE_FILE).then(
+        (handle) => handle.close(),
+        (error: unknown) => {
+          if (errnoCode(error) !== "EEXIST") throw error
+        }
+      )
+      for (const file of databaseFiles(filename)) await tightenNow(file)
+    },
+    catch: (error) => storeError(filename, errnoReason(error), `Cannot create ${filename} (${errorDetail(error)}).`)
   })
 
 /** Refuses a file that is not empty and does not start like a SQLite database, before SQLite touches it. */
@@ -144,7 +185,7 @@ const checkHeader = (filename: string): Effect.Effect<void, StoreError> =>
         await handle.close()
       }
     },
-    catch: (error) => storeError(filename, fsReason(error), `Cannot read ${filename} (${detailOf(error)}).`)
+    catch: (error) => storeError(filename, errnoReason(error), `Cannot read ${filename} (${errorDetail(error)}).`)
   }).pipe(
     Effect.filterOrFail(
       (isSqlite) => isSqlite,
@@ -168,6 +209,7 @@ export const open = (filename: string): Effect.Effect<Database, StoreError, Scop
     if (filename !== MEMORY) {
       yield* prepareFolder(filename)
       yield* checkHeader(filename)
+      yield* prepareFiles(filename)
     }
     const client = yield* SqliteClient.make({ filename }).pipe(
       Effect.provideServiceEffect(Reactivity.Reactivity, Reactivity.make),
@@ -180,25 +222,57 @@ export const open = (filename: string): Effect.Effect<Database, StoreError, Scop
     )
     const connection = yield* Effect.orDie(client.reserve)
     const mutex = yield* Effect.makeSemaphore(1)
-    const run: Run = (sql, params = []) =>
+    const attempt: Run = (sql, params = []) =>
       Effect.catchAll(connection.execute(sql, params, undefined), (error) => Effect.flip(fromSqlite(filename, error)))
+    /**
+     * Attempts `statement` again after a busy failure until `busyRetries` gives up. Only the waits
+     * go through `wait`: `begin` runs its attempts uninterruptibly and restores interruption there.
+     */
+    const retryBusy = <A>(
+      statement: Effect.Effect<A, StoreError>,
+      first: StoreError,
+      wait: <B, E>(effect: Effect.Effect<B, E>) => Effect.Effect<B, E> = (effect) => effect
+    ) =>
+      Effect.gen(function* () {
+        const driver = yield* Schedule.driver(busyRetries)
+        let error = first
+        for (;;) {
+          if (Either.isLeft(yield* Effect.either(wait(driver.next(error))))) return yield* Effect.fail(error)
+          const result = yield* Effect.either(statement)
+          if (Either.isRight(result)) return result.right
+          error = result.left
+        }
+      })
+    // A busy database is waited for between attempts on the Effect clock, interruptibly; the free
+    // path costs nothing more than the attempt.
+    const run: Run = (sql, params) =>
+      Effect.catchIf(attempt(sql, params), isBusy, (error) => retryBusy(attempt(sql, params), error))
 
     yield* run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
     yield* run("PRAGMA foreign_keys = ON")
     yield* run("PRAGMA synchronous = NORMAL")
 
-    const rollback = Effect.ignore(run("ROLLBACK"))
+    const rollback = Effect.ignore(attempt("ROLLBACK"))
+    /**
+     * `BEGIN IMMEDIATE`, retried while another connection writes. Each attempt is uninterruptible
+     * (a transaction begun is always seen, so it is always ended); only the waits between attempts
+     * are `restore`d, so interrupting a waiting fiber leaves no transaction open.
+     */
+    const begin = (restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) =>
+      Effect.catchIf(attempt("BEGIN IMMEDIATE"), isBusy, (error) =>
+        retryBusy(attempt("BEGIN IMMEDIATE"), error, restore)
+      )
     const transaction: Database["transaction"] = (body) =>
       mutex.withPermits(1)(
         Effect.uninterruptibleMask((restore) =>
           Effect.gen(function* () {
-            yield* run("BEGIN IMMEDIATE")
+            yield* begin(restore)
             const exit = yield* Effect.exit(restore(body))
             if (Exit.isFailure(exit)) {
               yield* rollback
               return yield* exit
             }
-            const committed = yield* Effect.exit(run("COMMIT"))
+            const committed = yield* Effect.exit(attempt("COMMIT"))
             if (Exit.isFailure(committed)) {
               yield* rollback
               return yield* Effect.failCause(committed.cause)

@@ -1,4 +1,4 @@
-// The session database's schema as numbered, forward-only, additive steps (ST-1, ST-2).
+// The session database's schema as numbered, forward-only, additive steps (ST-1, ST-2; v5: issue 10).
 // The version lives in `PRAGMA user_version`; each step is one transaction that re-reads it, so
 // two processes opening an old database at once migrate it exactly once.
 
@@ -8,7 +8,7 @@ import * as Schema from "effect/Schema"
 import { type Database, storeError } from "./sessionDatabase.js"
 
 /** The newest schema this code knows. */
-export const SCHEMA_VERSION = 4
+export const SCHEMA_VERSION = 5
 
 /** `PRAGMA application_id` of an Alisio database ("Alsi"). */
 export const APPLICATION_ID = 0x416c7369
@@ -141,6 +141,26 @@ export const steps: ReadonlyArray<MigrationStep> = [
       "ALTER TABLE tool_calls ADD COLUMN effect TEXT",
       "ALTER TABLE tool_calls ADD COLUMN started_at INTEGER",
       "ALTER TABLE tool_calls ADD COLUMN ended_at INTEGER"
+    ]
+  },
+  {
+    version: 5,
+    name: "request ids of root runs, unique across the database; running tool calls",
+    statements: [
+      // A request id names one root run in the whole database, whichever session it ran in: two
+      // processes racing on one id both try to claim it here, and the second finds the first's run.
+      `CREATE TABLE run_requests (
+        request_id TEXT PRIMARY KEY NOT NULL,
+        run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        created_at INTEGER NOT NULL
+      )`,
+      // v4 kept request ids unique per session only: the earliest root run of an id claims it.
+      `INSERT OR IGNORE INTO run_requests (request_id, run_id, created_at)
+        SELECT runs.request_id, runs.id, runs.created_at FROM runs JOIN sessions ON sessions.id = runs.session_id
+        WHERE runs.request_id IS NOT NULL AND sessions.parent_id IS NULL
+        ORDER BY runs.created_at, runs.rowid`,
+      "CREATE INDEX run_requests_by_run ON run_requests (run_id)",
+      "CREATE INDEX tool_calls_running ON tool_calls (run_id) WHERE status = 'running'"
     ]
   }
 ]

@@ -7,10 +7,11 @@ import type { ToolCallStatus } from "@alisio/domain/RunEvent"
 import type { Tool, ToolContext, ToolResult } from "@alisio/domain/Tool"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import { CurrentRun } from "../CurrentRun.js"
 import { HumanWaits } from "../HumanWaits.js"
-import { Interaction } from "../Interaction.js"
+import { type ApprovalAnswer, Interaction } from "../Interaction.js"
 import { SessionStore } from "../SessionStore.js"
 import { allowedInReadOnly } from "../Tools.js"
 
@@ -36,178 +37,253 @@ const isInside = (root: string, path: string): boolean => {
 let approvalCounter = 0
 
 /**
+ * What the model is told when an approval was refused: a person's refusal as such, the headless
+ * policy's as the policy's, with how the person running Alisio can allow it.
+ */
+const deniedText = (by: ApprovalAnswer["by"], what: string): string =>
+  by === "policy"
+    ? `${what} was denied by the headless policy: no one is here to approve it. ` +
+      "The person running Alisio can allow it with --yes."
+    : `${what} was denied by the user.`
+
+/** The tools a run offers the model: read-only runs hide what could change the workspace or the world. */
+const offeredNames = (run: CurrentRun["Type"], tools: ReadonlyMap<string, Tool>): ReadonlyArray<string> =>
+  [...run.toolNames].filter((name) => {
+    const tool = tools.get(name)
+    return tool !== undefined && (!run.readOnly || allowedInReadOnly(tool.effect))
+  })
+
+/**
  * Runs one complete tool call: journal, approval (a human wait), the handler, and the events
  * `tool_call_started` / `tool_call_completed` (TL-2…TL-4). A bad call (unknown tool, invalid JSON,
- * refused by policy) becomes an error result the model sees.
+ * refused by policy) becomes an error result the model sees. A started call always ends: on any
+ * exit (interruption included) its journal row and its `tool_call_completed` are written, and an
+ * approval still open is resolved as withdrawn first.
  */
 export const executeToolCall = (
   call: ToolCallPart,
   tools: ReadonlyMap<string, Tool>
 ): Effect.Effect<ToolResultMessage, StoreError, CurrentRun | SessionStore | HumanWaits | Interaction> =>
-  Effect.gen(function* () {
-    const run = yield* CurrentRun
-    const store = yield* SessionStore
-    const waits = yield* HumanWaits
-    const interaction = yield* Interaction
-    const tool = tools.get(call.name)
-    const startedAt = yield* Clock.currentTimeMillis
-    const effect = tool?.effect ?? "external"
+  Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function* () {
+      const run = yield* CurrentRun
+      const store = yield* SessionStore
+      const waits = yield* HumanWaits
+      const interaction = yield* Interaction
+      const tool = tools.get(call.name)
+      const startedAt = yield* Clock.currentTimeMillis
+      const effect = tool?.effect ?? "external"
 
-    yield* run.events.emit("tool_call_started", {
-      toolCallId: call.id,
-      name: call.name,
-      arguments: call.arguments,
-      effect
-    })
-    yield* store.toolCallStarted({
-      id: call.id,
-      sessionId: run.sessionId,
-      runId: run.runId,
-      name: call.name,
-      effect,
-      arguments: call.arguments,
-      startedAt
-    })
-
-    const finish = (status: ToolCallStatus, result: ToolResultMessage) =>
-      Effect.gen(function* () {
-        const endedAt = yield* Clock.currentTimeMillis
-        const text = textOf(result.content)
-        yield* store.toolCallEnded(call.id, { status, result: text, endedAt })
-        yield* run.events.emit("tool_call_completed", {
-          toolCallId: call.id,
-          name: call.name,
-          status,
-          result: text.length > EVENT_RESULT_CHARS ? `${text.slice(0, EVENT_RESULT_CHARS)}…` : text,
-          durationMs: Math.max(0, endedAt - startedAt)
-        })
-        return result
+      yield* run.events.emit("tool_call_started", {
+        toolCallId: call.id,
+        name: call.name,
+        arguments: call.arguments,
+        effect
       })
-
-    const askApproval = (request: {
-      readonly kind: "tool" | "external_directory"
-      readonly summary: string
-      readonly path?: string
-    }) =>
-      waits.around(
-        run.sessionId,
-        request.kind === "tool" ? "tool_approval" : "external_directory",
+      let ended = false
+      const finish = (status: ToolCallStatus, result: ToolResultMessage) =>
+        Effect.uninterruptible(
+          Effect.gen(function* () {
+            ended = true
+            const endedAt = yield* Clock.currentTimeMillis
+            const text = textOf(result.content)
+            yield* store.toolCallEnded(call.id, { status, result: text, endedAt })
+            yield* run.events.emit("tool_call_completed", {
+              toolCallId: call.id,
+              name: call.name,
+              status,
+              result: text.length > EVENT_RESULT_CHARS ? `${text.slice(0, EVENT_RESULT_CHARS)}…` : text,
+              durationMs: Math.max(0, endedAt - startedAt)
+            })
+            return result
+          })
+        )
+      /** Ends a call that stopped on the way (interrupted, or a store failure): each write on its own. */
+      const endAnyway = (status: ToolCallStatus, result: ToolResultMessage) =>
         Effect.gen(function* () {
-          const approvalId = `${run.runId}:${++approvalCounter}`
-          yield* run.events.emit("approval_requested", {
-            approvalId,
-            kind: request.kind,
-            toolCallId: call.id,
-            tool: call.name,
-            effect,
-            ...(request.path === undefined ? {} : { path: request.path }),
-            summary: request.summary
-          })
-          const answer = yield* interaction.approve({
-            sessionId: run.sessionId,
-            approvalId,
-            kind: request.kind,
-            summary: request.summary,
-            tool: call.name,
-            effect,
-            ...(request.path === undefined ? {} : { path: request.path })
-          })
-          yield* run.events.emit("approval_resolved", { approvalId, approved: answer.approved, by: answer.by })
-          return answer.approved
+          const endedAt = yield* Clock.currentTimeMillis
+          const text = textOf(result.content)
+          yield* Effect.ignore(store.toolCallEnded(call.id, { status, result: text, endedAt }))
+          yield* Effect.ignore(
+            run.events.emit("tool_call_completed", {
+              toolCallId: call.id,
+              name: call.name,
+              status,
+              result: text,
+              durationMs: Math.max(0, endedAt - startedAt)
+            })
+          )
         })
-      )
 
-    if (tool === undefined || !run.toolNames.has(call.name)) {
-      const available = [...run.toolNames].sort().join(", ")
-      return yield* finish(
-        "error",
-        resultMessage(call, `Unknown tool "${call.name}". Available tools: ${available || "none"}.`, true)
-      )
-    }
-    if (run.readOnly && !allowedInReadOnly(tool.effect)) {
-      return yield* finish(
-        "denied",
-        resultMessage(call, `The tool "${call.name}" changes files or the world and this run is read-only.`, true)
-      )
-    }
-    const args = parseArguments(call.arguments)
-    if (Option.isNone(args)) {
-      return yield* finish(
-        "error",
-        resultMessage(call, `The arguments of ${call.name} are not valid JSON: ${call.arguments.slice(0, 200)}`, true)
-      )
-    }
-
-    const policy = run.approvals[tool.effect]
-    const approved =
-      policy === "approve"
-        ? true
-        : policy === "deny"
-          ? false
-          : yield* askApproval({ kind: "tool", summary: summarize(call) })
-    if (!approved) {
-      return yield* finish("denied", resultMessage(call, `The user denied permission to run ${call.name}.`, true))
-    }
-
-    const context: ToolContext = {
-      sessionId: run.sessionId,
-      runId: run.runId,
-      toolCallId: call.id,
-      cwd: run.cwd,
-      readOnly: run.readOnly,
-      progress: (text) => Effect.asVoid(Effect.orDie(run.events.emit("tool_progress", { toolCallId: call.id, text }))),
-      approveExternalPath: (path) => {
-        const absolute = resolve(run.cwd, path)
-        if (isInside(run.cwd, absolute)) return Effect.void
-        return askApproval({
-          kind: "external_directory",
-          summary: `${call.name} wants to access ${absolute}, outside the workspace`,
-          path: absolute
-        }).pipe(
-          Effect.orDie,
-          Effect.flatMap((ok) =>
-            ok
-              ? Effect.void
-              : new ToolError({ message: `Access to ${absolute}, outside the workspace ${run.cwd}, was denied.` })
+      const askApproval = (request: {
+        readonly kind: "tool" | "external_directory"
+        readonly summary: string
+        readonly path?: string
+      }) =>
+        waits.around(
+          run.sessionId,
+          request.kind === "tool" ? "tool_approval" : "external_directory",
+          Effect.uninterruptibleMask((restoreWait) =>
+            Effect.gen(function* () {
+              const approvalId = `${run.runId}:${++approvalCounter}`
+              yield* run.events.emit("approval_requested", {
+                approvalId,
+                kind: request.kind,
+                toolCallId: call.id,
+                tool: call.name,
+                effect,
+                ...(request.path === undefined ? {} : { path: request.path }),
+                summary: request.summary
+              })
+              const answer = yield* restoreWait(
+                interaction.approve({
+                  sessionId: run.sessionId,
+                  approvalId,
+                  kind: request.kind,
+                  summary: request.summary,
+                  tool: call.name,
+                  effect,
+                  ...(request.path === undefined ? {} : { path: request.path })
+                })
+              ).pipe(
+                Effect.onInterrupt(() =>
+                  Effect.ignore(
+                    run.events.emit("approval_resolved", { approvalId, approved: false, by: "person", cancelled: true })
+                  )
+                )
+              )
+              yield* run.events.emit("approval_resolved", { approvalId, approved: answer.approved, by: answer.by })
+              return answer
+            })
           )
         )
-      },
-      askUser: (question) =>
-        waits
-          .around(run.sessionId, "question", interaction.ask(run.sessionId, question))
-          .pipe(Effect.mapError((error) => new ToolError({ message: error.message })))
-    }
 
-    const outcome = yield* tool.execute(args.value, context).pipe(
-      Effect.map((result: ToolResult) => ({
-        status: result.isError === true ? ("error" as const) : ("completed" as const),
-        result
-      })),
-      Effect.catchAll((error) =>
-        Effect.succeed({
-          status: "error" as const,
-          result: { content: [{ _tag: "text" as const, text: error.message }], isError: true }
-        })
-      ),
-      Effect.catchAllDefect((defect) =>
-        Effect.succeed({
-          status: "error" as const,
-          result: {
-            content: [{ _tag: "text" as const, text: `The tool ${call.name} crashed: ${String(defect)}` }],
-            isError: true
+      const body = Effect.gen(function* () {
+        if (tool === undefined || !run.toolNames.has(call.name)) {
+          const available = [...offeredNames(run, tools)].sort().join(", ")
+          return yield* finish(
+            "error",
+            resultMessage(call, `Unknown tool "${call.name}". Available tools: ${available || "none"}.`, true)
+          )
+        }
+        if (run.readOnly && !allowedInReadOnly(tool.effect)) {
+          return yield* finish(
+            "denied",
+            resultMessage(call, `The tool "${call.name}" changes files or the world and this run is read-only.`, true)
+          )
+        }
+        const args = parseArguments(call.arguments)
+        if (Option.isNone(args)) {
+          return yield* finish(
+            "error",
+            resultMessage(
+              call,
+              `The arguments of ${call.name} are not valid JSON: ${call.arguments.slice(0, 200)}`,
+              true
+            )
+          )
+        }
+
+        const policy = run.approvals[tool.effect]
+        if (policy === "deny") {
+          return yield* finish(
+            "denied",
+            resultMessage(
+              call,
+              `Running ${call.name} was denied: this run's approval policy denies ${tool.effect} tools.`,
+              true
+            )
+          )
+        }
+        if (policy === "ask") {
+          const answer = yield* askApproval({ kind: "tool", summary: summarize(call) })
+          if (!answer.approved) {
+            return yield* finish("denied", resultMessage(call, deniedText(answer.by, `Running ${call.name}`), true))
           }
+        }
+
+        const context: ToolContext = {
+          sessionId: run.sessionId,
+          runId: run.runId,
+          toolCallId: call.id,
+          cwd: run.cwd,
+          readOnly: run.readOnly,
+          progress: (text) =>
+            Effect.asVoid(Effect.orDie(run.events.emit("tool_progress", { toolCallId: call.id, text }))),
+          approveExternalPath: (path) => {
+            const absolute = resolve(run.cwd, path)
+            if (isInside(run.cwd, absolute)) return Effect.void
+            return askApproval({
+              kind: "external_directory",
+              summary: `${call.name} wants to access ${absolute}, outside the workspace`,
+              path: absolute
+            }).pipe(
+              Effect.orDie,
+              Effect.flatMap((answer) =>
+                answer.approved
+                  ? Effect.void
+                  : new ToolError({
+                      message: deniedText(answer.by, `Access to ${absolute}, outside the workspace ${run.cwd},`)
+                    })
+              )
+            )
+          },
+          askUser: (question) =>
+            waits
+              .around(run.sessionId, "question", interaction.ask(run.sessionId, question))
+              .pipe(Effect.mapError((error) => new ToolError({ message: error.message })))
+        }
+
+        const outcome = yield* tool.execute(args.value, context).pipe(
+          Effect.map((result: ToolResult) => ({
+            status: result.isError === true ? ("error" as const) : ("completed" as const),
+            result
+          })),
+          Effect.catchAll((error) =>
+            Effect.succeed({
+              status: "error" as const,
+              result: { content: [{ _tag: "text" as const, text: error.message }], isError: true }
+            })
+          ),
+          Effect.catchAllDefect((defect) =>
+            Effect.succeed({
+              status: "error" as const,
+              result: {
+                content: [{ _tag: "text" as const, text: `The tool ${call.name} crashed: ${String(defect)}` }],
+                isError: true
+              }
+            })
+          )
+        )
+        return yield* finish(outcome.status, {
+          role: "tool",
+          toolCallId: call.id,
+          toolName: call.name,
+          content: outcome.result.content,
+          isError: outcome.result.isError === true
         })
-      ),
-      Effect.onInterrupt(() => Effect.ignore(finish("cancelled", cancelledResult(call))))
-    )
-    return yield* finish(outcome.status, {
-      role: "tool",
-      toolCallId: call.id,
-      toolName: call.name,
-      content: outcome.result.content,
-      isError: outcome.result.isError === true
+      })
+
+      const journaled = store.toolCallStarted({
+        id: call.id,
+        sessionId: run.sessionId,
+        runId: run.runId,
+        name: call.name,
+        effect,
+        arguments: call.arguments,
+        startedAt
+      })
+      return yield* Effect.zipRight(journaled, restore(body)).pipe(
+        Effect.onExit((exit) =>
+          ended || Exit.isSuccess(exit)
+            ? Effect.void
+            : Exit.isInterrupted(exit)
+              ? endAnyway("cancelled", cancelledResult(call))
+              : endAnyway("error", resultMessage(call, "The tool call failed before it finished.", true))
+        )
+      )
     })
-  })
+  )
 
 const parseArguments = (text: string): Option.Option<unknown> => {
   if (text.trim() === "") return Option.some({})

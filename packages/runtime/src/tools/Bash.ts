@@ -10,8 +10,9 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { OutputBuffer } from "./internal/outputBuffer.js"
-import { stopGroup } from "./internal/processGroup.js"
+import { type CommandProcess, describeStopped, makeMarker, stopCommand, track } from "./internal/processTree.js"
 import { integerAtLeast } from "./internal/schema.js"
+import { type ShellEnvironmentPolicy, shellEnvironment } from "./ShellEnvironment.js"
 
 export interface BashOptions {
   /** Timeout of a call that names none (default 2 minutes). */
@@ -20,8 +21,12 @@ export interface BashOptions {
   readonly maxTimeoutMs?: number
   /** Output kept for the result, head and tail (default 30 000 characters). */
   readonly maxOutputChars?: number
-  /** Time between SIGTERM and SIGKILL when the process group is stopped (default 2 s). */
+  /** Time between SIGTERM and SIGKILL when the command's processes are stopped (default 2 s). */
   readonly killGraceMs?: number
+  /** What commands inherit of the environment (TL-8); provider keys and secrets are left out by default. */
+  readonly environment?: ShellEnvironmentPolicy
+  /** The environment the policy starts from (default: this process's). */
+  readonly baseEnvironment?: NodeJS.ProcessEnv
 }
 
 const Input = Schema.Struct({
@@ -36,18 +41,21 @@ interface Finished {
   readonly code: number | null
   readonly signal: NodeJS.Signals | null
   /** Processes the command left running in the background, stopped when it ended. */
-  readonly strays: boolean
+  readonly stopped: ReadonlyArray<CommandProcess> | undefined
 }
 
 /**
- * `bash` (TL-1): runs a command in the workspace in a process group of its own, streaming its
- * output as progress. Interruption or the timeout stops the whole group.
+ * `bash` (TL-1): runs a command in the workspace, streaming its output as progress. Every process
+ * it starts is tracked (TL-7): interruption or the timeout stops them all, and those still running
+ * when the command ends are stopped and named in the result. Provider keys and variables named
+ * like secrets stay out of its environment (TL-8).
  */
 export const make = (options: BashOptions = {}): Tool => {
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 120_000
   const maxTimeoutMs = Math.max(options.maxTimeoutMs ?? 600_000, defaultTimeoutMs)
   const maxOutputChars = options.maxOutputChars ?? 30_000
   const killGraceMs = options.killGraceMs ?? 2_000
+  const environment = shellEnvironment(options.environment, options.baseEnvironment)
   return defineTool({
     name: "bash",
     description:
@@ -60,7 +68,7 @@ export const make = (options: BashOptions = {}): Tool => {
       Effect.gen(function* () {
         const timeoutMs = Math.min(input.timeout_ms ?? defaultTimeoutMs, maxTimeoutMs)
         const output = new OutputBuffer(maxOutputChars)
-        const finished = yield* runInGroup(input.command, context.cwd, killGraceMs, (text) => {
+        const finished = yield* runTracked(input.command, context.cwd, environment, killGraceMs, (text) => {
           output.append(text)
           return context.progress(text)
         }).pipe(Effect.timeoutOption(Duration.millis(timeoutMs)))
@@ -72,31 +80,39 @@ export const make = (options: BashOptions = {}): Tool => {
             { isError: true }
           )
         }
-        const { code, signal, strays } = finished.value
+        const { code, signal, stopped } = finished.value
         const status = code !== null ? `[exit code ${code}]` : `[killed by ${signal ?? "a signal"}]`
-        const strayNote = strays ? "\n[processes it left in the background were stopped]" : ""
-        return textResult(`${shown}\n${status}${strayNote}`)
+        const note = describeStopped(stopped)
+        return textResult(`${shown}\n${status}${note === undefined ? "" : `\n[${note}]`}`)
       })
   })
 }
 
 /**
- * Spawns `bash -c command` as the leader of a new process group and waits for it and its output.
- * Closing the scope (interruption, timeout) stops the whole group: SIGTERM, then SIGKILL.
+ * Spawns `bash -c command` as the leader of a new session and process group, marked so that what
+ * it detaches can be found, and waits for it and its output. Closing the scope (interruption,
+ * timeout) stops every process of the command: SIGTERM, then SIGKILL.
  */
-const runInGroup = (
+const runTracked = (
   command: string,
   cwd: string,
+  environment: Record<string, string>,
   killGraceMs: number,
   onOutput: (text: string) => Effect.Effect<void>
 ): Effect.Effect<Finished, ToolError> =>
   Effect.scoped(
     Effect.gen(function* () {
-      const exited = yield* Deferred.make<Omit<Finished, "strays">, ToolError>()
-      const child = yield* Effect.acquireRelease(
+      const exited = yield* Deferred.make<Omit<Finished, "stopped">, ToolError>()
+      const marker = makeMarker()
+      const tracked = yield* Effect.acquireRelease(
         Effect.try({
           try: () => {
-            const child = spawn("bash", ["-c", command], { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+            const child = spawn("bash", ["-c", command], {
+              cwd,
+              env: { ...environment, [marker.name]: marker.value },
+              detached: true,
+              stdio: ["ignore", "pipe", "pipe"]
+            })
             child.on("error", (error) => {
               const message = `bash could not start in ${cwd}: ${error.message}`
               Deferred.unsafeDone(exited, Exit.fail(new ToolError({ message })))
@@ -104,33 +120,46 @@ const runInGroup = (
             child.on("exit", (code, signal) => {
               Deferred.unsafeDone(exited, Exit.succeed({ code, signal }))
             })
-            return child
+            return {
+              child,
+              command: child.pid === undefined ? undefined : track(child.pid, `${marker.name}=${marker.value}`)
+            }
           },
           catch: (error) => new ToolError({ message: `bash could not start: ${String(error)}` })
         }),
-        (child) => (child.pid === undefined ? Effect.void : stopGroup(child.pid, killGraceMs))
+        ({ command }) => (command === undefined ? Effect.void : Effect.asVoid(stopCommand(command, killGraceMs)))
       )
-      const drain = yield* Effect.fork(Stream.runForEach(outputOf(child), onOutput))
+      const drain = yield* Effect.fork(Stream.runForEach(outputOf(tracked.child), onOutput))
       const status = yield* Deferred.await(exited)
       // Background processes would hold the pipes open: stop them once the command ended.
-      const strays = child.pid === undefined ? false : yield* stopGroup(child.pid, killGraceMs)
+      const stopped = tracked.command === undefined ? [] : yield* stopCommand(tracked.command, killGraceMs)
       yield* Fiber.join(drain)
-      return { ...status, strays }
+      return { ...status, stopped }
     })
   )
 
-/** stdout and stderr chunks in arrival order, ending when both pipes closed. */
+// Chunks waiting for the consumer; past this the pipes pause and the command waits on its writes,
+// so a command printing gigabytes never piles them up in memory (a pipe chunk is at most 64 KiB).
+const PENDING_CHUNKS = 16
+
+/** stdout and stderr chunks in arrival order, ending when both pipes closed; back-pressured. */
 const outputOf = (child: ChildProcess): Stream.Stream<string> =>
-  Stream.async<string>((emit) => {
-    let open = 0
-    for (const pipe of [child.stdout, child.stderr]) {
-      if (pipe === null) continue
-      open++
-      pipe.setEncoding("utf8")
-      pipe.on("data", (text: string) => void emit.single(text))
-      pipe.on("close", () => {
-        if (--open === 0) void emit.end()
-      })
-    }
-    if (open === 0) void emit.end()
-  }, "unbounded")
+  Stream.async<string>(
+    (emit) => {
+      let open = 0
+      for (const pipe of [child.stdout, child.stderr]) {
+        if (pipe === null) continue
+        open++
+        pipe.setEncoding("utf8")
+        pipe.on("data", (text: string) => {
+          pipe.pause()
+          void emit.single(text).then(() => pipe.resume())
+        })
+        pipe.on("close", () => {
+          if (--open === 0) void emit.end()
+        })
+      }
+      if (open === 0) void emit.end()
+    },
+    { bufferSize: PENDING_CHUNKS, strategy: "suspend" }
+  )

@@ -11,6 +11,7 @@ import * as Write from "./Write.js"
 /** Caps and timeouts of the builtin tools; every field has a default. */
 export interface BuiltinToolsOptions {
   readonly read?: Read.ReadOptions
+  readonly edit?: Edit.EditOptions
   readonly ls?: Ls.LsOptions
   readonly glob?: Glob.GlobOptions
   readonly grep?: Grep.GrepOptions
@@ -21,7 +22,7 @@ export interface BuiltinToolsOptions {
 export const builtinTools = (options: BuiltinToolsOptions = {}): ReadonlyArray<Tool> => [
   Read.make(options.read),
   Write.make(),
-  Edit.make(),
+  Edit.make(options.edit),
   Ls.make(options.ls),
   Glob.make(options.glob),
   Grep.make(options.grep),

@@ -3,7 +3,7 @@ import { ToolError } from "@alisio/domain/Errors"
 import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { clipLine, lineAt, looksBinary, writeFileAtomic } from "./internal/files.js"
+import { clipLine, formatBytes, lineAt, looksBinary, writeFileAtomic } from "./internal/files.js"
 import { resolvePath, tryFs } from "./internal/workspace.js"
 
 const Input = Schema.Struct({
@@ -17,9 +17,15 @@ const Input = Schema.Struct({
   )
 })
 
+export interface EditOptions {
+  /** Larger files are refused (default 16 MiB): edit holds the whole file, twice, while it works. */
+  readonly maxFileBytes?: number
+}
+
 /** `edit` (TL-1): an exact replacement that must match once (or every match with `replace_all`). */
-export const make = (): Tool =>
-  defineTool({
+export const make = (options: EditOptions = {}): Tool => {
+  const maxFileBytes = options.maxFileBytes ?? 16 * 1024 * 1024
+  return defineTool({
     name: "edit",
     description:
       "Replaces exact text in a file. old_string must match the file exactly (indentation and " +
@@ -36,6 +42,14 @@ export const make = (): Tool =>
           return yield* new ToolError({ message: "old_string and new_string are the same; there is nothing to change" })
         }
         const target = yield* resolvePath(context, input.path)
+        const stat = yield* tryFs(target.display, () => fs.stat(target.real))
+        if (stat.size > maxFileBytes) {
+          return yield* new ToolError({
+            message:
+              `${target.display} is too large to edit (${formatBytes(stat.size)}, more than ${formatBytes(maxFileBytes)}); ` +
+              "change it with bash (sed, a script) instead"
+          })
+        }
         const bytes = yield* tryFs(target.display, () => fs.readFile(target.real))
         if (looksBinary(bytes.subarray(0, 8192))) {
           return yield* new ToolError({ message: `${target.display} is a binary file; edit changes text files only` })
@@ -81,6 +95,7 @@ export const make = (): Tool =>
         )
       })
   })
+}
 
 /** Start offsets of the non-overlapping occurrences of `needle`. */
 const occurrences = (text: string, needle: string): Array<number> => {
@@ -119,11 +134,15 @@ const closestLine = (
   const lines = text.split("\n").slice(0, MAX_LINES_COMPARED)
   const probeGrams = bigrams(probe)
   let best: { line: number; text: string; exact: boolean; score: number } | undefined
+  // Dice similarity is at most 2·short/(short+long), under 0.6 once a line is 2.34 times longer than
+  // the probe: such lines are not scored, so a file of huge lines costs no more than its size.
+  const longest = Math.ceil(probe.length * 2.34) + 2
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!
     const trimmed = line.trim()
     if (trimmed.length === 0) continue
     if (trimmed === probe || squeeze(trimmed) === squeeze(probe)) return { line: i + 1, text: line, exact: true }
+    if (trimmed.length > longest) continue
     const score = dice(probeGrams, bigrams(trimmed))
     if (score >= 0.6 && (best === undefined || score > best.score)) {
       best = { line: i + 1, text: line, exact: false, score }

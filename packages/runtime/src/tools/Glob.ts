@@ -4,7 +4,7 @@ import { ToolError } from "@alisio/domain/Errors"
 import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { compileGlob, splitGlobBase } from "./internal/glob.js"
+import { globMatcher, splitGlobBase } from "./internal/glob.js"
 import { IGNORED_DIRECTORIES, walk } from "./internal/walk.js"
 import { displayBelow, resolvePath, tryFs } from "./internal/workspace.js"
 
@@ -42,13 +42,13 @@ export const make = (options: GlobOptions = {}): Tool => {
         const split = splitGlobBase(input.pattern)
         const base = path.isAbsolute(split.base) ? split.base : path.join(input.path ?? ".", split.base)
         const root = yield* resolvePath(context, base)
-        const stat = yield* tryFs(root.display, () => fs.stat(root.absolute))
+        const stat = yield* tryFs(root.display, () => fs.stat(root.real))
         if (!stat.isDirectory()) {
           return yield* new ToolError({ message: `${root.display} is not a folder` })
         }
-        const matcher = compileGlob(split.rest)
+        const matcher = yield* globMatcher(split.rest)
         const found: Array<string> = []
-        const stopped = yield* walk(root.absolute, root.display, {
+        const stopped = yield* walk(root.real, root.display, {
           includeIgnored: input.include_ignored === true,
           descend: matcher.mayMatchBelow,
           visit: (entry) =>

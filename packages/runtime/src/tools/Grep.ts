@@ -2,11 +2,13 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { ToolError } from "@alisio/domain/Errors"
 import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { clipLine, looksBinary, SNIFF_BYTES } from "./internal/files.js"
-import { compileGlob } from "./internal/glob.js"
+import { globMatcher } from "./internal/glob.js"
 import { integerAtLeast } from "./internal/schema.js"
+import { makeSearchPool } from "./internal/searchWorker.js"
 import { IGNORED_DIRECTORIES, walk } from "./internal/walk.js"
 import { displayBelow, type ResolvedPath, resolvePath, tryFs } from "./internal/workspace.js"
 
@@ -17,6 +19,8 @@ export interface GrepOptions {
   readonly maxFileBytes?: number
   /** Matching lines are cut at this length (default 300). */
   readonly maxLineLength?: number
+  /** A search still running after this long is stopped (default 60 s). */
+  readonly timeoutMs?: number
 }
 
 const Input = Schema.Struct({
@@ -33,11 +37,25 @@ const Input = Schema.Struct({
   max_results: Schema.optional(integerAtLeast(1, "Stop after this many matching lines."))
 })
 
-/** `grep` (TL-1): lines matching a regular expression, as `path:line: text`, under a result cap. */
+// Files go to the search thread in batches: one round trip costs about as much as reading a file.
+const BATCH_FILES = 256
+const BATCH_BYTES = 1024 * 1024
+
+/** A file waiting for the search thread, or one passed over for its size (counted only if reached). */
+type Pending = { readonly display: string; readonly bytes: Uint8Array } | "too large"
+
+/**
+ * `grep` (TL-1): lines matching a regular expression, as `path:line: text`, under a result cap.
+ * The matching runs on a worker thread (TL-6): JavaScript's regular expressions backtrack, and a
+ * pattern like `^(a+)+$` would otherwise block the process for ever. Interrupting the call (Ctrl-C,
+ * the run's timeout) or its own timeout terminates that thread.
+ */
 export const make = (options: GrepOptions = {}): Tool => {
   const cap = options.maxResults ?? 200
   const maxFileBytes = options.maxFileBytes ?? 5 * 1024 * 1024
   const maxLineLength = options.maxLineLength ?? 300
+  const timeoutMs = options.timeoutMs ?? 60_000
+  const pool = makeSearchPool()
   return defineTool({
     name: "grep",
     description:
@@ -48,48 +66,70 @@ export const make = (options: GrepOptions = {}): Tool => {
     input: Input,
     run: (input, context) =>
       Effect.gen(function* () {
-        const regex = yield* Effect.try({
-          try: () => new RegExp(input.pattern, input.case_insensitive === true ? "i" : ""),
+        const flags = input.case_insensitive === true ? "i" : ""
+        yield* Effect.try({
+          try: () => new RegExp(input.pattern, flags),
           catch: (error) =>
             new ToolError({ message: `Invalid regular expression: ${error instanceof Error ? error.message : error}` })
         })
         const limit = Math.min(input.max_results ?? cap, cap)
         const root = yield* resolvePath(context, input.path ?? ".")
-        const stat = yield* tryFs(root.display, () => fs.stat(root.absolute))
-        const filter = input.glob === undefined ? undefined : fileFilter(input.glob)
+        const stat = yield* tryFs(root.display, () => fs.stat(root.real))
+        const filter = input.glob === undefined ? undefined : yield* fileFilter(input.glob)
+        const search = yield* pool.session
         const results: Array<string> = []
         let skippedLarge = 0
         let full = false
+        let pending: Array<Pending> = []
+        let pendingBytes = 0
 
-        const searchFile = (absolute: string, display: string, size: number): Effect.Effect<void> =>
+        const flush = Effect.gen(function* () {
+          const batch = pending
+          pending = []
+          pendingBytes = 0
+          const files = batch.filter((item) => item !== "too large")
+          if (files.length === 0 || full) {
+            if (!full) skippedLarge += batch.length
+            return
+          }
+          const reply = yield* search.run({
+            pattern: input.pattern,
+            flags,
+            files: files.map((file) => file.bytes),
+            remaining: limit - results.length,
+            maxLineLength
+          })
+          for (const [file, line, head, length] of reply.matches) {
+            results.push(`${files[file]!.display}:${line}: ${clipLine(head, maxLineLength, length)}`)
+          }
+          // Files too large count only up to the file where the search stopped, as a walk would.
+          const stoppedAt = reply.full ? batch.indexOf(files[reply.stoppedAt]!) : batch.length
+          skippedLarge += batch.slice(0, stoppedAt).filter((item) => item === "too large").length
+          full = reply.full
+        })
+
+        const searchFile = (absolute: string, display: string, size: number): Effect.Effect<void, ToolError> =>
           Effect.gen(function* () {
             if (size > maxFileBytes) {
-              skippedLarge++
+              pending.push("too large")
               return
             }
             const bytes = yield* Effect.promise(() => fs.readFile(absolute).catch(() => undefined))
             if (bytes === undefined || looksBinary(bytes.subarray(0, SNIFF_BYTES))) return
-            const lines = bytes.toString("utf8").split("\n")
-            for (let i = 0; i < lines.length; i++) {
-              const line = lines[i]!
-              if (!regex.test(line)) continue
-              if (results.length >= limit) {
-                full = true
-                return
-              }
-              results.push(`${display}:${i + 1}: ${clipLine(line.replace(/\r$/, ""), maxLineLength)}`)
-            }
+            pending.push({ display, bytes })
+            pendingBytes += bytes.length
+            if (pending.length >= BATCH_FILES || pendingBytes >= BATCH_BYTES) yield* flush
           })
 
         if (stat.isFile()) {
-          yield* searchFile(root.absolute, root.display, stat.size)
+          yield* searchFile(root.real, root.display, stat.size)
         } else if (stat.isDirectory()) {
-          yield* walk(root.absolute, root.display, {
+          yield* walk(root.real, root.display, {
             includeIgnored: false,
             visit: (entry) =>
               Effect.gen(function* () {
                 if (entry.kind !== "file" || (filter !== undefined && !filter(entry.relative))) return true
-                const absolute = path.join(root.absolute, entry.relative)
+                const absolute = path.join(root.real, entry.relative)
                 const size = yield* Effect.promise(() =>
                   fs.stat(absolute).then(
                     (s) => s.size,
@@ -103,18 +143,31 @@ export const make = (options: GrepOptions = {}): Tool => {
         } else {
           return yield* new ToolError({ message: `${root.display} is neither a file nor a folder` })
         }
+        yield* flush
         return textResult(render(results, { full, limit, skippedLarge, maxFileBytes, pattern: input.pattern, root }))
-      })
+      }).pipe(
+        Effect.scoped,
+        Effect.timeoutFail({
+          duration: Duration.millis(timeoutMs),
+          onTimeout: () =>
+            new ToolError({
+              message:
+                `grep stopped after ${Math.round(timeoutMs / 1000)} s without finishing: the pattern may backtrack ` +
+                "catastrophically (nested quantifiers such as (a+)+), or the tree is very large; simplify the pattern " +
+                "or narrow path or glob"
+            })
+        })
+      )
   })
 }
 
 /** A glob without `/` matches file names anywhere (like ripgrep's `-g`); with one, paths below the root. */
-const fileFilter = (glob: string): ((relative: string) => boolean) => {
-  const matcher = compileGlob(glob)
-  return glob.includes("/")
-    ? matcher.matches
-    : (relative) => matcher.matches(relative.slice(relative.lastIndexOf("/") + 1))
-}
+const fileFilter = (glob: string): Effect.Effect<(relative: string) => boolean, ToolError> =>
+  Effect.map(globMatcher(glob), (matcher) =>
+    glob.includes("/")
+      ? matcher.matches
+      : (relative: string) => matcher.matches(relative.slice(relative.lastIndexOf("/") + 1))
+  )
 
 const render = (
   results: ReadonlyArray<string>,

@@ -38,7 +38,7 @@ export const make = (options: LsOptions = {}): Tool => {
     run: (input, context) =>
       Effect.gen(function* () {
         const target = yield* resolvePath(context, input.path ?? ".")
-        const stat = yield* tryFs(target.display, () => fs.stat(target.absolute))
+        const stat = yield* tryFs(target.display, () => fs.stat(target.real))
         if (!stat.isDirectory()) {
           return yield* new ToolError({ message: `${target.display} is not a folder; use read for files` })
         }
@@ -51,13 +51,13 @@ export const make = (options: LsOptions = {}): Tool => {
             ? Effect.succeed(`${entry.relative}/`)
             : entry.kind === "symlink"
               ? Effect.promise(() =>
-                  fs.readlink(path.join(target.absolute, entry.relative)).then(
+                  fs.readlink(path.join(target.real, entry.relative)).then(
                     (to) => `${entry.relative} -> ${to}`,
                     () => entry.relative
                   )
                 )
               : Effect.succeed(entry.relative)
-        yield* walk(target.absolute, target.display, {
+        yield* walk(target.real, target.display, {
           includeIgnored: input.include_ignored === true,
           descend: () => recursive,
           visit: (entry) =>

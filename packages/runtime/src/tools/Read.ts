@@ -47,7 +47,7 @@ export const make = (options: ReadOptions = {}): Tool => {
     run: (input, context) =>
       Effect.gen(function* () {
         const target = yield* resolvePath(context, input.path)
-        const stat = yield* tryFs(target.display, () => fs.stat(target.absolute))
+        const stat = yield* tryFs(target.display, () => fs.stat(target.real))
         if (stat.isDirectory()) {
           return yield* new ToolError({ message: `${target.display} is a directory; use ls to list it` })
         }
@@ -55,7 +55,7 @@ export const make = (options: ReadOptions = {}): Tool => {
           return yield* new ToolError({ message: `${target.display} is not a regular file` })
         }
         if (stat.size === 0) return textResult(`${target.display} is empty.`)
-        const sample = yield* readSample(target.absolute, target.display)
+        const sample = yield* readSample(target.real, target.display)
         if (looksBinary(sample)) {
           const kind = binaryKind(sample) ?? "binary data"
           return textResult(
@@ -64,7 +64,7 @@ export const make = (options: ReadOptions = {}): Tool => {
         }
         const first = Math.max(1, input.offset ?? 1)
         const count = Math.min(input.limit ?? maxLines, maxLines)
-        const window = yield* readWindow(target.absolute, target.display, first, count, maxBytes, maxLineLength)
+        const window = yield* readWindow(target.real, target.display, first, count, maxBytes, maxLineLength)
         if (window.lines.length === 0) {
           return yield* new ToolError({
             message: `${target.display} has ${window.seen} lines; offset ${first} is past the end`

@@ -23,7 +23,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 
-export { echoTool, noteTool, sleepTool, testTools } from "./tools.js"
+export { echoTool, noteTool, peekTool, pingTool, sleepTool, testTools } from "./tools.js"
 
 import { testTools } from "./tools.js"
 
@@ -52,9 +52,57 @@ export const collect = (options: Runner.RunOptions) =>
 export const baseOptions: Runner.RunOptions = { cwd: "/tmp", prompt: "do the task", model: "fake-model" }
 
 /**
+ * Tool calls and approvals pair up: every `tool_call_started` gets one `tool_call_completed`
+ * after it, every `approval_requested` one `approval_resolved`, an approval is asked and resolved
+ * while its call is open, and nothing completes or resolves that was not started or asked.
+ */
+export const assertPairs = (events: ReadonlyArray<KnownRunEvent>): void => {
+  const openCalls = new Set<string>()
+  const endedCalls = new Set<string>()
+  const openApprovals = new Map<string, string | undefined>()
+  const resolved = new Set<string>()
+  for (const event of events) {
+    switch (event.type) {
+      case "tool_call_started": {
+        const id = event.data.toolCallId
+        assert.isFalse(openCalls.has(id) || endedCalls.has(id), `tool call ${id} started twice`)
+        openCalls.add(id)
+        break
+      }
+      case "tool_call_completed": {
+        const id = event.data.toolCallId
+        assert.isTrue(openCalls.has(id), `tool call ${id} completed without being started, or twice`)
+        const pending = [...openApprovals].filter(([, call]) => call === id)
+        assert.deepStrictEqual(pending, [], `tool call ${id} completed with an approval still open`)
+        openCalls.delete(id)
+        endedCalls.add(id)
+        break
+      }
+      case "approval_requested": {
+        const { approvalId, toolCallId } = event.data
+        assert.isFalse(openApprovals.has(approvalId) || resolved.has(approvalId), `approval ${approvalId} asked twice`)
+        if (toolCallId !== undefined)
+          assert.isTrue(openCalls.has(toolCallId), `approval ${approvalId} outside its call`)
+        openApprovals.set(approvalId, toolCallId)
+        break
+      }
+      case "approval_resolved": {
+        const { approvalId } = event.data
+        assert.isTrue(openApprovals.has(approvalId), `approval ${approvalId} resolved without being asked, or twice`)
+        openApprovals.delete(approvalId)
+        resolved.add(approvalId)
+        break
+      }
+    }
+  }
+  assert.deepStrictEqual([...openCalls], [], "tool calls started and never completed")
+  assert.deepStrictEqual([...openApprovals.keys()], [], "approvals asked and never resolved")
+}
+
+/**
  * The EV-5 contract: every event decodes as a KnownRunEvent after a JSON round trip, seq counts
- * up from 1 without gaps, persisted events have increasing eventIds and ephemeral ones none, and
- * exactly one terminal event comes last.
+ * up from 1 without gaps, persisted events have increasing eventIds and ephemeral ones none,
+ * tool calls and approvals pair up (`assertPairs`), and exactly one terminal event comes last.
  */
 export const assertContract = (events: ReadonlyArray<KnownRunEvent>): void => {
   assert.isAbove(events.length, 0)
@@ -79,6 +127,7 @@ export const assertContract = (events: ReadonlyArray<KnownRunEvent>): void => {
   assert.strictEqual(terminals.length, 1, `terminal events: ${terminals.map((e) => e.type).join(", ")}`)
   assert.strictEqual(events.at(-1), terminals[0])
   assert.strictEqual(events[0]!.type, "run_started")
+  assertPairs(events)
 }
 
 export const typesOf = (events: ReadonlyArray<KnownRunEvent>) => events.map((event) => event.type)

@@ -33,3 +33,29 @@ export const sleepTool: Tool = defineTool({
 })
 
 export const testTools: ReadonlyArray<Tool> = [echoTool, noteTool, sleepTool]
+
+/** `ping`: every parameter optional, so `{}` would run it; counts its runs. Not in `testTools`. */
+export const pingTool = () => {
+  let runs = 0
+  const tool: Tool = defineTool({
+    name: "ping",
+    description: "Pings; every parameter is optional.",
+    effect: "read",
+    input: Schema.Struct({ note: Schema.optional(Schema.String) }),
+    run: () =>
+      Effect.sync(() => {
+        runs += 1
+        return textResult("pong")
+      })
+  })
+  return { tool, runs: () => runs }
+}
+
+/** `peek`: reads a path outside the workspace, so it asks for an external-directory approval. */
+export const peekTool: Tool = defineTool({
+  name: "peek",
+  description: "Looks at a path outside the workspace.",
+  effect: "read",
+  input: Schema.Struct({ path: Schema.String }),
+  run: ({ path }, context) => Effect.as(context.approveExternalPath(path), textResult(`peeked at ${path}`))
+})

@@ -1,11 +1,22 @@
 import * as fs from "node:fs"
+import * as path from "node:path"
 import * as Bash from "@alisio/runtime/tools/Bash"
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Ref from "effect/Ref"
 import * as TestClock from "effect/TestClock"
 import { awaitProgress, call, callFails, makeContext, tempDir, textOf } from "./context.js"
+
+/** Real time, whatever clock the test runs on. */
+const realSleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+
+/** Starts `sleep 1000` detached by `how`; it writes its pid to `file` first, and the command waits for it. */
+const detached = (how: (inner: string) => string, file: string) =>
+  `${how(`sh -c 'echo $$ > ${file}; exec sleep 1000'`)}\nuntil [ -s ${file} ]; do sleep 0.01; done`
+
+const pidFrom = (dir: string, file: string) => Number(fs.readFileSync(path.join(dir, file), "utf8").trim())
 
 /** Whether a process still runs; a zombie nobody reaps (PID 1 in some containers) counts as gone. */
 const running = (pid: number): boolean => {
@@ -106,9 +117,15 @@ describe("bash", () => {
     Effect.gen(function* () {
       const dir = yield* tempDir
       const test = yield* makeContext(dir)
-      const text = yield* call(Bash.make(), { command: 'sleep 30 & echo "pid=$!"' }, test.context)
-      assert.match(text, /^pid=\d+\n\[exit code 0\]\n\[processes it left in the background were stopped\]$/)
-      assert.isFalse(running(pidIn(text)))
+      // The command waits until the background child has become `sleep`, so its name is certain.
+      const command = 'sleep 30 & echo "pid=$!"; until [ "$(cat /proc/$!/comm)" = sleep ]; do :; done'
+      const text = yield* call(Bash.make(), { command }, test.context)
+      const pid = pidIn(text)
+      assert.strictEqual(
+        text,
+        `pid=${pid}\n[exit code 0]\n[killed 1 background process left running: sleep 30 (pid ${pid})]`
+      )
+      assert.isFalse(running(pid))
     })
   )
 
@@ -120,6 +137,106 @@ describe("bash", () => {
         yield* callFails(Bash.make(), { command: "true", timeout_ms: -1 }, test.context),
         "Invalid arguments for bash"
       )
+    })
+  )
+
+  it.scoped("TL-7 setsid, nohup and double forks are found, stopped when the command ends, and named", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const test = yield* makeContext(dir)
+      const command = [
+        detached((inner) => `setsid ${inner} &`, "setsid.pid"),
+        detached((inner) => `nohup ${inner} >/dev/null 2>&1 &`, "nohup.pid"),
+        detached((inner) => `( ${inner} & ) &`, "fork.pid"),
+        detached((inner) => `( setsid ${inner} & ) &`, "both.pid"),
+        "echo started"
+      ].join("\n")
+      const text = yield* call(Bash.make(), { command }, test.context)
+      const pids = ["setsid.pid", "nohup.pid", "fork.pid", "both.pid"].map((file) => pidFrom(dir, file))
+      assert.match(text, /^started\n\[exit code 0\]\n\[killed 4 background processes left running: /)
+      for (const pid of pids) {
+        assert.include(text, `sleep 1000 (pid ${pid})`)
+        assert.isFalse(running(pid), `pid ${pid} is gone`)
+      }
+    })
+  )
+
+  it.scoped("TL-7 interrupting a command stops what it detached with setsid", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const test = yield* makeContext(dir)
+      const command = `${detached((inner) => `setsid ${inner} &`, "a.pid")}\necho ready\nsleep 1000`
+      const fiber = yield* Effect.fork(Bash.make().execute({ command }, test.context))
+      yield* awaitProgress(test, (text) => text.includes("ready"))
+      const pid = pidFrom(dir, "a.pid")
+      assert.isTrue(running(pid))
+      yield* Fiber.interrupt(fiber)
+      assert.isFalse(running(pid))
+    })
+  )
+
+  it.scoped("TL-1 output is back-pressured: a consumer that lags pauses the command, memory stays bounded", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const test = yield* makeContext(dir)
+      const release = yield* Deferred.make<void>()
+      let streamed = 0
+      const context = {
+        ...test.context,
+        progress: (text: string) =>
+          Effect.zipRight(
+            Deferred.await(release),
+            Effect.sync(() => {
+              streamed += text.length
+            })
+          )
+      }
+      // 2 000 lines of 10 000 characters; after each, a byte more in `count`.
+      const counter = path.join(dir, "count")
+      const command = `for i in $(seq 1 2000); do printf '%9999s\\n' x; printf . >> ${counter}; done`
+      const fiber = yield* Effect.fork(Bash.make().execute({ command }, context))
+      const written = () => (fs.existsSync(counter) ? fs.statSync(counter).size : 0)
+      while (written() === 0) yield* realSleep(20)
+      let last = -1
+      while (written() !== last) {
+        last = written()
+        yield* realSleep(300)
+      }
+      // Blocked on its writes: the pipes and 16 pending chunks of at most 64 KiB hold about 130
+      // lines. Without back-pressure all 2 000 (20 MB) were read into memory at once.
+      assert.isBelow(last, 500, "the command waits on its writes while nobody reads")
+      yield* Deferred.succeed(release, undefined)
+      const text = textOf(yield* Fiber.join(fiber))
+      assert.strictEqual(written(), 2_000)
+      assert.strictEqual(streamed, 20_000_000)
+      assert.include(text, "[… 19970000 characters of output cut …]")
+    })
+  )
+
+  it.scoped("TL-8 provider keys and variables named like secrets are not in the command's environment", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const test = yield* makeContext(dir)
+      const key = "sk-proj-abcdefghijklmnopqrstuvwxyz"
+      const tool = Bash.make({
+        environment: { secretNames: ["ACME_AUTH"], secretValues: [key] },
+        baseEnvironment: {
+          PATH: process.env.PATH,
+          OPENAI_API_KEY: key,
+          ACME_AUTH: "acme-credential-1234",
+          COPY_OF_IT: key,
+          GITHUB_TOKEN: "ghp_123456789",
+          DB_PASSWORD: "hunter22",
+          AWS_SECRET_ACCESS_KEY: "aws-secret",
+          my_api_key: "lowercase-key",
+          PLAIN: "visible"
+        }
+      })
+      const text = yield* call(tool, { command: "env | sort" }, test.context)
+      assert.include(text, "PLAIN=visible")
+      for (const secret of [key, "acme-credential", "ghp_", "hunter22", "aws-secret", "lowercase-key"]) {
+        assert.notInclude(text, secret)
+      }
     })
   )
 })

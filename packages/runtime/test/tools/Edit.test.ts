@@ -132,4 +132,25 @@ describe("edit", () => {
       )
     })
   )
+
+  it.scoped("TL-6 a file too large to hold is refused with the remedy; a near miss in huge lines is cheap", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const long = `${"x".repeat(200_000)}\n`
+      yield* writeFiles(dir, { "big.txt": "y".repeat(2_000), "wide.txt": `${long.repeat(20)}  return parse(text)\n` })
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(
+        yield* callFails(
+          Edit.make({ maxFileBytes: 1_000 }),
+          { path: "big.txt", old_string: "y", new_string: "z" },
+          context
+        ),
+        "big.txt is too large to edit (2.0 KiB, more than 1000 B); change it with bash (sed, a script) instead"
+      )
+      assert.include(
+        yield* callFails(Edit.make(), { path: "wide.txt", old_string: "return parse(txt)", new_string: "z" }, context),
+        'the closest line is 21: "return parse(text)"'
+      )
+    })
+  )
 })

@@ -44,6 +44,14 @@ describe("glob matcher", () => {
     }
   })
 
+  it("TL-6 matches in time linear in name × pattern; brace explosions are refused", () => {
+    // As a regular expression, ^[^/]*a[^/]*a…b$ backtracks for minutes on 250 a's.
+    assert.isFalse(compileGlob(`${"*a".repeat(30)}*b`).matches("a".repeat(250)))
+    assert.isTrue(compileGlob(`${"*a".repeat(30)}*b`).matches(`${"a".repeat(250)}b`))
+    assert.throws(() => compileGlob("{a,b}".repeat(12)), "expands to more than 1000 alternatives")
+    assert.strictEqual(expandBraces("{a,b}".repeat(9)).length, 512)
+  })
+
   it("TL-1 prunes folders nothing below could match", () => {
     assert.isFalse(compileGlob("*.ts").mayMatchBelow("src"))
     assert.isTrue(compileGlob("src/*.ts").mayMatchBelow("src"))
@@ -111,6 +119,17 @@ describe("glob", () => {
         path.join(outside, "x.md")
       )
       assert.deepStrictEqual(yield* Ref.get(approved.externalRequests), [outside])
+    })
+  )
+
+  it.scoped("TL-6 a pattern whose braces explode is an error the model sees", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(
+        yield* callFails(Glob.make(), { pattern: "{a,b}".repeat(12) }, context),
+        `the glob ${"{a,b}".repeat(12)} expands to more than 1000 alternatives; use fewer {a,b} groups`
+      )
     })
   )
 })

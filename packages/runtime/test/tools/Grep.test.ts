@@ -1,7 +1,23 @@
 import * as Grep from "@alisio/runtime/tools/Grep"
+import { liveSearchWorkers } from "@alisio/runtime/tools/internal/searchWorker"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as TestClock from "effect/TestClock"
 import { call, callFails, makeContext, tempDir, writeFiles } from "./context.js"
+
+/** `^(a+)+$` backtracks about 2^35 times on this line before it gives up: minutes of one core. */
+const catastrophic = { pattern: "^(a+)+$", text: `${"a".repeat(35)}!\n` }
+
+/** Real time, whatever clock the test runs on. */
+const realSleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+
+/** Waits until the search thread has its job (a thread started, then some real time). */
+const searching = (before: number) =>
+  Effect.gen(function* () {
+    while (liveSearchWorkers() <= before) yield* realSleep(10)
+    yield* realSleep(300)
+  })
 
 const tree = {
   "src/a.ts": "import x from 'y'\nexport const Load = 1\nconst load = 2\n",
@@ -72,6 +88,90 @@ describe("grep", () => {
       const dir = yield* tempDir
       const { context } = yield* makeContext(dir)
       assert.include(yield* callFails(Grep.make(), { pattern: "a(b" }, context), "Invalid regular expression")
+    })
+  )
+
+  it.scoped("TL-6 a catastrophic regular expression is stopped by interruption and its search thread is gone", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "evil.txt": catastrophic.text })
+      const { context } = yield* makeContext(dir)
+      const before = liveSearchWorkers()
+      const fiber = yield* Effect.fork(Grep.make().execute({ pattern: catastrophic.pattern }, context))
+      yield* searching(before)
+      // Before TL-6 the match ran on the main thread: this interruption never returned.
+      yield* Fiber.interrupt(fiber)
+      assert.strictEqual(liveSearchWorkers(), before)
+    })
+  )
+
+  it.scoped("TL-6 a search running past grep's own timeout is stopped and explained", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "evil.txt": catastrophic.text })
+      const { context } = yield* makeContext(dir)
+      const before = liveSearchWorkers()
+      const fiber = yield* Effect.fork(
+        Effect.flip(Grep.make({ timeoutMs: 5_000 }).execute({ pattern: catastrophic.pattern }, context))
+      )
+      yield* searching(before)
+      yield* TestClock.adjust("5 seconds")
+      const error = yield* Fiber.join(fiber)
+      assert.include(error.message, "grep stopped after 5 s without finishing: the pattern may backtrack")
+      assert.strictEqual(liveSearchWorkers(), before)
+    })
+  )
+
+  it.scoped("TL-6 results, order, caps and skipped files are the same across the search thread's batches", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const files: Record<string, string> = {}
+      for (let i = 0; i < 600; i++) files[`f${String(i).padStart(3, "0")}.txt`] = `skip\nhit ${i}\n`
+      yield* writeFiles(dir, files)
+      const { context } = yield* makeContext(dir)
+      const tool = Grep.make({ maxResults: 1_000 })
+      const all = (yield* call(tool, { pattern: "^hit" }, context)).split("\n")
+      assert.strictEqual(all.length, 600)
+      assert.strictEqual(all[0], "f000.txt:2: hit 0")
+      assert.strictEqual(all[599], "f599.txt:2: hit 599")
+      const capped = yield* call(tool, { pattern: "^hit", max_results: 300 }, context)
+      assert.isTrue(
+        capped.endsWith("f299.txt:2: hit 299\n[stopped at 300 matching lines; narrow the pattern, path or glob]")
+      )
+    })
+  )
+
+  it.scoped("TL-6 files too large count only up to where the search stopped", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "a.txt": "x".repeat(100), "b.txt": "hit\nhit\n", "c.txt": "y".repeat(100) })
+      const { context } = yield* makeContext(dir)
+      const tool = Grep.make({ maxFileBytes: 50 })
+      assert.strictEqual(
+        yield* call(tool, { pattern: "hit", max_results: 1 }, context),
+        "b.txt:1: hit\n[stopped at 1 matching lines; narrow the pattern, path or glob]\n[1 file(s) over 0 MiB not searched]"
+      )
+      assert.strictEqual(
+        yield* call(tool, { pattern: "hit" }, context),
+        "b.txt:1: hit\nb.txt:2: hit\n[2 file(s) over 0 MiB not searched]"
+      )
+    })
+  )
+
+  it.scoped("TL-6 a glob whose braces explode is refused, and a pathological one matches in linear time", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { [`${"a".repeat(200)}.txt`]: "hit\n" })
+      const { context } = yield* makeContext(dir)
+      assert.include(
+        yield* callFails(Grep.make(), { pattern: "hit", glob: "{a,b}".repeat(12) }, context),
+        "expands to more than 1000 alternatives"
+      )
+      // As a regular expression this is ^[^/]*a[^/]*a…b$: it backtracks for ages on 200 a's.
+      assert.strictEqual(
+        yield* call(Grep.make(), { pattern: "hit", glob: `${"*a".repeat(20)}*b` }, context),
+        "No lines match /hit/."
+      )
     })
   )
 })

@@ -1,5 +1,4 @@
 import * as fs from "node:fs/promises"
-import * as os from "node:os"
 import * as path from "node:path"
 import { ToolError } from "@alisio/domain/Errors"
 import { RunId, SessionId, ToolCallId } from "@alisio/domain/Ids"
@@ -7,7 +6,6 @@ import type { Tool, ToolContext, ToolResult } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
-import type * as Scope from "effect/Scope"
 
 /** A ToolContext for tests, and what the tool did through it. */
 export interface TestToolContext {
@@ -52,11 +50,7 @@ export const makeContext = (
     return { context, progress, progressQueue, externalRequests }
   })
 
-/** A fresh temporary folder (real path), removed when the scope closes. */
-export const tempDir: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
-  Effect.promise(async () => fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "alisio-tools-")))),
-  (dir) => Effect.promise(() => fs.rm(dir, { recursive: true, force: true }))
-)
+export { tempDir } from "../helpers/tempDir.js"
 
 /** Creates files (and their folders) below `root`. */
 export const writeFiles = (root: string, files: Record<string, string | Uint8Array>): Effect.Effect<void> =>

@@ -2,9 +2,7 @@
 // `openSqlite` over a folder) and a small registry recording what it registers. One call is one
 // "session" of Alisio; a later call over the same folder is the next session. The `PluginSession`
 // shape is what the tests use, so this builder can be replaced by the host (`PluginHost.layer`).
-import * as fs from "node:fs/promises"
-import * as os from "node:os"
-import * as path from "node:path"
+
 import type { PluginCommand } from "@alisio/domain/Command"
 import { ToolError } from "@alisio/domain/Errors"
 import { RunId, SessionId, ToolCallId } from "@alisio/domain/Ids"
@@ -20,6 +18,7 @@ import { openSqlite } from "@alisio/runtime/PluginStorage"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import { makeTempDir } from "../../../../runtime/test/helpers/tempDir.js"
 
 export interface ToolOutcome {
   readonly text: string
@@ -134,8 +133,4 @@ export const startPluginSession = (
   })
 
 /** A fresh temporary folder (real path), removed when the scope closes. */
-export const tempDir = (prefix: string): Effect.Effect<string, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.promise(async () => fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), `alisio-${prefix}-`)))),
-    (dir) => Effect.promise(() => fs.rm(dir, { recursive: true, force: true }))
-  )
+export const tempDir = (prefix: string) => makeTempDir(`alisio-${prefix}-`)

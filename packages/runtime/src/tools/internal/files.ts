@@ -1,9 +1,8 @@
-import { randomUUID } from "node:crypto"
 import * as fs from "node:fs/promises"
-import * as path from "node:path"
 import type { ToolError } from "@alisio/domain/Errors"
 import * as Effect from "effect/Effect"
-import { tryFs } from "./workspace.js"
+import * as Atomic from "../../internal/atomicFile.js"
+import { fsError, tryFs } from "./workspace.js"
 
 /** How many leading bytes decide whether a file is binary. */
 export const SNIFF_BYTES = 8192
@@ -55,25 +54,7 @@ export const readSample = (absolute: string, display: string): Effect.Effect<Uin
  * Creates missing parent folders; keeps the mode of a file it replaces.
  */
 export const writeFileAtomic = (target: string, display: string, content: string): Effect.Effect<void, ToolError> =>
-  Effect.gen(function* () {
-    const directory = path.dirname(target)
-    yield* tryFs(display, () => fs.mkdir(directory, { recursive: true }))
-    const existingMode = yield* Effect.promise(() =>
-      fs.stat(target).then(
-        (s) => s.mode & 0o7777,
-        () => undefined
-      )
-    )
-    const temporary = path.join(directory, `.${path.basename(target)}.${randomUUID().slice(0, 8)}.tmp`)
-    yield* tryFs(display, async () => {
-      await fs.writeFile(temporary, content, existingMode === undefined ? {} : { mode: existingMode })
-      await fs.rename(temporary, target)
-    }).pipe(
-      Effect.tapError(() => Effect.promise(() => fs.rm(temporary, { force: true }))),
-      // Once started, the write finishes (or cleans up) so no temporary file is left behind.
-      Effect.uninterruptible
-    )
-  })
+  Atomic.writeFileAtomic(target, content, "workspace").pipe(Effect.mapError((error) => fsError(display)(error.cause)))
 
 /** Counts lines the way editors do: a trailing newline does not start another line. */
 export const countLines = (text: string): number => {
@@ -90,9 +71,9 @@ export const lineAt = (text: string, offset: number): number => {
   return line
 }
 
-/** Cuts an over-long line for display. */
-export const clipLine = (line: string, max: number): string =>
-  line.length <= max ? line : `${line.slice(0, max)}… [${line.length - max} more characters]`
+/** Cuts an over-long line for display; `length` is the whole line's when `line` is already its head. */
+export const clipLine = (line: string, max: number, length: number = line.length): string =>
+  length <= max ? line : `${line.slice(0, max)}… [${length - max} more characters]`
 
 /** A size in bytes for people: `512 B`, `12.3 KiB`, `4.0 MiB`. */
 export const formatBytes = (bytes: number): string =>

@@ -1,3 +1,7 @@
+import { ToolError } from "@alisio/domain/Errors"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+
 /**
  * A small glob matcher (Node 20 has no `fs.glob`): `*`, `?`, `[abc]`, `[!a-z]`, `{a,b}` and `**`
  * for any number of folders. Paths are `/`-separated and relative to the walk's root; `*` also
@@ -10,33 +14,64 @@ export interface GlobMatcher {
   readonly mayMatchBelow: (relativeDirectory: string) => boolean
 }
 
-type Segment = "**" | RegExp
+/** One name's pattern, matched without regular expressions so no pattern can backtrack for ever. */
+interface NamePattern {
+  readonly tokens: ReadonlyArray<Token>
+}
+
+type Token =
+  | { readonly _tag: "Char"; readonly char: string }
+  | { readonly _tag: "AnyChar" }
+  | { readonly _tag: "Star" }
+  | { readonly _tag: "Class"; readonly negated: boolean; readonly ranges: ReadonlyArray<readonly [string, string]> }
+
+type Segment = "**" | NamePattern
+
+/** Brace alternatives a pattern may expand to: `{a,b}{c,d}…` doubles with each group. */
+export const MAX_ALTERNATIVES = 1_000
+
+/** A pattern whose braces expand past `MAX_ALTERNATIVES`. */
+export class GlobTooComplexError extends Data.TaggedError("GlobTooComplexError")<{ readonly pattern: string }> {
+  override get message(): string {
+    return `the glob ${this.pattern} expands to more than ${MAX_ALTERNATIVES} alternatives; use fewer {a,b} groups`
+  }
+}
 
 const hasMagic = (text: string): boolean => /[*?[\]{}]/.test(text)
 
-/** Expands `{a,b}` alternatives (nested ones too) into plain patterns. */
+/**
+ * Expands `{a,b}` alternatives (nested ones too) into plain patterns; throws `GlobTooComplexError`
+ * past `MAX_ALTERNATIVES`, before the work grows with them.
+ */
 export const expandBraces = (pattern: string): Array<string> => {
-  let depth = 0
-  let start = -1
-  for (let i = 0; i < pattern.length; i++) {
-    const char = pattern[i]
-    if (char === "\\") {
-      i++
-    } else if (char === "{") {
-      if (depth === 0) start = i
-      depth++
-    } else if (char === "}" && depth > 0) {
-      depth--
-      if (depth === 0) {
-        const alternatives = splitTopLevel(pattern.slice(start + 1, i))
-        if (alternatives.length < 2) continue
-        const before = pattern.slice(0, start)
-        const after = pattern.slice(i + 1)
-        return alternatives.flatMap((alternative) => expandBraces(before + alternative + after))
+  const out: Array<string> = []
+  const expand = (text: string): void => {
+    let depth = 0
+    let start = -1
+    for (let i = 0; i < text.length; i++) {
+      const char = text[i]
+      if (char === "\\") {
+        i++
+      } else if (char === "{") {
+        if (depth === 0) start = i
+        depth++
+      } else if (char === "}" && depth > 0) {
+        depth--
+        if (depth === 0) {
+          const alternatives = splitTopLevel(text.slice(start + 1, i))
+          if (alternatives.length < 2) continue
+          const before = text.slice(0, start)
+          const after = text.slice(i + 1)
+          for (const alternative of alternatives) expand(before + alternative + after)
+          return
+        }
       }
     }
+    if (out.length >= MAX_ALTERNATIVES) throw new GlobTooComplexError({ pattern })
+    out.push(text)
   }
-  return [pattern]
+  expand(pattern)
+  return out
 }
 
 const splitTopLevel = (body: string): Array<string> => {
@@ -63,34 +98,85 @@ const splitTopLevel = (body: string): Array<string> => {
   return parts
 }
 
-const segmentRegExp = (segment: string): RegExp => {
-  let source = ""
+const compileName = (segment: string): NamePattern => {
+  const tokens: Array<Token> = []
   for (let i = 0; i < segment.length; i++) {
     const char = segment[i]!
     if (char === "\\" && i + 1 < segment.length) {
-      source += escapeRegex(segment[++i]!)
+      tokens.push({ _tag: "Char", char: segment[++i]! })
     } else if (char === "*") {
-      source += "[^/]*"
+      if (tokens.at(-1)?._tag !== "Star") tokens.push({ _tag: "Star" })
     } else if (char === "?") {
-      source += "[^/]"
+      tokens.push({ _tag: "AnyChar" })
     } else if (char === "[") {
       const close = segment.indexOf("]", i + 2)
       if (close === -1) {
-        source += "\\["
+        tokens.push({ _tag: "Char", char })
         continue
       }
       let body = segment.slice(i + 1, close)
-      if (body.startsWith("!")) body = `^${body.slice(1)}`
-      source += `[${body.replace(/\\/g, "\\\\")}]`
+      const negated = body.startsWith("!") || body.startsWith("^")
+      if (negated) body = body.slice(1)
+      const ranges: Array<readonly [string, string]> = []
+      for (let j = 0; j < body.length; j++) {
+        const from = body[j]!
+        if (body[j + 1] === "-" && j + 2 < body.length) {
+          ranges.push([from, body[j + 2]!])
+          j += 2
+        } else {
+          ranges.push([from, from])
+        }
+      }
+      tokens.push({ _tag: "Class", negated, ranges })
       i = close
     } else {
-      source += escapeRegex(char)
+      tokens.push({ _tag: "Char", char })
     }
   }
-  return new RegExp(`^${source}$`)
+  return { tokens }
 }
 
-const escapeRegex = (char: string): string => char.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
+const matchesOne = (token: Token, char: string): boolean => {
+  switch (token._tag) {
+    case "Char":
+      return token.char === char
+    case "AnyChar":
+      return true
+    case "Class":
+      return token.ranges.some(([from, to]) => from <= char && char <= to) !== token.negated
+    case "Star":
+      return false
+  }
+}
+
+/**
+ * Whether a name matches: the classic wildcard walk that, on a mismatch, lets the last `*`
+ * swallow one more character. At most name × pattern steps, whatever the pattern.
+ */
+const matchName = (pattern: NamePattern, name: string): boolean => {
+  const tokens = pattern.tokens
+  let t = 0
+  let n = 0
+  let star = -1
+  let starAt = 0
+  while (n < name.length) {
+    const token = tokens[t]
+    if (token?._tag === "Star") {
+      star = t++
+      starAt = n
+    } else if (token !== undefined && matchesOne(token, name[n]!)) {
+      t++
+      n++
+    } else if (star !== -1) {
+      t = star + 1
+      n = ++starAt
+    } else {
+      return false
+    }
+  }
+  while (tokens[t]?._tag === "Star") t++
+  return t === tokens.length
+}
 
 const compileOne = (pattern: string): ReadonlyArray<Segment> => {
   const segments: Array<Segment> = []
@@ -99,7 +185,7 @@ const compileOne = (pattern: string): ReadonlyArray<Segment> => {
     if (part === "**") {
       if (segments[segments.length - 1] !== "**") segments.push("**")
     } else {
-      segments.push(segmentRegExp(part))
+      segments.push(compileName(part))
     }
   }
   return segments
@@ -119,7 +205,7 @@ const step = (segments: ReadonlyArray<Segment>, states: Set<number>, name: strin
     const segment = segments[state]
     if (segment === undefined) continue
     if (segment === "**") next.add(state)
-    else if (segment.test(name)) next.add(state + 1)
+    else if (matchName(segment, name)) next.add(state + 1)
   }
   return closure(segments, next)
 }
@@ -134,7 +220,7 @@ const run = (segments: ReadonlyArray<Segment>, relative: string): Set<number> =>
   return states
 }
 
-/** Compiles a glob pattern. */
+/** Compiles a glob pattern; throws `GlobTooComplexError` (see `expandBraces`). */
 export const compileGlob = (pattern: string): GlobMatcher => {
   const compiled = expandBraces(pattern).map(compileOne)
   return {
@@ -157,3 +243,10 @@ export const splitGlobBase = (pattern: string): { readonly base: string; readonl
   const base = (absolute ? "/" : "") + literal.join("/")
   return { base: base === "" ? "." : base, rest: parts.join("/") }
 }
+
+/** `compileGlob` for a tool: a pattern too complex to expand is an error the model sees. */
+export const globMatcher = (pattern: string): Effect.Effect<GlobMatcher, ToolError> =>
+  Effect.try({
+    try: () => compileGlob(pattern),
+    catch: (error) => new ToolError({ message: (error as GlobTooComplexError).message })
+  })

@@ -17,12 +17,12 @@ export interface WalkEntry {
   readonly ignored: boolean
 }
 
-export interface WalkOptions {
+export interface WalkOptions<E = never> {
   readonly includeIgnored: boolean
   /** Whether to enter a folder; everything is entered when absent. Symlinked folders never are. */
   readonly descend?: (relativeDirectory: string) => boolean
   /** Called for each entry in sorted depth-first order; `false` stops the walk. */
-  readonly visit: (entry: WalkEntry) => Effect.Effect<boolean>
+  readonly visit: (entry: WalkEntry) => Effect.Effect<boolean, E>
 }
 
 /**
@@ -30,11 +30,15 @@ export interface WalkOptions {
  * cannot be read below the root are passed over; the root itself must be readable.
  * Returns whether the walk was stopped by `visit`.
  */
-export const walk = (root: string, display: string, options: WalkOptions): Effect.Effect<boolean, ToolError> => {
+export const walk = <E = never>(
+  root: string,
+  display: string,
+  options: WalkOptions<E>
+): Effect.Effect<boolean, ToolError | E> => {
   const kindOf = (entry: Dirent): WalkEntry["kind"] =>
     entry.isFile() ? "file" : entry.isDirectory() ? "directory" : entry.isSymbolicLink() ? "symlink" : "other"
 
-  const visitDirectory = (relativeDirectory: string): Effect.Effect<boolean, ToolError> =>
+  const visitDirectory = (relativeDirectory: string): Effect.Effect<boolean, ToolError | E> =>
     Effect.gen(function* () {
       const read = tryFs(display, () => fs.readdir(path.join(root, relativeDirectory), { withFileTypes: true }))
       const entries = relativeDirectory === "" ? yield* read : yield* Effect.orElseSucceed(read, () => [])

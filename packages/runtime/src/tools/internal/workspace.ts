@@ -4,12 +4,17 @@ import * as path from "node:path"
 import { ToolError } from "@alisio/domain/Errors"
 import type { ToolContext } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
+import { errnoCode } from "../../internal/errno.js"
 
 /** A path a tool may use: inside the workspace, or outside with the person's approval. */
 export interface ResolvedPath {
   /** Absolute, lexically resolved against the workspace. */
   readonly absolute: string
-  /** With symlinks resolved as far as the path exists. */
+  /**
+   * Where the operating system acts: every symlink followed (a dangling one to the path it names),
+   * the part that does not exist yet joined to its nearest existing parent. Tools use this path,
+   * the one that was checked.
+   */
   readonly real: string
   /** How results name it: relative to the workspace when inside, else absolute. */
   readonly display: string
@@ -17,21 +22,24 @@ export interface ResolvedPath {
 }
 
 /**
- * Resolves a tool's path argument against `context.cwd` (TL-3). A path leading outside the
- * workspace, by `..`, an absolute path or a symlink, needs `approveExternalPath` first.
+ * Resolves a tool's path argument against `context.cwd` (TL-3, TL-5). The boundary is checked on
+ * real paths, the workspace's own included (it may be reached through a symlink): a path leading
+ * outside, by `..`, an absolute path or a symlink anywhere on the way, needs `approveExternalPath`
+ * for its real path first.
  */
 export const resolvePath = (context: ToolContext, input: string): Effect.Effect<ResolvedPath, ToolError> =>
   Effect.gen(function* () {
     const expanded =
       input === "~" ? os.homedir() : input.startsWith("~/") ? path.join(os.homedir(), input.slice(2)) : input
     const absolute = path.resolve(context.cwd, expanded)
-    const [workspace, real] = yield* Effect.promise(() =>
-      Promise.all([realpathOfExisting(context.cwd), realpathOfExisting(absolute)])
-    )
-    const inside = isWithin(workspace, real)
-    if (!inside) yield* context.approveExternalPath(absolute)
     const lexicallyInside = isWithin(path.resolve(context.cwd), absolute)
     const display = lexicallyInside ? path.relative(context.cwd, absolute) || "." : absolute
+    const workspace = yield* realPath(path.resolve(context.cwd), ".")
+    const real = yield* realPath(absolute, display)
+    const inside = isWithin(workspace, real)
+    // The real path, not the one the model wrote: a link inside the workspace that leads out is
+    // lexically inside, and the approval must name where the access really goes.
+    if (!inside) yield* context.approveExternalPath(real)
     return { absolute, real, display, inside }
   })
 
@@ -42,22 +50,59 @@ export const displayBelow = (root: ResolvedPath, relative: string): string =>
 const isWithin = (root: string, candidate: string): boolean =>
   candidate === root || candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep)
 
-/** The real path of `target`, or of its deepest existing ancestor joined with the rest. */
-const realpathOfExisting = async (target: string): Promise<string> => {
-  try {
-    return await fs.realpath(target)
-  } catch {
-    const parent = path.dirname(target)
-    if (parent === target) return target
-    return path.join(await realpathOfExisting(parent), path.basename(target))
+/** The kernel's limit on links followed while resolving one path (Linux's MAXSYMLINKS). */
+const MAX_LINKS = 40
+
+/**
+ * The real path of an absolute path (see `ResolvedPath.real`); a link loop fails. `fs.realpath`
+ * answers when the whole path exists; otherwise the path is walked a component at a time, so a
+ * dangling link resolves to what it names and a new file to its nearest existing parent.
+ */
+export const realPath = (absolute: string, display: string): Effect.Effect<string, ToolError> =>
+  tryFs(display, async () => {
+    try {
+      return await fs.realpath(absolute)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code !== "ENOENT" && code !== "ENOTDIR" && code !== "ELOOP") throw error
+    }
+    return resolveStepwise(absolute)
+  })
+
+const resolveStepwise = async (absolute: string): Promise<string> => {
+  const root = path.parse(absolute).root
+  let resolved = root
+  let pending = absolute.slice(root.length).split(path.sep)
+  let links = 0
+  while (pending.length > 0) {
+    const [name, ...rest] = pending as [string, ...Array<string>]
+    pending = rest
+    if (name === "" || name === ".") continue
+    if (name === "..") {
+      resolved = path.dirname(resolved)
+      continue
+    }
+    const next = path.join(resolved, name)
+    const stat = await fs.lstat(next).catch(() => undefined)
+    // Nothing there (or nothing we may look at): no link can lead elsewhere from here.
+    if (stat === undefined) return path.join(next, ...pending)
+    if (stat.isSymbolicLink()) {
+      if (++links > MAX_LINKS) throw Object.assign(new Error("too many levels of symbolic links"), { code: "ELOOP" })
+      const target = await fs.readlink(next)
+      if (path.isAbsolute(target)) resolved = path.parse(target).root
+      pending = [...target.split(path.sep), ...pending]
+      continue
+    }
+    resolved = next
   }
+  return resolved
 }
 
 /** Turns a Node file-system failure into a message the model can act on. */
 export const fsError =
   (display: string) =>
   (error: unknown): ToolError => {
-    const code = (error as NodeJS.ErrnoException | undefined)?.code
+    const code = errnoCode(error)
     const message =
       code === "ENOENT"
         ? `${display} does not exist`
@@ -69,7 +114,9 @@ export const fsError =
               ? `${display}: a part of the path is not a directory`
               : code === "ENOSPC"
                 ? `no space left on the device writing ${display}`
-                : `${display}: ${error instanceof Error ? error.message : String(error)}`
+                : code === "ELOOP"
+                  ? `${display}: too many levels of symbolic links (a link loop)`
+                  : `${display}: ${error instanceof Error ? error.message : String(error)}`
     return new ToolError({ message })
   }
 

@@ -1,0 +1,171 @@
+import * as Args from "@effect/cli/Args"
+import * as Options from "@effect/cli/Options"
+import type * as Usage from "@effect/cli/Usage"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+
+// @effect/cli 0.77 takes a word it does not know for a positional argument: `run --bogus hi` made
+// the prompt "--bogus hi", and `run -m` (a flag missing its value) the prompt "-m". It also reads
+// a prompt word such as `yes` or `1` after a boolean flag as that flag's value. So argv is checked
+// here first against the command tree (CLI-3), and handed on in a form that leaves @effect/cli
+// nothing to guess: the command path, the flags by their long names, then `--` and the words.
+
+/** A flag as the user may write it: `--model`, `-m`. */
+interface Flag {
+  readonly long: string
+  readonly takesValue: boolean
+}
+
+/** A command that runs: its flags, and how many words (arguments) it takes besides them. */
+export interface Leaf {
+  readonly _tag: "Leaf"
+  readonly flags: ReadonlyMap<string, Flag>
+  readonly maxWords: number
+}
+
+/** A command that only groups subcommands (`alisio`, `alisio sessions`). */
+export interface Group {
+  readonly _tag: "Group"
+  readonly children: Readonly<Record<string, Shape>>
+}
+
+export type Shape = Leaf | Group
+
+const namedIn = (usage: Usage.Usage): ReadonlyArray<Usage.Named> => {
+  switch (usage._tag) {
+    case "Named":
+      return [usage]
+    case "Optional":
+    case "Repeated":
+      return namedIn(usage.usage)
+    case "Concat":
+    case "Alternation":
+      return [...namedIn(usage.left), ...namedIn(usage.right)]
+    default:
+      return []
+  }
+}
+
+const wordsIn = (usage: Usage.Usage): number => {
+  switch (usage._tag) {
+    case "Named":
+      return 1
+    case "Optional":
+      return wordsIn(usage.usage)
+    case "Repeated":
+      return Number.POSITIVE_INFINITY
+    case "Concat":
+      return wordsIn(usage.left) + wordsIn(usage.right)
+    case "Alternation":
+      return Math.max(wordsIn(usage.left), wordsIn(usage.right))
+    default:
+      return 0
+  }
+}
+
+/** The shape of a command from the config given to `Command.make` (its Options and Args). */
+export const leaf = (config: Readonly<Record<string, unknown>>): Leaf => {
+  const flags = new Map<string, Flag>()
+  let maxWords = 0
+  for (const value of Object.values(config)) {
+    if (Options.isOptions(value)) {
+      for (const named of namedIn(Options.getUsage(value))) {
+        const long = named.names.find((name) => name.startsWith("--")) ?? named.names[0]!
+        const flag = { long, takesValue: Option.isSome(named.acceptedValues) }
+        for (const name of named.names) flags.set(name, flag)
+      }
+    } else if (Args.isArgs(value)) {
+      maxWords += wordsIn(Args.getUsage(value))
+    }
+  }
+  return { _tag: "Leaf", flags, maxWords }
+}
+
+export const group = (children: Readonly<Record<string, Shape>>): Group => ({ _tag: "Group", children })
+
+/** A mistake in argv: one line, and the command whose `--help` explains the remedy. */
+export interface UsageMistake {
+  readonly message: string
+  readonly path: ReadonlyArray<string>
+}
+
+/** argv that @effect/cli parses as checked, and the command it names. */
+export interface Checked {
+  readonly argv: ReadonlyArray<string>
+  readonly path: ReadonlyArray<string>
+}
+
+// @effect/cli's own flags: with one of them the words go to @effect/cli untouched (help wins).
+const builtIns = new Set(["--help", "-h", "--version", "--completions"])
+
+const booleanValues = new Set(["true", "false"])
+
+/** A word that is a flag's value even though it starts with `-` (`--max-turns -1` gets a clear range error). */
+const isNegativeNumber = (word: string) => /^-\d/.test(word)
+
+const looksLikeFlag = (word: string) => word.startsWith("-") && word !== "-"
+
+/** The command as a user types it: `alisio sessions list`. */
+export const commandName = (root: string, path: ReadonlyArray<string>) => [root, ...path].join(" ")
+
+/**
+ * Checks `words` (argv without node and the script) against the command tree. An unknown flag, a
+ * flag missing its value and an unknown command are mistakes, unless they come after `--`.
+ */
+export const check = (shape: Shape, words: ReadonlyArray<string>): Either.Either<Checked, UsageMistake> => {
+  const beforeDashes = words.indexOf("--") === -1 ? words : words.slice(0, words.indexOf("--"))
+  if (beforeDashes.some((word) => builtIns.has(word))) return Either.right({ argv: words, path: [] })
+  const path: Array<string> = []
+  const where = (preposition: string) => (path.length === 0 ? "" : ` ${preposition} ${path.join(" ")}`)
+  const mistake = (message: string) => Either.left({ message, path: [...path] })
+  let current = shape
+  let index = 0
+  while (current._tag === "Group") {
+    const word = words[index]
+    if (word === undefined) return Either.right({ argv: words, path })
+    if (looksLikeFlag(word) && word !== "--") return mistake(`unknown option ${word}${where("for")}`)
+    const child = current.children[word]
+    if (child === undefined) return mistake(`unknown command ${word}${where("for")}`)
+    path.push(word)
+    current = child
+    index += 1
+  }
+  const flags: Array<string> = []
+  const positional: Array<string> = []
+  for (; index < words.length; index++) {
+    const word = words[index]!
+    if (word === "--") {
+      positional.push(...words.slice(index + 1))
+      break
+    }
+    if (!looksLikeFlag(word)) {
+      positional.push(word)
+      continue
+    }
+    const equals = word.indexOf("=")
+    const name = equals > 0 ? word.slice(0, equals) : word
+    const inline = equals > 0 ? word.slice(equals + 1) : undefined
+    const flag = current.flags.get(name)
+    if (flag === undefined) return mistake(`unknown option ${name}${where("for")}`)
+    if (!flag.takesValue) {
+      if (inline !== undefined && !booleanValues.has(inline))
+        return mistake(`option ${name}${where("of")} takes no value; write ${name} or ${name}=false`)
+      flags.push(inline === undefined ? flag.long : `${flag.long}=${inline}`)
+      continue
+    }
+    let value = inline
+    if (value === undefined) {
+      const next = words[index + 1]
+      if (next !== undefined && (!looksLikeFlag(next) || isNegativeNumber(next))) {
+        value = next
+        index += 1
+      }
+    }
+    if (value === undefined || value === "") return mistake(`option ${name}${where("of")} needs a value`)
+    // `--name=value` keeps a value that starts with `-` from reading as a flag.
+    flags.push(...(value.startsWith("-") ? [`${flag.long}=${value}`] : [flag.long, value]))
+  }
+  if (positional.length > current.maxWords)
+    return mistake(`unexpected argument ${positional[current.maxWords]}${where("for")}`)
+  return Either.right({ argv: [...path, ...flags, ...(positional.length > 0 ? ["--", ...positional] : [])], path })
+}

@@ -1,0 +1,102 @@
+import * as Args from "@effect/cli/Args"
+import * as Options from "@effect/cli/Options"
+import { assert, describe, it } from "@effect/vitest"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as CommandLine from "../src/CommandLine.js"
+import { commandLine } from "../src/main.js"
+
+const tree = CommandLine.group({
+  run: CommandLine.leaf({
+    json: Options.boolean("json"),
+    model: Options.text("model").pipe(Options.withAlias("m"), Options.optional),
+    turns: Options.integer("max-turns").pipe(Options.optional),
+    prompt: Args.text({ name: "prompt" }).pipe(Args.repeated)
+  }),
+  sessions: CommandLine.group({
+    show: CommandLine.leaf({ json: Options.boolean("json"), id: Args.text({ name: "session-id" }) })
+  })
+})
+
+const check = (...words: ReadonlyArray<string>) => CommandLine.check(tree, words)
+const argv = (...words: ReadonlyArray<string>) => Either.getOrThrow(check(...words)).argv
+const mistake = (...words: ReadonlyArray<string>) => Option.getOrUndefined(Either.getLeft(check(...words)))?.message
+
+describe("CommandLine", () => {
+  it("CLI-3 hands @effect/cli the path, the flags by long name, then -- and the words", () => {
+    assert.deepStrictEqual(argv("run", "fix", "-m", "a/b", "the", "--json", "bug"), [
+      "run",
+      "--model",
+      "a/b",
+      "--json",
+      "--",
+      "fix",
+      "the",
+      "bug"
+    ])
+    assert.deepStrictEqual(argv("run", "--json", "yes", "please"), ["run", "--json", "--", "yes", "please"])
+    assert.deepStrictEqual(argv("run", "--model=x", "--json=false", "-"), [
+      "run",
+      "--model",
+      "x",
+      "--json=false",
+      "--",
+      "-"
+    ])
+    assert.deepStrictEqual(argv("run", "--max-turns", "-1", "hi"), ["run", "--max-turns=-1", "--", "hi"])
+    assert.deepStrictEqual(argv("sessions", "show", "--json", "abc"), ["sessions", "show", "--json", "--", "abc"])
+    assert.deepStrictEqual(argv("sessions"), ["sessions"])
+  })
+
+  it("CLI-3 words after -- are words, whatever they look like", () => {
+    assert.deepStrictEqual(argv("run", "-m", "x", "--", "-x", "--bogus", "--"), [
+      "run",
+      "--model",
+      "x",
+      "--",
+      "-x",
+      "--bogus",
+      "--"
+    ])
+  })
+
+  it("CLI-3 an unknown flag, a flag without its value, an unknown command and a word too many are mistakes", () => {
+    assert.strictEqual(mistake("run", "--bogus", "hi"), "unknown option --bogus for run")
+    assert.strictEqual(mistake("run", "-cm", "x"), "unknown option -cm for run")
+    assert.strictEqual(mistake("run", "--bogus=1"), "unknown option --bogus for run")
+    assert.strictEqual(mistake("run", "-m"), "option -m of run needs a value")
+    assert.strictEqual(mistake("run", "-m", "--json", "hi"), "option -m of run needs a value")
+    assert.strictEqual(mistake("run", "-m", "--", "hi"), "option -m of run needs a value")
+    assert.strictEqual(mistake("run", "--model="), "option --model of run needs a value")
+    assert.strictEqual(
+      mistake("run", "--json=maybe"),
+      "option --json of run takes no value; write --json or --json=false"
+    )
+    assert.strictEqual(mistake("bogus"), "unknown command bogus")
+    assert.strictEqual(mistake("--json", "run"), "unknown option --json")
+    assert.strictEqual(mistake("sessions", "list"), "unknown command list for sessions")
+    assert.strictEqual(mistake("sessions", "show", "a", "b"), "unexpected argument b for sessions show")
+    assert.deepStrictEqual(Option.getOrUndefined(Either.getLeft(check("sessions", "show", "-x")))?.path, [
+      "sessions",
+      "show"
+    ])
+  })
+
+  it("CLI-3 a request for help goes to @effect/cli untouched", () => {
+    assert.deepStrictEqual(argv("run", "--bogus", "--help"), ["run", "--bogus", "--help"])
+    assert.deepStrictEqual(argv("sessions", "-h"), ["sessions", "-h"])
+    assert.strictEqual(mistake("run", "--", "--help"), undefined)
+  })
+
+  it("CLI-3 the tree of main knows every flag of its commands", () => {
+    const run = commandLine.children.run
+    assert.strictEqual(run?._tag, "Leaf")
+    if (run?._tag !== "Leaf") return
+    for (const name of ["--json", "-m", "--model", "-s", "-c", "--yes", "--cwd", "--timeout", "--request-id"]) {
+      assert.isTrue(run.flags.has(name), name)
+    }
+    assert.isFalse(run.flags.get("--yes")!.takesValue)
+    assert.isTrue(run.flags.get("-m")!.takesValue)
+    assert.strictEqual(run.maxWords, Number.POSITIVE_INFINITY)
+  })
+})

@@ -1,0 +1,88 @@
+import { RunTimeoutError } from "@alisio/domain/Errors"
+import type { RunId, SessionId } from "@alisio/domain/Ids"
+import type { LanguageModelService } from "@alisio/domain/LanguageModel"
+import type { ResolvedLimits, TimeoutInfo, TimeoutStage } from "@alisio/domain/Limits"
+import type { Message } from "@alisio/domain/Message"
+import type { Usage } from "@alisio/domain/Usage"
+import * as Effect from "effect/Effect"
+import type { RunEmitter } from "../RunEvents.js"
+import type { RunOptions } from "../Runner.js"
+import type { SessionStoreService } from "../SessionStore.js"
+
+/** Where a run is, for the `timeout` object of LIM-3. */
+export interface Stage {
+  readonly stage: TimeoutStage
+  readonly tool?: string | undefined
+}
+
+/** What one run's steps share: set up by `Runner.run`, read and advanced by the loop's modules. */
+export interface RunState {
+  readonly options: RunOptions
+  readonly runId: RunId
+  readonly sessionId: SessionId
+  readonly provider: LanguageModelService
+  readonly limits: ResolvedLimits
+  readonly store: SessionStoreService
+  readonly emitter: RunEmitter
+  /**
+   * The session's conversation, read once when the run starts and kept as it is stored: this
+   * process holds the session's lock, so nobody else appends to it meanwhile.
+   */
+  readonly conversation: Array<Message>
+  stage: Stage
+  turns: number
+  usage: Usage
+  /** Model requests sent (a resend of a silent one is the same request, LIM-4). */
+  requests: number
+  /** Sends of the current request. */
+  attempts: number
+}
+
+const formatMs = (ms: number): string =>
+  ms % 60_000 === 0 && ms >= 60_000 ? `${ms / 60_000} min` : ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`
+
+const timeoutMessage = (info: TimeoutInfo): string => {
+  switch (info.kind) {
+    case "first_token":
+      return (
+        `The model ${info.model} (${info.provider}) sent nothing within ${formatMs(info.ms)} of the request, ` +
+        `${info.attempts === 1 ? "on the only attempt" : `on all ${info.attempts} attempts`}; the run stopped.`
+      )
+    case "stream_idle":
+      return `The model ${info.model} (${info.provider}) went silent for ${formatMs(info.ms)} in the middle of its response; the run stopped.`
+    case "tool":
+      return `The tool ${info.tool ?? ""} ran past its ${formatMs(info.ms)} limit; the run stopped.`
+    case "run": {
+      const doing =
+        info.stage === "tool"
+          ? `running the tool ${info.tool ?? ""}`
+          : info.stage === "streaming"
+            ? "receiving the model's response"
+            : "waiting for the model"
+      return `The run used up its ${formatMs(info.ms)} of active time while ${doing}; it stopped.`
+    }
+  }
+}
+
+/** The `run_failed` timeout of LIM-3, with a readable sentence. */
+export const timeoutError = (state: RunState, kind: TimeoutInfo["kind"], ms: number, at: Stage): RunTimeoutError => {
+  const info: TimeoutInfo = {
+    kind,
+    ms,
+    model: state.options.model,
+    provider: state.provider.provider,
+    stage: at.stage,
+    ...(at.tool === undefined ? {} : { tool: at.tool }),
+    firstRequest: state.requests <= 1,
+    attempts: state.attempts
+  }
+  return new RunTimeoutError({ message: timeoutMessage(info), timeout: info })
+}
+
+/** Stores messages in one transaction, then publishes them as `message` events. */
+export const storeTurn = (state: RunState, messages: ReadonlyArray<Message>) =>
+  Effect.gen(function* () {
+    yield* state.store.appendMessages(state.sessionId, messages, state.runId)
+    state.conversation.push(...messages)
+    for (const message of messages) yield* state.emitter.emit("message", { message })
+  })

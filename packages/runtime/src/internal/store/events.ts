@@ -1,0 +1,104 @@
+// The event log (EV-2, EV-3): each persisted event is one committed row whose global `seq` is
+// the event's `eventId`; rows decode back into the events as they were published.
+
+import type { StoreError } from "@alisio/domain/Errors"
+import { EventId, type RunId, type SessionId } from "@alisio/domain/Ids"
+import { decodeRunEvent, encodeRunEvent, type KnownRunEvent } from "@alisio/domain/RunEvent"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import type { StoredEvent } from "../../SessionStore.js"
+import { storeError } from "../sessionDatabase.js"
+import * as Rows from "../sessionRows.js"
+import type { Sql } from "./sql.js"
+
+const queries = ({ always, reading, run, writing }: Sql) => ({
+  /** One statement, so one transaction; returns the global seq it was given. */
+  insert: always(
+    writing(
+      SqlSchema.single({
+        Request: Schema.Struct({
+          session_id: Schema.String,
+          run_id: Schema.String,
+          type: Schema.String,
+          payload: Schema.String,
+          now: Schema.Number,
+          correlation_id: Schema.NullOr(Schema.String)
+        }),
+        Result: Schema.Struct({ seq: Schema.Int }),
+        execute: (r) =>
+          run(
+            `INSERT INTO events (session_id, run_id, type, payload, created_at, correlation_id)
+          VALUES (?, ?, ?, ?, ?, ?) RETURNING seq`,
+            [r.session_id, r.run_id, r.type, r.payload, r.now, r.correlation_id]
+          )
+      })
+    )
+  ),
+  all: reading(
+    "An event",
+    SqlSchema.findAll({
+      Request: Schema.Struct({ session_id: Schema.String, run_id: Schema.NullOr(Schema.String) }),
+      Result: Rows.EventRow,
+      execute: (r) =>
+        r.run_id === null
+          ? run("SELECT seq, payload FROM events WHERE session_id = ? ORDER BY seq", [r.session_id])
+          : run("SELECT seq, payload FROM events WHERE session_id = ? AND run_id = ? ORDER BY seq", [
+              r.session_id,
+              r.run_id
+            ])
+    })
+  )
+})
+
+/** Decodes event rows; an event type this version does not know was written by a newer Alisio and is skipped (EV-2). */
+export const toStoredEvents =
+  (sql: Sql) =>
+  (rows: ReadonlyArray<typeof Rows.EventRow.Type>): Effect.Effect<ReadonlyArray<StoredEvent>, StoreError> =>
+    Effect.gen(function* () {
+      const events: Array<StoredEvent> = []
+      for (const row of rows) {
+        const payload = typeof row.payload === "object" && row.payload !== null ? row.payload : {}
+        const decoded = decodeRunEvent({ ...payload, eventId: String(row.seq) })
+        if (Either.isLeft(decoded)) {
+          return yield* storeError(
+            sql.db.filename,
+            "corrupt",
+            `Event ${row.seq} in ${sql.file} is not in the shape Alisio wrote (${decoded.left.message.slice(0, 300)}).`
+          )
+        }
+        if (decoded.right._tag === "Known") events.push(decoded.right.event as StoredEvent)
+      }
+      return events
+    })
+
+export const makeEvents = (sql: Sql) => {
+  const { db } = sql
+  const q = queries(sql)
+  const decode = toStoredEvents(sql)
+
+  const appendEvent = (event: KnownRunEvent): Effect.Effect<EventId, StoreError> =>
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      // The eventId is the row's seq, assigned by this insert; one the event already carried is not kept.
+      const { eventId: _, ...encoded } = encodeRunEvent(event) as { readonly eventId?: unknown }
+      const row = yield* db.use(
+        q.insert({
+          session_id: event.sessionId,
+          run_id: event.runId,
+          type: event.type,
+          payload: JSON.stringify(encoded),
+          now,
+          correlation_id: event.correlationId ?? null
+        })
+      )
+      return EventId.make(String(row.seq))
+    })
+
+  const events = (sessionId: SessionId, runId?: RunId) =>
+    Effect.flatMap(db.use(q.all({ session_id: sessionId, run_id: runId ?? null })), decode)
+
+  return { appendEvent, events }
+}

@@ -1,0 +1,68 @@
+// What every part of the session store shares: the connection, typed statements through
+// SqlSchema (requests encoded, rows decoded), the owner columns and the common failures.
+// Reads that do not decode fail as `corrupt`; a write whose request does not encode is a bug
+// in the caller and dies.
+
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import type { ProcessOwner } from "../../ProcessOwner.js"
+import { type Database, MEMORY, storeError } from "../sessionDatabase.js"
+
+/** The statuses of a run or session that some process still answers for. */
+export const unfinished = "('queued', 'running')"
+
+export const Id = Schema.Struct({ id: Schema.String })
+
+export const Owner = {
+  owner_pid: Schema.Int,
+  owner_token: Schema.String,
+  owner_host: Schema.NullOr(Schema.String)
+}
+
+export const ownerColumns = (owner: ProcessOwner) => ({
+  owner_pid: owner.pid,
+  owner_token: owner.token,
+  owner_host: owner.host ?? null
+})
+
+export const ownerOf = (row: {
+  readonly pid: number
+  readonly token: string
+  readonly host: string | null
+}): ProcessOwner => ({ pid: row.pid, token: row.token, ...(row.host === null ? {} : { host: row.host }) })
+
+export const makeSql = (db: Database) => {
+  const file = db.filename === MEMORY ? "the in-memory session database" : db.filename
+
+  const reading =
+    <I, A, E, R>(what: string, query: (input: I) => Effect.Effect<A, E | ParseResult.ParseError, R>) =>
+    (input: I) =>
+      Effect.catchIf(query(input), ParseResult.isParseError, (error) =>
+        Effect.fail(
+          storeError(
+            db.filename,
+            "corrupt",
+            `${what} in ${file} is not in the shape Alisio wrote (${ParseResult.TreeFormatter.formatErrorSync(
+              error
+            ).slice(0, 300)}).`
+          )
+        )
+      )
+  const writing =
+    <I, A, E, R>(query: (input: I) => Effect.Effect<A, E | ParseResult.ParseError, R>) =>
+    (input: I) =>
+      Effect.catchIf(query(input), ParseResult.isParseError, (error) => Effect.die(error))
+  /** `SqlSchema.single` on a statement that always returns a row. */
+  const always =
+    <I, A, E, R>(query: (input: I) => Effect.Effect<A, E | Cause.NoSuchElementException, R>) =>
+    (input: I) =>
+      Effect.catchIf(query(input), Cause.isNoSuchElementException, (error) => Effect.die(error))
+
+  const notFound = (what: string) => storeError(db.filename, "not_found", `${what} does not exist in ${file}.`)
+
+  return { db, run: db.run, file, reading, writing, always, notFound }
+}
+
+export type Sql = ReturnType<typeof makeSql>

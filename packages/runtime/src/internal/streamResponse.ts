@@ -1,0 +1,171 @@
+// One model request, streamed (LIM-4, EV-4): the first-token watchdog and its resends, the idle
+// stall, what counts as progress, and truncation the provider reports itself (LIM-6).
+import { ProviderError, type RunTimeoutError, type StoreError } from "@alisio/domain/Errors"
+import type { ModelRequest, ResponsePart } from "@alisio/domain/LanguageModel"
+import type { Usage } from "@alisio/domain/Usage"
+import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import type { RunState } from "./runState.js"
+import { timeoutError } from "./runState.js"
+import { isLegacyTruncationText } from "./truncation.js"
+
+/** Nothing came within the first-token timeout: resend (LIM-4). */
+class FirstTokenSilence extends Data.TaggedError("FirstTokenSilence") {}
+
+/** The response went silent after it started: never resent. */
+class StreamIdle extends Data.TaggedError("StreamIdle") {}
+
+/** A response as assembled from its parts. */
+export interface StreamedResponse {
+  text: string
+  reasoning: string
+  readonly calls: Map<string, { name: string; arguments: string; ended: boolean }>
+  finish: string | undefined
+  usage: Usage | undefined
+  /** To the first part with content (EV-4); absent when nothing was streamed. */
+  ttftMs: number | undefined
+  durationMs: number
+  /** The provider reported the response cut (`OutputTruncatedError`, `output_truncated`, legacy text). */
+  providerTruncated: boolean
+}
+
+/**
+ * Whether a part is progress: it counts as the first token and resets the idle clock. Only real
+ * content is (text, reasoning, a tool call's name or argument text, the finish), so a server that
+ * sends empty deltas still times out.
+ */
+const isProgress = (part: ResponsePart): boolean => {
+  switch (part._tag) {
+    case "TextDelta":
+    case "ReasoningDelta":
+      return part.text !== ""
+    case "ToolCallDelta":
+      return part.argumentsDelta !== ""
+    case "ToolCallStart":
+    case "Finish":
+      return true
+    case "ToolCallEnd":
+      return false
+  }
+}
+
+const newResponse = (): StreamedResponse => ({
+  text: "",
+  reasoning: "",
+  calls: new Map(),
+  finish: undefined,
+  usage: undefined,
+  ttftMs: undefined,
+  durationMs: 0,
+  providerTruncated: false
+})
+
+/** Streams one response, resending a request that stays silent (LIM-4), failing a stalled one. */
+export const streamResponse = (
+  state: RunState,
+  request: ModelRequest
+): Effect.Effect<StreamedResponse, RunTimeoutError | ProviderError | StoreError> =>
+  Effect.gen(function* () {
+    const { emitter, limits, provider } = state
+    state.requests += 1
+    state.attempts = 0
+    for (;;) {
+      state.attempts += 1
+      state.stage = { stage: "model_request" }
+      const response = newResponse()
+      const sentAt = yield* Clock.currentTimeMillis
+      const onPart = (part: ResponsePart): Effect.Effect<void, StoreError> => {
+        switch (part._tag) {
+          case "TextDelta":
+            response.text += part.text
+            return part.text === "" ? Effect.void : Effect.asVoid(emitter.emit("text_delta", { text: part.text }))
+          case "ReasoningDelta":
+            response.reasoning += part.text
+            return part.text === "" ? Effect.void : Effect.asVoid(emitter.emit("reasoning_delta", { text: part.text }))
+          case "ToolCallStart":
+            if (!response.calls.has(part.id))
+              response.calls.set(part.id, { name: part.name, arguments: "", ended: false })
+            return Effect.void
+          case "ToolCallDelta": {
+            const call = response.calls.get(part.id)
+            if (call !== undefined) call.arguments += part.argumentsDelta
+            return Effect.void
+          }
+          case "ToolCallEnd": {
+            const call = response.calls.get(part.id)
+            if (call !== undefined) call.ended = true
+            return Effect.void
+          }
+          case "Finish":
+            response.finish = part.reason
+            if (part.usage !== undefined) response.usage = part.usage
+            return Effect.void
+        }
+      }
+      let firstPartAt: number | undefined
+      let lastPartAt = 0
+      const consume = Stream.runForEach(provider.stream(request), (part) =>
+        isProgress(part)
+          ? Effect.flatMap(Clock.currentTimeMillis, (now) => {
+              lastPartAt = now
+              if (firstPartAt === undefined) {
+                firstPartAt = now
+                if (part._tag !== "Finish") response.ttftMs = now - sentAt
+                state.stage = { stage: "streaming" }
+              }
+              return onPart(part)
+            })
+          : onPart(part)
+      )
+      // One watchdog per request: silence before the first part is a first-token timeout
+      // (resent, LIM-4), silence after it an idle stall. No timer per part.
+      const watchdog = Effect.gen(function* () {
+        for (;;) {
+          const now = yield* Clock.currentTimeMillis
+          const due =
+            firstPartAt === undefined ? sentAt + limits.firstTokenTimeoutMs : lastPartAt + limits.streamIdleTimeoutMs
+          if (now >= due) return yield* firstPartAt === undefined ? new FirstTokenSilence() : new StreamIdle()
+          yield* Effect.sleep(due - now)
+        }
+      })
+      const providerTruncated = Effect.sync(() => {
+        response.providerTruncated = true
+        return "streamed" as const
+      })
+      const outcome = yield* Effect.raceFirst(Effect.as(consume, "streamed" as const), watchdog).pipe(
+        Effect.catchTags({
+          FirstTokenSilence: () => Effect.succeed("silent" as const),
+          StreamIdle: () =>
+            Effect.fail(timeoutError(state, "stream_idle", limits.streamIdleTimeoutMs, { stage: "streaming" })),
+          OutputTruncatedError: () => providerTruncated,
+          ProviderError: (error) =>
+            error.code === "output_truncated" || isLegacyTruncationText(error.message)
+              ? providerTruncated
+              : Effect.fail(error)
+        })
+      )
+      if (outcome === "silent") {
+        if (state.attempts <= limits.firstTokenRetries) {
+          yield* emitter.emit("request_retry", {
+            attempt: state.attempts,
+            of: limits.firstTokenRetries,
+            reason: "first_token_timeout",
+            afterMs: limits.firstTokenTimeoutMs
+          })
+          continue
+        }
+        return yield* timeoutError(state, "first_token", limits.firstTokenTimeoutMs, { stage: "first_token" })
+      }
+      response.durationMs = (yield* Clock.currentTimeMillis) - sentAt
+      if (response.finish === undefined && !response.providerTruncated) {
+        return yield* new ProviderError({
+          code: "invalid_response",
+          provider: provider.provider,
+          message: `The response from ${state.options.model} ended without a finish reason.`
+        })
+      }
+      return response
+    }
+  })

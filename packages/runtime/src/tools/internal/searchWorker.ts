@@ -1,0 +1,140 @@
+import { Worker } from "node:worker_threads"
+import { ToolError } from "@alisio/domain/Errors"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Scope from "effect/Scope"
+
+/** Files for one worker round trip: their bytes (already known to be text) and how to match. */
+export interface SearchJob {
+  readonly pattern: string
+  readonly flags: string
+  readonly files: ReadonlyArray<Uint8Array>
+  /** Matching lines still wanted; one more match beyond them sets `full`. */
+  readonly remaining: number
+  readonly maxLineLength: number
+}
+
+/** A matching line: the file's index in the job, its line number, its head (cut at `maxLineLength`), its length. */
+export type SearchMatch = readonly [file: number, line: number, head: string, length: number]
+
+export interface SearchReply {
+  readonly matches: ReadonlyArray<SearchMatch>
+  /** A match beyond `remaining` was found, in file `stoppedAt`, where the search stopped. */
+  readonly full: boolean
+  readonly stoppedAt: number
+}
+
+// The worker runs this text (`eval`), so it works the same from the sources, the compiled
+// package and the CLI bundle, with nothing to locate on disk. Plain JavaScript, no imports but
+// Node's: a regular expression that backtracks for ever blocks only this thread, which
+// `terminate()` stops.
+const workerSource = `
+const { parentPort } = require("node:worker_threads")
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
+parentPort.on("message", (job) => {
+  try {
+    const regex = new RegExp(job.pattern, job.flags)
+    const matches = []
+    let full = false
+    let f = 0
+    search: for (; f < job.files.length; f++) {
+      const lines = decoder.decode(job.files[f]).split("\\n")
+      for (let i = 0; i < lines.length; i++) {
+        const line = lines[i]
+        if (!regex.test(line)) continue
+        if (matches.length >= job.remaining) {
+          full = true
+          break search
+        }
+        const text = line.endsWith("\\r") ? line.slice(0, -1) : line
+        matches.push([f, i + 1, text.slice(0, job.maxLineLength), text.length])
+      }
+    }
+    parentPort.postMessage({ matches, full, stoppedAt: f })
+  } catch (error) {
+    parentPort.postMessage({ error: String((error && error.message) || error) })
+  }
+})
+`
+
+const live = new Set<Worker>()
+
+/** Search workers running now, in every pool (tests check that an interrupted search leaves none). */
+export const liveSearchWorkers = (): number => live.size
+
+const spawnWorker = (): Worker => {
+  const worker = new Worker(workerSource, { eval: true, name: "alisio-search" })
+  live.add(worker)
+  worker.once("exit", () => live.delete(worker))
+  // An error while no search waits (none is expected) must not become an uncaught exception.
+  worker.on("error", () => {})
+  return worker
+}
+
+const terminate = (worker: Worker): Effect.Effect<void> =>
+  Effect.promise(() => worker.terminate()).pipe(Effect.ensuring(Effect.sync(() => live.delete(worker))))
+
+/** Sends one job and waits for its reply; the worker's crash or exit is a `ToolError`. */
+const roundTrip = (worker: Worker, job: SearchJob): Effect.Effect<SearchReply, ToolError> =>
+  Effect.async<SearchReply, ToolError>((resume) => {
+    const done = (result: Effect.Effect<SearchReply, ToolError>) => {
+      stopListening()
+      resume(result)
+    }
+    const onMessage = (reply: SearchReply | { readonly error: string }) =>
+      done(
+        "error" in reply
+          ? Effect.fail(new ToolError({ message: `grep failed: ${reply.error}` }))
+          : Effect.succeed(reply)
+      )
+    const onError = (error: Error) => done(Effect.fail(new ToolError({ message: `grep failed: ${error.message}` })))
+    const onExit = () => done(Effect.fail(new ToolError({ message: "grep failed: its search thread stopped" })))
+    const stopListening = () => {
+      worker.off("message", onMessage)
+      worker.off("error", onError)
+      worker.off("exit", onExit)
+    }
+    worker.on("message", onMessage)
+    worker.on("error", onError)
+    worker.on("exit", onExit)
+    worker.postMessage(job)
+    return Effect.sync(stopListening)
+  })
+
+/** Sends jobs to one worker of the pool for the life of a scope. */
+export interface SearchSession {
+  readonly run: (job: SearchJob) => Effect.Effect<SearchReply, ToolError>
+}
+
+/**
+ * Search threads for one tool (TL-6). A thread starts in tens of milliseconds, so an idle one is
+ * kept (unreferenced, so it never holds the process open) for the next call. A session that ends
+ * in failure or interruption terminates its thread, whatever it was doing: that is how a
+ * catastrophic regular expression is stopped.
+ */
+export const makeSearchPool = (options: { readonly maxIdle?: number } = {}) => {
+  const maxIdle = options.maxIdle ?? 1
+  const idle: Array<Worker> = []
+
+  const acquire = Effect.sync(() => {
+    let worker = idle.pop()
+    while (worker !== undefined && !live.has(worker)) worker = idle.pop()
+    const chosen = worker ?? spawnWorker()
+    chosen.ref()
+    return chosen
+  })
+
+  const release = (worker: Worker, exit: Exit.Exit<unknown, unknown>): Effect.Effect<void> =>
+    Exit.isSuccess(exit) && live.has(worker) && idle.length < maxIdle
+      ? Effect.sync(() => {
+          worker.unref()
+          idle.push(worker)
+        })
+      : terminate(worker)
+
+  const session: Effect.Effect<SearchSession, never, Scope.Scope> = Effect.map(
+    Effect.acquireRelease(acquire, release),
+    (worker) => ({ run: (job) => roundTrip(worker, job) })
+  )
+  return { session }
+}

@@ -1,0 +1,154 @@
+// End-to-end: `--request-id` idempotency across sessions, between racing processes and while the
+// first run still goes on (ST-3, ST-4), with real CLI processes against the local OpenAI server.
+
+import { mkdirSync } from "node:fs"
+import { createRequire } from "node:module"
+import { join } from "node:path"
+import { decodeRunEvent, isEphemeralType, isTerminalType, type KnownRunEvent } from "@alisio/domain/RunEvent"
+import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
+import * as Either from "effect/Either"
+import { type CliResult, type CliSandbox, makeSandbox } from "./support/cli.js"
+import { type OpenAiTestServer, type Reply, startOpenAiServer } from "./support/openaiServer.js"
+
+const parseJsonl = (stdout: string): ReadonlyArray<KnownRunEvent> =>
+  stdout
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line, index) => {
+      const decoded = decodeRunEvent(JSON.parse(line))
+      if (Either.isLeft(decoded) || decoded.right._tag !== "Known")
+        throw new Error(`line ${index + 1} is not a KnownRunEvent: ${line}`)
+      return decoded.right.event
+    })
+
+const persisted = (events: ReadonlyArray<KnownRunEvent>) => events.filter((event) => !isEphemeralType(event.type))
+
+/** Exactly one terminal event, last. */
+const assertEnds = (events: ReadonlyArray<KnownRunEvent>, type: string) => {
+  const terminals = events.filter((event) => isTerminalType(event.type))
+  assert.deepStrictEqual(
+    terminals.map((event) => event.type),
+    [type]
+  )
+  assert.strictEqual(events.at(-1), terminals[0])
+}
+
+interface BareDb {
+  prepare(sql: string): { all(): Array<Record<string, unknown>> }
+  close(): void
+}
+const Sqlite = createRequire(import.meta.url)("better-sqlite3") as new (
+  filename: string,
+  options?: { readonly readonly?: boolean }
+) => BareDb
+
+const rows = (sandbox: CliSandbox, sql: string) => {
+  const db = new Sqlite(join(sandbox.home, "state", "alisio.db"), { readonly: true })
+  try {
+    return db.prepare(sql).all()
+  } finally {
+    db.close()
+  }
+}
+
+const chatRequests = (server: OpenAiTestServer) =>
+  server.requests.filter((request) => request.path.endsWith("/chat/completions")).length
+
+/** A streamed answer that takes about `ms`, so a repeat can arrive while it runs. */
+const slowAnswer = (text: string, ms: number): Reply => ({ kind: "text", text, chunks: 10, delayMs: ms / 10 })
+
+describe("alisio --request-id (end to end)", () => {
+  let server: OpenAiTestServer | undefined
+  let sandbox: CliSandbox | undefined
+  const setup = async (replies: ReadonlyArray<Reply>) => {
+    server = await startOpenAiServer({ replies })
+    sandbox = makeSandbox(server.baseURL)
+    return { server, sandbox }
+  }
+  beforeEach(() => {
+    server = undefined
+    sandbox = undefined
+  })
+  afterEach(async () => {
+    await server?.close()
+    sandbox?.cleanup()
+  })
+
+  const args = (requestId: string, ...more: ReadonlyArray<string>) => [
+    "run",
+    "--json",
+    "--request-id",
+    requestId,
+    "-m",
+    "openai/test-model",
+    ...more,
+    "do it once"
+  ]
+
+  it("ST-3 a repeat without --session, from another folder, finds the run in one query and replays it", async () => {
+    const { sandbox, server } = await setup([{ kind: "text", text: "only once" }])
+    const first = await sandbox.run(args("req-elsewhere"))
+    assert.strictEqual(first.code, 0, first.stderr)
+    const other = join(sandbox.workspace, "..", "other-folder")
+    mkdirSync(other)
+    const repeat = await sandbox.run(args("req-elsewhere", "--cwd", other))
+    assert.strictEqual(repeat.code, 0, repeat.stderr)
+    assert.deepStrictEqual(parseJsonl(repeat.stdout), persisted(parseJsonl(first.stdout)))
+    assert.strictEqual(chatRequests(server), 1)
+    assert.deepStrictEqual(rows(sandbox, "SELECT count(*) AS n FROM sessions"), [{ n: 1 }])
+  })
+
+  it("ST-3 a repeat while the first run is still going follows it live to its terminal event", async () => {
+    const { sandbox, server } = await setup([slowAnswer("streamed slowly to the first process", 5000)])
+    const first = sandbox.start(args("req-live"))
+    await first.waitFor('"type":"text_delta"')
+    const repeat = sandbox.start(args("req-live"))
+    await repeat.waitFor('"type":"run_started"')
+    assert.notInclude(first.stdout(), "run_completed", "the first run was still going when the repeat began")
+    const [a, b] = await Promise.all([first.done, repeat.done])
+    assert.strictEqual(a.code, 0, a.stderr)
+    assert.strictEqual(b.code, 0, b.stderr)
+    const original = parseJsonl(a.stdout)
+    const followed = parseJsonl(b.stdout)
+    assertEnds(followed, "run_completed")
+    // What the repeat printed is the original run as stored: every persisted event, in order.
+    assert.deepStrictEqual(followed, persisted(original))
+    assert.strictEqual(chatRequests(server), 1)
+  })
+
+  it("ST-3 two processes racing on one request id run it once; the other follows the same run to its end", async () => {
+    const { sandbox, server } = await setup([slowAnswer("raced", 1000), { kind: "text", text: "ran twice" }])
+    const racers = [sandbox.start(args("req-race")), sandbox.start(args("req-race"))]
+    const results: ReadonlyArray<CliResult> = await Promise.all(racers.map((racer) => racer.done))
+    for (const result of results) assert.strictEqual(result.code, 0, result.stderr)
+    assert.strictEqual(chatRequests(server), 1)
+    const [a, b] = results.map((result) => parseJsonl(result.stdout))
+    for (const events of [a!, b!]) assertEnds(events, "run_completed")
+    assert.strictEqual(a![0]!.runId, b![0]!.runId)
+    assert.deepStrictEqual(persisted(a!), persisted(b!))
+    // One ran (its deltas streamed), the other followed what was stored.
+    assert.strictEqual(
+      [a!, b!].filter((events) => events.some((event) => event.type === "text_delta")).length,
+      1,
+      "exactly one process streamed the answer"
+    )
+    assert.deepStrictEqual(rows(sandbox, "SELECT count(*) AS n FROM sessions"), [{ n: 1 }])
+    assert.deepStrictEqual(rows(sandbox, "SELECT status, request_id FROM runs"), [
+      { status: "completed", request_id: "req-race" }
+    ])
+  })
+
+  it("ST-4 a repeat following a run whose process is killed reports it interrupted and exits 130", async () => {
+    const { sandbox } = await setup([{ kind: "text", text: "partial", stallAfter: true }])
+    const first = sandbox.start(args("req-killed"))
+    await first.waitFor('"type":"text_delta"')
+    const repeat = sandbox.start(["run", "--request-id", "req-killed", "-m", "openai/test-model", "do it once"])
+    await repeat.waitFor("following it")
+    first.child.kill("SIGKILL")
+    await first.done
+    const result = await repeat.done
+    assert.strictEqual(result.code, 130, result.stderr)
+    assert.include(result.stderr, "ended before the run finished")
+    assert.deepStrictEqual(rows(sandbox, "SELECT status FROM runs"), [{ status: "interrupted" }])
+  })
+})
