@@ -1,36 +1,32 @@
+import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { CommandDescriptor, PluginCommandContext } from "@alisio/domain/Command"
 import { LanguageModel } from "@alisio/domain/LanguageModel"
-import { type ContextInput, PluginApi, type PluginDefinition, PluginError } from "@alisio/domain/Plugin"
+import type { ContextInput, PluginDefinition } from "@alisio/domain/Plugin"
+import { PluginError } from "@alisio/domain/Plugin"
 import { PluginFailureStage } from "@alisio/domain/RunEvent"
-import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
-import * as Scope from "effect/Scope"
 import { ChildSessions } from "./ChildSessions.js"
 import * as ExtensionsModule from "./Extensions.js"
 import { Extensions, type ExtensionsService } from "./Extensions.js"
-import { causeMessage, definitionOf, validateDefinition } from "./internal/plugins/definition.js"
-import {
-  diagnose,
-  type HostInternals,
-  makeApi,
-  type PluginHomes,
-  type PluginRecord,
-  type PluginTimeouts,
-  type RegisteredCommand,
-  type RegisteredContext
+import { contextFor, runCommand } from "./internal/plugins/contributions.js"
+import { makeLifecycle, type Placement } from "./internal/plugins/lifecycle.js"
+import { loadBuiltin, loadExternal } from "./internal/plugins/loading.js"
+import type {
+  HostInternals,
+  PluginHomes,
+  PluginTimeouts,
+  RegisteredCommand,
+  RegisteredContext
 } from "./internal/plugins/pluginApi.js"
-import { discover, type ExternalCandidate, type SourcesInput } from "./internal/plugins/sources.js"
-import * as PluginUiLayers from "./PluginUi.js"
+import type { SourcesInput } from "./internal/plugins/sources.js"
+import * as PluginUiModule from "./PluginUi.js"
 import { PluginUi } from "./PluginUi.js"
 import { Providers } from "./Providers.js"
 import { RunEvents } from "./RunEvents.js"
@@ -106,9 +102,6 @@ export interface PluginValue {
 
 export const defaultTimeouts: PluginTimeouts = { setupMs: 10_000, closeMs: 5_000, contextMs: 2_000, completeMs: 60_000 }
 
-/** Text a context provider may add to the system prompt; the rest is cut. */
-const CONTEXT_CHARS = 16_000
-
 /**
  * The plugin host (PL-1…PL-6): loads builtin and external plugins, runs each `setup` in a scope
  * of its own with a `PluginApi` narrowed to it, and keeps the registries the rest of the program
@@ -136,30 +129,9 @@ export class PluginHost extends Context.Tag("@alisio/runtime/PluginHost")<
   }
 >() {}
 
-interface Entry {
-  readonly record: PluginRecord
-  report: Omit<PluginReport, "tools" | "commands" | "providers" | "diagnostics">
-  scope?: Scope.CloseableScope | undefined
-}
-
-const describeSource = (candidate: ExternalCandidate): string => {
-  switch (candidate.origin) {
-    case "flag":
-      return `--plugin ${candidate.spec}`
-    case "config":
-      return `config ${candidate.spec}`
-    default:
-      return candidate.spec
-  }
-}
-
 const temporaryHomes = Effect.acquireRelease(
-  Effect.promise(async () => {
-    const fs = await import("node:fs/promises")
-    const root = await fs.mkdtemp(path.join(os.tmpdir(), "alisio-plugins-"))
-    return root
-  }),
-  (root) => Effect.promise(() => import("node:fs/promises").then((fs) => fs.rm(root, { recursive: true, force: true })))
+  Effect.promise(() => fs.mkdtemp(path.join(os.tmpdir(), "alisio-plugins-"))),
+  (root) => Effect.promise(() => fs.rm(root, { recursive: true, force: true }))
 ).pipe(
   Effect.map(
     (root): PluginHomes => ({
@@ -170,15 +142,16 @@ const temporaryHomes = Effect.acquireRelease(
   )
 )
 
+const placementOf = (plugin: PluginValue): Placement => ({
+  builtin: plugin.external !== true,
+  from: plugin.external === true ? "a value" : "builtin",
+  config: plugin.config ?? {}
+})
+
 export const make = (options: Options = {}) =>
   Effect.gen(function* () {
-    const timeouts: PluginTimeouts = { ...defaultTimeouts, ...options.timeouts }
     const diagnostics = yield* Ref.make<ReadonlyArray<PluginDiagnostic>>([])
-    const entries: Array<Entry> = []
-    const homes = options.homes ?? (yield* temporaryHomes)
-    const ui = yield* Effect.serviceOption(PluginUi)
-    const uiService = Option.isSome(ui) ? ui.value : yield* PluginUiLayers.makeMemory
-
+    const ui = Option.getOrUndefined(yield* Effect.serviceOption(PluginUi)) ?? (yield* PluginUiModule.makeMemory)
     const host: HostInternals = {
       tools: yield* Tools,
       events: yield* RunEvents,
@@ -186,317 +159,40 @@ export const make = (options: Options = {}) =>
       children: yield* ChildSessions,
       providers: yield* Effect.serviceOption(Providers),
       fallbackModel: yield* Effect.serviceOption(LanguageModel),
-      ui: uiService,
-      homes,
-      timeouts,
+      ui,
+      homes: options.homes ?? (yield* temporaryHomes),
+      timeouts: { ...defaultTimeouts, ...options.timeouts },
       contexts: yield* Ref.make<ReadonlyArray<RegisteredContext>>([]),
       commands: yield* Ref.make<ReadonlyMap<string, RegisteredCommand>>(new Map()),
       extensions: Option.getOrUndefined(yield* Effect.serviceOption(Extensions)) ?? (yield* ExtensionsModule.make()),
       report: (diagnostic) =>
         Effect.zipRight(
           Ref.update(diagnostics, (all) => [...all, diagnostic]),
-          uiService.diagnostic(diagnostic)
+          ui.diagnostic(diagnostic)
         )
     }
-
     const disabled = new Set(options.disabled ?? [])
-    const newEntry = (report: Entry["report"], builtin: boolean): Entry => {
-      const entry: Entry = {
-        record: { id: report.id, builtin, tools: [], commands: [], providers: [], diagnostics: [] },
-        report
-      }
-      entries.push(entry)
-      return entry
-    }
-    const loadedEntry = (id: string) => entries.find((entry) => entry.report.loaded && entry.record.id === id)
+    const lifecycle = makeLifecycle(host, disabled)
+    yield* Effect.addFinalizer(() => lifecycle.closeAll)
 
-    const closeScope = (entry: Entry) =>
-      Effect.gen(function* () {
-        const scope = entry.scope
-        if (scope === undefined) return
-        entry.scope = undefined
-        // Callers often close from a finalizer (uninterruptible): waiting must stay interruptible
-        // for the bound to hold, and the close goes on in the background if it takes longer.
-        const closed = yield* Scope.close(scope, Exit.void).pipe(
-          Effect.disconnect,
-          Effect.timeoutOption(Duration.millis(timeouts.closeMs)),
-          Effect.interruptible
-        )
-        if (Option.isNone(closed)) {
-          yield* diagnose(host, entry.record, "close", `did not finish closing within ${timeouts.closeMs} ms`)
-        }
-      })
-
-    /** Runs a plugin's setup in a scope of its own; a failure closes that scope, rolling everything back. */
-    const start = (
-      definition: PluginDefinition,
-      placement: { readonly builtin: boolean; readonly from: string; readonly config: unknown }
-    ): Effect.Effect<Entry> =>
-      Effect.gen(function* () {
-        const entry = newEntry(
-          {
-            id: definition.id,
-            version: definition.version,
-            ...(definition.description === undefined ? {} : { description: definition.description }),
-            source: placement.builtin ? "builtin" : "external",
-            from: placement.from,
-            enabled: !disabled.has(definition.id),
-            trusted: true,
-            loaded: false
-          },
-          placement.builtin
-        )
-        if (!entry.report.enabled) return entry
-        const holder = loadedEntry(definition.id)
-        if (holder !== undefined) {
-          yield* diagnose(
-            host,
-            entry.record,
-            "setup",
-            `is refused: a plugin with this id is already loaded (from ${holder.report.from}); this one is from ${placement.from}`
-          )
-          return entry
-        }
-        const scope = yield* Scope.make()
-        entry.scope = scope
-        const api = yield* makeApi(host, entry.record, scope, placement.config)
-        // Interruptible whatever the caller's region: what the plugin forks inherits it, and its
-        // scope must be able to stop those fibers.
-        const exit = yield* definition.setup.pipe(
-          Effect.provideService(PluginApi, api),
-          Scope.extend(scope),
-          Effect.interruptible,
-          Effect.timeoutFail({
-            duration: Duration.millis(timeouts.setupMs),
-            onTimeout: () =>
-              new PluginError({ pluginId: definition.id, message: `took longer than ${timeouts.setupMs} ms` })
-          }),
-          Effect.exit
-        )
-        if (Exit.isFailure(exit)) {
-          yield* closeScope(entry)
-          yield* diagnose(
-            host,
-            entry.record,
-            "setup",
-            `${Cause.isFailure(exit.cause) ? "setup failed" : "setup crashed"}: ${causeMessage(exit.cause)}; everything it registered was removed`
-          )
-          return entry
-        }
-        entry.report = { ...entry.report, loaded: true }
-        return entry
-      })
-
-    const failedSource = (id: string, from: string, builtin: boolean, stage: "import" | "discover", message: string) =>
-      Effect.gen(function* () {
-        const entry = newEntry(
-          { id, source: builtin ? "builtin" : "external", from, enabled: true, trusted: true, loaded: false },
-          builtin
-        )
-        yield* diagnose(host, entry.record, stage, message)
-      })
-
-    const snapshot = (entry: Entry): PluginReport => ({
-      ...entry.report,
-      tools: [...entry.record.tools],
-      commands: [...entry.record.commands],
-      providers: [...entry.record.providers],
-      diagnostics: [...entry.record.diagnostics]
-    })
-
-    yield* Effect.addFinalizer(() =>
-      Effect.forEach([...entries].reverse(), closeScope, { discard: true }).pipe(Effect.ignore)
-    )
-
-    // Builtin plugins (PL-2): loaded even read-only, configured under builtinPlugins.<id>.
-    for (const builtin of options.builtin ?? []) {
-      const { enabled, ...config } = options.builtinConfig?.[builtin.id] ?? {}
-      if (enabled === false || disabled.has(builtin.id)) {
-        newEntry(
-          { id: builtin.id, source: "builtin", from: "builtin", enabled: false, trusted: true, loaded: false },
-          true
-        )
-        continue
-      }
-      const loaded = yield* Effect.tryPromise(async () => await builtin.load()).pipe(
-        Effect.map((definition) => validateDefinition(definition, `the builtin plugin ${builtin.id}`)),
-        Effect.catchAll((error) =>
-          Effect.succeed(Either.left(`could not be loaded: ${causeMessage(Cause.fail(error.error))}`))
-        )
-      )
-      if (Either.isLeft(loaded)) {
-        yield* failedSource(builtin.id, "builtin", true, "import", loaded.left)
-        continue
-      }
-      yield* start(loaded.right, { builtin: true, from: "builtin", config })
-    }
-
+    yield* loadBuiltin(lifecycle, options.builtin ?? [], options.builtinConfig ?? {}, disabled)
     for (const value of options.plugins ?? []) {
       const plugin: PluginValue = "definition" in value ? value : { definition: value }
-      yield* start(plugin.definition, {
-        builtin: plugin.external !== true,
-        from: plugin.external === true ? "a value" : "builtin",
-        config: plugin.config ?? {}
-      })
+      yield* lifecycle.start(plugin.definition, placementOf(plugin))
     }
-
-    if (options.external !== undefined) yield* loadExternal(options.external, options.readOnly === true)
-
-    function loadExternal(sources: SourcesInput, readOnly: boolean) {
-      return Effect.gen(function* () {
-        const found = yield* discover(sources)
-        for (const problem of found.problems) {
-          yield* failedSource(problem.spec, problem.spec, false, "discover", problem.message)
-        }
-        for (const skipped of found.skipped) {
-          const entry = newEntry(
-            {
-              id: skipped.spec,
-              source: "external",
-              from: skipped.spec,
-              enabled: false,
-              trusted: skipped.origin !== "project",
-              loaded: false
-            },
-            false
-          )
-          if (skipped.origin === "project")
-            yield* diagnose(host, entry.record, "discover", `not loaded: ${skipped.reason}`)
-          else entry.record.diagnostics.push(skipped.reason)
-        }
-        if (found.candidates.length === 0) return
-        if (readOnly) {
-          for (const candidate of found.candidates) {
-            const entry = newEntry(
-              {
-                id: candidate.spec,
-                source: "external",
-                from: describeSource(candidate),
-                enabled: false,
-                trusted: candidate.trusted,
-                loaded: false
-              },
-              false
-            )
-            entry.record.diagnostics.push("external plugins are off under --read-only")
-          }
-          return
-        }
-        const hooks = yield* Effect.promise(() => import("./internal/plugins/moduleHooks.js"))
-        if (!hooks.sharedModulesIncluded) {
-          for (const candidate of found.candidates) {
-            yield* failedSource(
-              candidate.spec,
-              describeSource(candidate),
-              false,
-              "import",
-              "not loaded: this build of alisio cannot share its modules with external plugins (dist/bundle/plugins is missing?)"
-            )
-          }
-          return
-        }
-        const roots = found.candidates.map((candidate) => candidate.root)
-        for (const candidate of found.candidates) {
-          const from = describeSource(candidate)
-          const imported = yield* Effect.tryPromise(() =>
-            hooks.sharingModules(roots, () => import(hooks.entryURL(candidate.entry)))
-          ).pipe(Effect.either)
-          if (Either.isLeft(imported)) {
-            yield* failedSource(
-              candidate.spec,
-              from,
-              false,
-              "import",
-              `could not be imported from ${candidate.entry}: ${causeMessage(Cause.die(imported.left.error))}`
-            )
-            continue
-          }
-          const definition = definitionOf(imported.right, candidate.entry)
-          if (Either.isLeft(definition)) {
-            yield* failedSource(candidate.spec, from, false, "import", definition.left)
-            continue
-          }
-          yield* start(definition.right, { builtin: false, from, config: candidate.config })
-        }
-      })
-    }
-
-    const contextFor = (input: ContextInput) =>
-      Effect.gen(function* () {
-        const providers = yield* Ref.get(host.contexts)
-        const sections = yield* Effect.forEach(
-          providers,
-          ({ pluginId, provider }) =>
-            Effect.suspend(() => provider(input)).pipe(
-              Effect.timeoutFail({
-                duration: Duration.millis(timeouts.contextMs),
-                onTimeout: () => new PluginError({ pluginId, message: `took longer than ${timeouts.contextMs} ms` })
-              }),
-              Effect.map((text) => {
-                if (typeof text !== "string" || text.trim() === "") return undefined
-                const body = text.length > CONTEXT_CHARS ? `${text.slice(0, CONTEXT_CHARS)}…` : text
-                return `Context from the plugin ${pluginId}:\n${body.trim()}`
-              }),
-              Effect.catchAllCause((cause) => {
-                if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-                const entry = loadedEntry(pluginId)
-                const message = `its context provider failed: ${causeMessage(cause)}`
-                return entry === undefined
-                  ? Effect.as(host.report({ pluginId, stage: "context", message }), undefined)
-                  : Effect.as(diagnose(host, entry.record, "context", message), undefined)
-              })
-            ),
-          { concurrency: "unbounded" }
-        )
-        return sections.filter((section): section is string => section !== undefined).join("\n\n")
-      })
-
-    const runCommand = (name: string, args: string, context: PluginCommandContext) =>
-      Effect.gen(function* () {
-        const registered = (yield* Ref.get(host.commands)).get(name)
-        if (registered === undefined) {
-          return yield* new PluginError({ pluginId: "host", message: `No plugin command named "${name}".` })
-        }
-        const { command, pluginId } = registered
-        return yield* Effect.suspend(() => command.execute(args, context)).pipe(
-          Effect.catchAllCause((cause) => {
-            if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-            const message = `The command ${name} failed: ${causeMessage(cause)}`
-            const entry = loadedEntry(pluginId)
-            const report =
-              Cause.isFailure(cause) || entry === undefined
-                ? Effect.void
-                : diagnose(host, entry.record, "command", message)
-            return Effect.zipRight(report, Effect.fail(new PluginError({ pluginId, message })))
-          })
-        )
-      })
+    if (options.external !== undefined) yield* loadExternal(lifecycle, options.external, options.readOnly === true)
 
     return PluginHost.of({
-      plugins: Effect.sync(() => entries.map(snapshot)),
+      plugins: Effect.sync(() => lifecycle.entries.map(lifecycle.snapshot)),
       diagnostics: Ref.get(diagnostics),
-      load: (plugin) =>
-        Effect.map(
-          start(plugin.definition, {
-            builtin: plugin.external !== true,
-            from: plugin.external === true ? "a value" : "builtin",
-            config: plugin.config ?? {}
-          }),
-          snapshot
-        ),
-      unload: (id) =>
-        Effect.suspend(() => {
-          const entry = loadedEntry(id)
-          if (entry === undefined) return Effect.void
-          entry.report = { ...entry.report, loaded: false }
-          return closeScope(entry)
-        }),
-      contextFor,
+      load: (plugin) => Effect.map(lifecycle.start(plugin.definition, placementOf(plugin)), lifecycle.snapshot),
+      unload: lifecycle.unload,
+      contextFor: contextFor(host, lifecycle),
       commands: {
         list: Effect.map(Ref.get(host.commands), (all) =>
           [...all.values()].map((entry) => ({ ...entry.descriptor, pluginId: entry.pluginId }))
         ),
-        run: runCommand
+        run: runCommand(host, lifecycle)
       },
       extensions: host.extensions
     })
