@@ -54,12 +54,12 @@ const count = (name: string, description: string, min: number) =>
 const json = Options.boolean("json").pipe(Options.withDescription("Write JSON (JSONL for streams) on stdout"))
 
 const pluginOption = Options.text("plugin").pipe(
-  Options.withDescription("Load an external plugin: a folder, an ESM file or an installed package (repeatable)"),
-  Options.repeated
+  Options.repeated,
+  Options.withDescription("Load an external plugin: a folder, an ESM file or an installed package (repeatable)")
 )
 const disablePluginOption = Options.text("disable-plugin").pipe(
-  Options.withDescription("Do not load the plugin with this id (repeatable)"),
-  Options.repeated
+  Options.repeated,
+  Options.withDescription("Do not load the plugin with this id (repeatable)")
 )
 
 export const runFlags = {
