@@ -15,6 +15,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { CliError, ExitCode, usageError } from "./CliError.js"
+import { noPluginFlags, type PluginFlags, pluginHostLayer } from "./Plugins.js"
 
 /** Where a command runs and with what configuration. */
 export interface Setup {
@@ -121,12 +122,18 @@ export const headlessTools = (setup: Setup) =>
     (tool) => tool.name !== "ask_user_question"
   )
 
-/** The runtime as the `run` command uses it, composed once. */
-export const runtimeLayer = (setup: Setup, options: { readonly approveAll: boolean }) =>
-  AgentRuntime.layer({
-    tools: headlessTools(setup),
-    interaction: Interaction.layerHeadless({ approveAll: options.approveAll })
-  }).pipe(
+/** The runtime as the `run` command uses it, composed once, with the plugin host over it. */
+export const runtimeLayer = (
+  setup: Setup,
+  options: { readonly approveAll: boolean; readonly plugins?: PluginFlags | undefined; readonly quiet?: boolean }
+) =>
+  pluginHostLayer(setup, options.plugins ?? noPluginFlags, options.quiet === true ? "quiet" : "headless").pipe(
+    Layer.provideMerge(
+      AgentRuntime.layer({
+        tools: headlessTools(setup),
+        interaction: Interaction.layerHeadless({ approveAll: options.approveAll })
+      })
+    ),
     Layer.provideMerge(Providers.layer({ stateHome: setup.paths.stateHome })),
     Layer.provideMerge(storeLayer(setup))
   )

@@ -14,6 +14,7 @@ import { chooseModel, loadSetup, registerProviders, runtimeLayer, type Setup } f
 import * as BrokenPipe from "./BrokenPipe.js"
 import { CliError, ExitCode, setExitCode, usageError } from "./CliError.js"
 import type { RunFlags } from "./main.js"
+import { pluginFlagsOf, withPluginContext } from "./Plugins.js"
 import { makeJsonWriter, makeTextRenderer } from "./Render.js"
 
 const exitCodeFor = (status: RunStatus): number =>
@@ -217,6 +218,12 @@ export const runCommand = (flags: RunFlags) =>
       if (store.interruptRuns !== undefined) yield* store.interruptRuns()
       const model = yield* chooseModel(setup, flags.model)
       const chosen = yield* chooseSession(setup, flags)
+      const system = yield* withPluginContext(systemPrompt(setup.cwd), {
+        sessionId: Option.getOrUndefined(chosen.sessionId),
+        cwd: setup.cwd,
+        prompt,
+        model: model.model
+      })
       const render: (event: KnownRunEvent) => void = flags.json ? makeJsonWriter() : makeTextRenderer()
       const requestId = Option.getOrElse(flags.requestId, () => "")
       if (Option.isSome(chosen.existing)) {
@@ -229,7 +236,7 @@ export const runCommand = (flags: RunFlags) =>
         model: model.model,
         provider: model.service,
         ...(Option.isSome(model.info) ? { modelInfo: model.info.value } : {}),
-        system: systemPrompt(setup.cwd),
+        system,
         readOnly: flags.readOnly,
         ...(flags.yes
           ? { approvals: approveAll }
@@ -260,6 +267,6 @@ export const runCommand = (flags: RunFlags) =>
         SessionNotFoundError: (error) => Effect.fail(usageError(error.message)),
         StoreError: (error) => Effect.fail(new CliError({ message: error.message, exitCode: ExitCode.failed }))
       }),
-      Effect.provide(runtimeLayer(setup, { approveAll: flags.yes }))
+      Effect.provide(runtimeLayer(setup, { approveAll: flags.yes, plugins: pluginFlagsOf(flags) }))
     )
   })

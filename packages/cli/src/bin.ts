@@ -1,10 +1,15 @@
 #!/usr/bin/env node
-// Kept to one tiny import so that `alisio --version` answers without loading Effect.
+// Kept to tiny imports so that `alisio --version` answers without loading Effect.
 import * as nodeModule from "node:module"
+import { mayLoadExternalPlugins } from "./PluginProbe.js"
 import { version } from "./Version.js"
 
 // Node 22 keeps compiled code between runs (a no-op where the API does not exist, as on Node 20).
 ;(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.()
+
+// Set by the bundler: the bundle has a second build, under plugins/, for commands that may load
+// an external plugin (see PluginProbe.ts).
+declare const ALISIO_PLUGIN_BUILD: string | undefined
 
 const args = process.argv.slice(2)
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
@@ -16,6 +21,9 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   process.stdout.write(`alisio ${version}\n`)
 } else {
   // main watches stdout itself: a run whose reader went away is cancelled (BrokenPipe.ts).
-  const { main } = await import("./main.js")
+  const { main }: typeof import("./main.js") =
+    typeof ALISIO_PLUGIN_BUILD === "string" && mayLoadExternalPlugins(args)
+      ? await import(new URL(ALISIO_PLUGIN_BUILD, import.meta.url).href)
+      : await import("./main.js")
   main(process.argv)
 }

@@ -53,6 +53,15 @@ const count = (name: string, description: string, min: number) =>
 
 const json = Options.boolean("json").pipe(Options.withDescription("Write JSON (JSONL for streams) on stdout"))
 
+const pluginOption = Options.text("plugin").pipe(
+  Options.repeated,
+  Options.withDescription("Load an external plugin: a folder, an ESM file or an installed package (repeatable)")
+)
+const disablePluginOption = Options.text("disable-plugin").pipe(
+  Options.repeated,
+  Options.withDescription("Do not load the plugin with this id (repeatable)")
+)
+
 export const runFlags = {
   json: Options.boolean("json").pipe(
     Options.withDescription("Stream one RunEvent per line (JSONL) on stdout, nothing else")
@@ -81,8 +90,10 @@ export const runFlags = {
     )
   ),
   trustProject: Options.boolean("trust-project").pipe(
-    Options.withDescription("Apply .alisio/config.yaml of the project")
+    Options.withDescription("Apply .alisio/config.yaml and load .alisio/plugins/ of the project")
   ),
+  plugin: pluginOption,
+  disablePlugin: disablePluginOption,
   cwd: Options.directory("cwd").pipe(
     Options.withDescription("The workspace (default: the current directory)"),
     Options.optional
@@ -167,9 +178,40 @@ const models = Command.make("models", modelsFlags, (flags) =>
   )
 ).pipe(Command.withDescription("List the models of the configured providers"))
 
+const pluginsListFlags = {
+  json,
+  plugin: pluginOption,
+  disablePlugin: disablePluginOption,
+  trustProject: Options.boolean("trust-project").pipe(
+    Options.withDescription("Include the project's .alisio/plugins/ (runs their code)")
+  ),
+  readOnly: Options.boolean("read-only").pipe(Options.withDescription("List as a --read-only run would load them"))
+}
+
+const pluginsInstallFlags = { spec: Args.text({ name: "npm-spec|path" }) }
+
+const pluginsList = Command.make("list", pluginsListFlags, (flags) =>
+  Effect.flatMap(
+    Effect.promise(() => import("./PluginsCommand.js")),
+    (m) => m.listPlugins(flags)
+  )
+).pipe(Command.withDescription("List the plugins: where each comes from, what it registered, its problems"))
+
+const pluginsInstall = Command.make("install", pluginsInstallFlags, (flags) =>
+  Effect.flatMap(
+    Effect.promise(() => import("./PluginsCommand.js")),
+    (m) => m.installPlugin(flags)
+  )
+).pipe(Command.withDescription("Install a plugin with npm into the config folder and add it to config.yaml"))
+
+const plugins = Command.make("plugins").pipe(
+  Command.withDescription("List and install plugins"),
+  Command.withSubcommands([pluginsList, pluginsInstall])
+)
+
 export const alisio = Command.make("alisio").pipe(
   Command.withDescription("An agent CLI that runs a language model with tools and keeps every session."),
-  Command.withSubcommands([run, sessions, models])
+  Command.withSubcommands([run, sessions, models, plugins])
 )
 
 export const cli = Command.run(alisio, { name: "alisio", version })
@@ -182,7 +224,11 @@ export const commandLine = CommandLine.group({
     show: CommandLine.leaf(showFlags),
     events: CommandLine.leaf(eventsFlags)
   }),
-  models: CommandLine.leaf(modelsFlags)
+  models: CommandLine.leaf(modelsFlags),
+  plugins: CommandLine.group({
+    list: CommandLine.leaf(pluginsListFlags),
+    install: CommandLine.leaf(pluginsInstallFlags)
+  })
 })
 
 const isCliError = (error: unknown): error is CliError => Predicate.isTagged(error, "CliError")

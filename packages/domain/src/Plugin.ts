@@ -15,6 +15,16 @@ import type { Tool } from "./Tool.js"
 /** The version of this contract; a plugin folder's `alisio-plugin.json` names the one it was written for. */
 export const PLUGIN_API_VERSION = 1 as const
 
+/** What a plugin id may be: lower-case letters, digits, `-` and `_`, starting with a letter or digit. */
+export const pluginIdPattern = /^[a-z0-9][a-z0-9_-]{0,63}$/
+
+/** `alisio-plugin.json`, the manifest of a folder plugin: the contract version and the ESM entry file. */
+export const PluginManifest = Schema.Struct({
+  apiVersion: Schema.Literal(PLUGIN_API_VERSION),
+  entry: Schema.String
+})
+export type PluginManifest = typeof PluginManifest.Type
+
 /** A plugin asked for something the host refuses: a taken name, a path escaping its folder, a bad value. */
 export class PluginError extends Schema.TaggedError<PluginError>()("PluginError", {
   pluginId: Schema.String,
@@ -32,7 +42,8 @@ export interface CompletionRequest {
 
 /** What a context provider knows when a run starts. */
 export interface ContextInput {
-  readonly sessionId: SessionId
+  /** The session the run resumes; absent when the run starts a new one. */
+  readonly sessionId?: SessionId | undefined
   /** The workspace (its real path). */
   readonly cwd: string
   /** The user's prompt of the run that starts. */
@@ -62,7 +73,8 @@ export interface PluginApiService {
   /** The plugin's own configuration (`builtinPlugins.<id>` or its entry in `plugins`). */
   readonly config: unknown
   readonly paths: PluginPaths
-  readonly tools: { readonly register: (tool: Tool) => Effect.Effect<void, PluginError> }
+  /** Registers a tool; it may fail with the plugin's own errors, whose message the model reads. */
+  readonly tools: { readonly register: (tool: Tool<never, unknown>) => Effect.Effect<void, PluginError> }
   readonly commands: { readonly register: (command: PluginCommand) => Effect.Effect<void, PluginError> }
   readonly providers: {
     readonly register: (id: string, model: LanguageModelService) => Effect.Effect<void, PluginError>

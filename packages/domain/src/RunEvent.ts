@@ -30,6 +30,20 @@ export type RunStatus = typeof RunStatus.Type
 export const RunFailureCode = Schema.Literal("timeout", "output_truncated", "provider_error", "internal")
 export type RunFailureCode = typeof RunFailureCode.Type
 
+/** Where a plugin failed (PL-6): loading it, one of its hooks, or a tool it registered. */
+export const PluginFailureStage = Schema.Literal(
+  "discover",
+  "import",
+  "setup",
+  "tool",
+  "observer",
+  "context",
+  "command",
+  "extension",
+  "close"
+)
+export type PluginFailureStage = typeof PluginFailureStage.Type
+
 /** What a human wait was about. */
 export const ApprovalKind = Schema.Literal("tool", "external_directory")
 export type ApprovalKind = typeof ApprovalKind.Type
@@ -145,6 +159,12 @@ export const RunEventData = {
     provider: Schema.String,
     latencyMs: Millis,
     reason: Schema.String
+  }),
+  plugin_failed: Schema.Struct({
+    pluginId: Schema.String,
+    stage: PluginFailureStage,
+    message: Schema.String,
+    tool: Schema.optional(Schema.String)
   })
 } as const
 

@@ -50,10 +50,13 @@ export interface UserQuestion {
   readonly options?: ReadonlyArray<string>
 }
 
-/** A tool: its spec, effect and handler. Arguments arrive as parsed JSON, not yet validated. */
-export interface Tool<R = never> extends ToolSpec {
+/**
+ * A tool: its spec, effect and handler. Arguments arrive as parsed JSON, not yet validated. A
+ * plugin's tool may fail with its own errors (`E`); the host tells the model their message.
+ */
+export interface Tool<R = never, E = ToolError> extends ToolSpec {
   readonly effect: ToolEffect
-  readonly execute: (args: unknown, context: ToolContext) => Effect.Effect<ToolResult, ToolError, R>
+  readonly execute: (args: unknown, context: ToolContext) => Effect.Effect<ToolResult, E, R>
 }
 
 /** A result holding one text part. */
@@ -63,15 +66,15 @@ export const textResult = (text: string, options?: { readonly isError?: boolean 
     : { content: [{ _tag: "text", text }] }
 
 /** Builds a tool whose arguments are validated by `input`; a bad argument becomes a `ToolError` the model sees. */
-export const defineTool = <A, I, R>(definition: {
+export const defineTool = <A, I, R, E = ToolError>(definition: {
   readonly name: string
   readonly description: string
   readonly effect: ToolEffect
   readonly input: Schema.Schema<A, I, never>
   /** Defaults to the JSON Schema derived from `input`. */
   readonly parameters?: JsonSchema
-  readonly run: (input: A, context: ToolContext) => Effect.Effect<ToolResult, ToolError, R>
-}): Tool<R> => {
+  readonly run: (input: A, context: ToolContext) => Effect.Effect<ToolResult, E, R>
+}): Tool<R, E | ToolError> => {
   const decode = Schema.decodeUnknownEither(definition.input, { errors: "all", onExcessProperty: "ignore" })
   return {
     name: definition.name,

@@ -89,7 +89,8 @@ const samples = {
     rejectedCount: 1,
     confidenceMin: 0.5
   },
-  decision_fallback: { decisionId: "d2", provider: "local", latencyMs: 40, reason: "timeout" }
+  decision_fallback: { decisionId: "d2", provider: "local", latencyMs: 40, reason: "timeout" },
+  plugin_failed: { pluginId: "weather", stage: "tool", message: "The tool crashed: boom", tool: "forecast" }
 } satisfies { readonly [K in RunEventType]: RunEventDataMap[K] }
 
 const eventOf = <K extends RunEventType>(type: K, seq: number): RunEventOf<K> => ({

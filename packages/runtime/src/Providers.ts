@@ -33,6 +33,8 @@ export class Providers extends Context.Tag("@alisio/runtime/Providers")<
   {
     /** Adds a provider under `id`; a later registration under the same id replaces it. */
     readonly register: (id: string, service: LanguageModelService) => Effect.Effect<void>
+    /** Removes the provider `id` (a plugin's, when its scope closes). */
+    readonly unregister: (id: string) => Effect.Effect<void>
     /** The registered providers, in registration order. */
     readonly list: Effect.Effect<ReadonlyArray<RegisteredProvider>>
     /** Resolves `provider/model`, or a bare model name of the default provider, against discovery. */
@@ -110,6 +112,16 @@ export const make = (options: Options = {}) =>
         })
       )
 
+    const unregister = (id: string) =>
+      Effect.zipRight(
+        Ref.update(providers, (all) => all.filter((entry) => entry.id !== id)),
+        Ref.update(discovered, (cache) => {
+          const next = new Map(cache)
+          next.delete(id)
+          return next
+        })
+      )
+
     const modelsOf = (entry: RegisteredProvider) =>
       Effect.flatMap(Ref.get(discovered), (cache) => {
         const cached = cache.get(entry.id)
@@ -179,7 +191,7 @@ export const make = (options: Options = {}) =>
         return chosen === undefined ? Ref.get(lastChoice) : Effect.succeed(Option.some(chosen))
       })
 
-    return Providers.of({ register, list: Ref.get(providers), resolve, activate, active })
+    return Providers.of({ register, unregister, list: Ref.get(providers), resolve, activate, active })
   })
 
 /** The registry, remembering the user's last choice under `stateHome`. */

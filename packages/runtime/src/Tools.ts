@@ -4,6 +4,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
+import type { ToolOrigin } from "./ToolOrigins.js"
 
 /** Approval policy per tool effect (TL-2). */
 export type Approvals = { readonly [K in ToolEffect]: ApprovalPolicy }
@@ -23,28 +24,51 @@ export const narrowPolicy = (a: ApprovalPolicy, b: ApprovalPolicy): ApprovalPoli
   return rank[a] <= rank[b] ? a : b
 }
 
+/** A registered tool and where it comes from. */
+export interface ToolEntry {
+  readonly tool: Tool
+  readonly origin: ToolOrigin
+}
+
+const core: ToolOrigin = { _tag: "Core" }
+
 /** The registry of tools a run may offer the model; names are unique, a later registration replaces. */
 export class Tools extends Context.Tag("@alisio/runtime/Tools")<
   Tools,
   {
+    /** Registers a core tool, replacing one of the same name. */
     readonly register: (tool: Tool) => Effect.Effect<void>
     readonly unregister: (name: string) => Effect.Effect<void>
     readonly all: Effect.Effect<ReadonlyArray<Tool>>
+    /** Registers `tool` only if its name is free; `false` when it is taken (see `ToolOrigins.register`). */
+    readonly add: (tool: Tool, origin: ToolOrigin) => Effect.Effect<boolean>
+    /** Removes `tool` if it still holds its name (a later replacement stays). */
+    readonly remove: (tool: Tool) => Effect.Effect<void>
+    /** Every tool with its origin, for listings (`plugins list`, `/tools`). */
+    readonly entries: Effect.Effect<ReadonlyArray<ToolEntry>>
   }
 >() {}
 
 export const make = (initial: ReadonlyArray<Tool> = []) =>
   Effect.gen(function* () {
-    const tools = yield* Ref.make<ReadonlyMap<string, Tool>>(new Map(initial.map((tool) => [tool.name, tool])))
+    const tools = yield* Ref.make<ReadonlyMap<string, ToolEntry>>(
+      new Map(initial.map((tool) => [tool.name, { tool, origin: core }]))
+    )
+    const without = (map: ReadonlyMap<string, ToolEntry>, name: string) => {
+      const next = new Map(map)
+      next.delete(name)
+      return next
+    }
     return Tools.of({
-      register: (tool) => Ref.update(tools, (map) => new Map(map).set(tool.name, tool)),
-      unregister: (name) =>
-        Ref.update(tools, (map) => {
-          const next = new Map(map)
-          next.delete(name)
-          return next
-        }),
-      all: Effect.map(Ref.get(tools), (map) => [...map.values()])
+      register: (tool) => Ref.update(tools, (map) => new Map(map).set(tool.name, { tool, origin: core })),
+      unregister: (name) => Ref.update(tools, (map) => without(map, name)),
+      all: Effect.map(Ref.get(tools), (map) => [...map.values()].map((entry) => entry.tool)),
+      add: (tool, origin) =>
+        Ref.modify(tools, (map) =>
+          map.has(tool.name) ? [false, map] : [true, new Map(map).set(tool.name, { tool, origin })]
+        ),
+      remove: (tool) => Ref.update(tools, (map) => (map.get(tool.name)?.tool === tool ? without(map, tool.name) : map)),
+      entries: Effect.map(Ref.get(tools), (map) => [...map.values()])
     })
   })
 

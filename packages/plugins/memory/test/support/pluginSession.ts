@@ -73,7 +73,9 @@ export const startPluginSession = (
       paths: { state: options.stateDir, config: options.stateDir, cache: options.stateDir },
       tools: {
         register: (tool) =>
-          tools.has(tool.name) ? Effect.fail(taken("tool", tool.name)) : Effect.sync(() => tools.set(tool.name, tool))
+          tools.has(tool.name)
+            ? Effect.fail(taken("tool", tool.name))
+            : Effect.sync(() => tools.set(tool.name, tool as Tool))
       },
       commands: {
         register: (command) =>

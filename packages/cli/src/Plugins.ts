@@ -1,0 +1,99 @@
+// The plugin host as the CLI composes it: the builtin registry, the plugins the configuration and
+// the flags name, and the folders of the Alisio homes.
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import type { ContextInput } from "@alisio/domain/Plugin"
+import * as Extensions from "@alisio/runtime/Extensions"
+import type { AlisioPaths } from "@alisio/runtime/Paths"
+import * as PluginHost from "@alisio/runtime/PluginHost"
+import * as PluginUi from "@alisio/runtime/PluginUi"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { Setup } from "./App.js"
+import { builtinPlugins } from "./BuiltinPlugins.js"
+import type { RunFlags } from "./main.js"
+import { version } from "./Version.js"
+
+/** What the command line says about plugins. */
+export interface PluginFlags {
+  /** `--plugin <path|package>`: paths relative to the current directory. */
+  readonly plugins: ReadonlyArray<string>
+  /** `--disable-plugin <id>`. */
+  readonly disabled: ReadonlyArray<string>
+  readonly readOnly: boolean
+  readonly trustProject: boolean
+}
+
+export const noPluginFlags: PluginFlags = { plugins: [], disabled: [], readOnly: false, trustProject: false }
+
+/**
+ * The cache folder: `$ALISIO_HOME/cache`, else `$XDG_CACHE_HOME/alisio` (absolute values only),
+ * else `~/.cache/alisio`.
+ */
+export const cacheHome = (env: NodeJS.ProcessEnv = process.env): string => {
+  const alisioHome = env.ALISIO_HOME?.trim()
+  if (alisioHome) return path.join(path.resolve(alisioHome), "cache")
+  const xdg = env.XDG_CACHE_HOME?.trim()
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), ".cache"), "alisio")
+}
+
+/** A relative path on the command line is relative to where the command was typed, not to `--cwd`. */
+const fromCommandLine = (spec: string): string => (spec.startsWith(".") ? path.resolve(spec) : spec)
+
+export const pluginHomes = (paths: AlisioPaths): PluginHost.PluginHomes => ({
+  state: paths.stateHome,
+  config: paths.configHome,
+  cache: cacheHome()
+})
+
+/** The options of the host for a command of the CLI. */
+export const hostOptions = (setup: Setup, flags: PluginFlags): PluginHost.Options => ({
+  builtin: builtinPlugins,
+  builtinConfig: setup.config.builtinPlugins,
+  external: {
+    flags: flags.plugins.map(fromCommandLine),
+    entries: setup.config.plugins,
+    configHome: setup.paths.configHome,
+    cwd: setup.cwd,
+    trustProject: flags.trustProject
+  },
+  readOnly: flags.readOnly,
+  disabled: flags.disabled,
+  homes: pluginHomes(setup.paths)
+})
+
+/**
+ * The host with the extension registry and a UI port: `headless` prints diagnostics and
+ * notifications on stderr; `quiet` keeps them for the command to show (`plugins list`).
+ */
+export const pluginHostLayer = (setup: Setup, flags: PluginFlags, ui: "headless" | "quiet") =>
+  PluginHost.layer(hostOptions(setup, flags)).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(ui === "headless" ? PluginUi.layerHeadless : PluginUi.layerMemory, Extensions.layer({ version }))
+    )
+  )
+
+/** The plugin flags of `alisio run`. */
+export const pluginFlagsOf = (flags: RunFlags): PluginFlags => ({
+  plugins: flags.plugin,
+  disabled: flags.disablePlugin,
+  readOnly: flags.readOnly,
+  trustProject: flags.trustProject
+})
+
+const realpath = (dir: string): string => {
+  try {
+    return fs.realpathSync(dir)
+  } catch {
+    return dir
+  }
+}
+
+/** The system prompt with what the plugins' context providers add for this run (CTX-2). */
+export const withPluginContext = (system: string, input: ContextInput) =>
+  Effect.gen(function* () {
+    const host = yield* PluginHost.PluginHost
+    const context = yield* host.contextFor({ ...input, cwd: realpath(input.cwd) })
+    return context === "" ? system : `${system}\n\n${context}`
+  })

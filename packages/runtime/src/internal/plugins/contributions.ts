@@ -1,0 +1,74 @@
+// What plugins contribute to a run and to the surfaces: context for the system prompt (CTX-2) and
+// slash commands, each bounded and reported when it fails (PL-6).
+
+import type { PluginCommandContext } from "@alisio/domain/Command"
+import { type ContextInput, PluginError } from "@alisio/domain/Plugin"
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import { causeMessage } from "./definition.js"
+import type { Lifecycle } from "./lifecycle.js"
+import { diagnose, type HostInternals } from "./pluginApi.js"
+
+/** Text a context provider may add to the system prompt; the rest is cut. */
+const CONTEXT_CHARS = 16_000
+
+/** Reports a failure of a plugin's contribution under the plugin, when it is still loaded. */
+const report = (
+  host: HostInternals,
+  lifecycle: Lifecycle,
+  pluginId: string,
+  stage: "context" | "command",
+  message: string
+) => {
+  const entry = lifecycle.loadedEntry(pluginId)
+  return entry === undefined ? host.report({ pluginId, stage, message }) : diagnose(host, entry.record, stage, message)
+}
+
+/** Every context provider at once, each within `contextMs`, joined under the name of its plugin. */
+export const contextFor = (host: HostInternals, lifecycle: Lifecycle) => (input: ContextInput) =>
+  Effect.gen(function* () {
+    const providers = yield* Ref.get(host.contexts)
+    const sections = yield* Effect.forEach(
+      providers,
+      ({ pluginId, provider }) =>
+        Effect.suspend(() => provider(input)).pipe(
+          Effect.timeoutFail({
+            duration: Duration.millis(host.timeouts.contextMs),
+            onTimeout: () => new PluginError({ pluginId, message: `took longer than ${host.timeouts.contextMs} ms` })
+          }),
+          Effect.map((text) => {
+            if (typeof text !== "string" || text.trim() === "") return undefined
+            const body = text.length > CONTEXT_CHARS ? `${text.slice(0, CONTEXT_CHARS)}…` : text
+            return `Context from the plugin ${pluginId}:\n${body.trim()}`
+          }),
+          Effect.catchAllCause((cause) => {
+            if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+            const message = `its context provider failed: ${causeMessage(cause)}`
+            return Effect.as(report(host, lifecycle, pluginId, "context", message), undefined)
+          })
+        ),
+      { concurrency: "unbounded" }
+    )
+    return sections.filter((section): section is string => section !== undefined).join("\n\n")
+  })
+
+/** Runs a plugin command; a failure is a `PluginError`, a crash also a diagnostic. */
+export const runCommand =
+  (host: HostInternals, lifecycle: Lifecycle) => (name: string, args: string, context: PluginCommandContext) =>
+    Effect.gen(function* () {
+      const registered = (yield* Ref.get(host.commands)).get(name)
+      if (registered === undefined) {
+        return yield* new PluginError({ pluginId: "host", message: `No plugin command named "${name}".` })
+      }
+      const { command, pluginId } = registered
+      return yield* Effect.suspend(() => command.execute(args, context)).pipe(
+        Effect.catchAllCause((cause) => {
+          if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+          const message = `The command ${name} failed: ${causeMessage(cause)}`
+          const reported = Cause.isFailure(cause) ? Effect.void : report(host, lifecycle, pluginId, "command", message)
+          return Effect.zipRight(reported, Effect.fail(new PluginError({ pluginId, message })))
+        })
+      )
+    })

@@ -1,0 +1,220 @@
+// End-to-end: plugins in the bundled CLI (PL-1…PL-6, EX-3), against the OpenAI-protocol test server.
+
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
+import { type CliSandbox, makeSandbox } from "./support/cli.js"
+import { type OpenAiTestServer, type RecordedRequest, type Reply, startOpenAiServer } from "./support/openaiServer.js"
+import { weatherPluginSource, writePluginPackage } from "./support/pluginPackage.js"
+
+const weatherTool = "p_e5e72beb4e_forecast"
+
+const chats = (server: OpenAiTestServer) => server.requests.filter((r) => r.path.endsWith("/chat/completions"))
+
+/** The tool results a request carries, in order. */
+const toolResults = (request: RecordedRequest): ReadonlyArray<string> =>
+  (request.body.messages ?? []).filter((m) => m.role === "tool").map((m) => String(m.content))
+
+const offeredTools = (request: RecordedRequest): ReadonlyArray<string> =>
+  ((request.body.tools ?? []) as ReadonlyArray<{ function: { name: string } }>).map((tool) => tool.function.name)
+
+const systemOf = (request: RecordedRequest): string =>
+  String((request.body.messages ?? []).find((m) => m.role === "system")?.content ?? "")
+
+/** A plugin whose import leaves a file behind: proof that it was imported at all. */
+const markerPlugin = (marker: string, id: string) => `import { writeFileSync } from "node:fs"
+import { definePlugin } from "@alisio/domain/Plugin"
+import * as Effect from "effect/Effect"
+
+writeFileSync(${JSON.stringify(marker)}, "imported")
+
+export default definePlugin({ id: ${JSON.stringify(id)}, version: "1.0.0", setup: Effect.void })
+`
+
+describe("plugins (end to end)", () => {
+  let server: OpenAiTestServer | undefined
+  let sandbox: CliSandbox | undefined
+  const setup = async (options: {
+    readonly replies?: ReadonlyArray<Reply>
+    readonly replyFor?: (request: RecordedRequest, index: number) => Reply
+  }) => {
+    server = await startOpenAiServer(options)
+    sandbox = makeSandbox(server.baseURL)
+    return { server, sandbox }
+  }
+  beforeEach(() => {
+    server = undefined
+    sandbox = undefined
+  })
+  afterEach(async () => {
+    await server?.close()
+    sandbox?.cleanup()
+  })
+
+  const forecastRun: ReadonlyArray<Reply> = [
+    { kind: "tool", id: "call_1", name: weatherTool, args: { city: "Lisbon" } },
+    { kind: "tool", id: "call_2", name: weatherTool, args: { city: "Atlantis" } },
+    { kind: "tool", id: "call_3", name: weatherTool, args: { city: "Nowhere" } },
+    { kind: "text", text: "Lisbon is sunny." }
+  ]
+
+  const assertOneRuntime = (server: OpenAiTestServer, stderr: string, plugin: string) => {
+    const last = chats(server).at(-1)!
+    assert.deepStrictEqual(toolResults(last), [
+      "Lisbon: sunny, 24 °C",
+      "CityNotFound: No forecast for Atlantis",
+      "Nowhere is not a city."
+    ])
+    assert.include(stderr, "[weather] host PluginError is mine: true")
+    assert.strictEqual(readFileSync(join(plugin, "interrupted.txt"), "utf8"), "interrupted")
+  }
+
+  it("PL-1 PL-3 a plugin package with its own node_modules, installed with `plugins install`, runs as one runtime with the bundled CLI", async () => {
+    const { sandbox, server } = await setup({ replies: forecastRun })
+    const plugin = writePluginPackage(sandbox.home, "../weather-src", {
+      name: "alisio-plugin-weather",
+      source: weatherPluginSource
+    })
+    mkdirSync(sandbox.home, { recursive: true })
+    writeFileSync(join(sandbox.home, "config.yaml"), "# my settings\nlimits:\n  maxTurns: 9 # enough\n")
+    const installed = await sandbox.run(["plugins", "install", plugin])
+    assert.strictEqual(installed.code, 0, installed.stderr)
+    assert.include(installed.stdout, "Installed alisio-plugin-weather@1.0.0")
+    assert.strictEqual(
+      readFileSync(join(sandbox.home, "config.yaml"), "utf8"),
+      "# my settings\nlimits:\n  maxTurns: 9 # enough\nplugins:\n  - alisio-plugin-weather\n"
+    )
+
+    const result = await sandbox.run(["run", "-m", "openai/test-model", "weather?"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.strictEqual(result.stdout, "Lisbon is sunny.\n")
+    assertOneRuntime(server, result.stderr, plugin)
+    assert.include(offeredTools(chats(server)[0]!), weatherTool)
+
+    const listed = await sandbox.run(["plugins", "list", "--json"])
+    const document = JSON.parse(listed.stdout) as {
+      plugins: ReadonlyArray<{
+        id: string
+        source: string
+        from: string
+        loaded: boolean
+        tools: ReadonlyArray<string>
+      }>
+    }
+    const weather = document.plugins.find((report) => report.id === "weather")!
+    assert.deepStrictEqual(
+      [weather.source, weather.from, weather.loaded, weather.tools],
+      ["external", "config alisio-plugin-weather", true, [weatherTool]]
+    )
+  })
+
+  it("PL-1 --plugin <path> loads a plugin package for one run", async () => {
+    const { sandbox, server } = await setup({ replies: forecastRun })
+    const plugin = writePluginPackage(sandbox.home, "../weather-src", {
+      name: "alisio-plugin-weather",
+      source: weatherPluginSource
+    })
+    const result = await sandbox.run(["run", "--plugin", plugin, "-m", "openai/test-model", "weather?"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    assertOneRuntime(server, result.stderr, plugin)
+  })
+
+  it("PL-6 a plugin that throws at import is one line on stderr; the run goes on", async () => {
+    const { sandbox } = await setup({ replies: [{ kind: "text", text: "fine" }] })
+    const plugin = writePluginPackage(sandbox.home, "../broken", {
+      name: "broken",
+      source: 'throw new Error("broken at import")\n'
+    })
+    const result = await sandbox.run(["run", "--plugin", plugin, "-m", "openai/test-model", "hi"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.strictEqual(result.stdout, "fine\n")
+    const lines = result.stderr.split("\n").filter((line) => line.includes("broken at import"))
+    assert.deepStrictEqual(lines, [
+      `alisio: warning: plugin ${plugin}: could not be imported from ${join(plugin, "index.js")}: broken at import`
+    ])
+  })
+
+  it("PL-3 an untrusted project's plugin is not imported; --trust-project loads it; --read-only loads no external one", async () => {
+    const { sandbox } = await setup({ replies: [1, 2, 3].map(() => ({ kind: "text", text: "ok" }) as const) })
+    const marker = join(sandbox.home, "..", "project-plugin-imported")
+    writePluginPackage(join(sandbox.workspace, ".alisio", "plugins"), "local", {
+      name: "local-plugin",
+      source: markerPlugin(marker, "local")
+    })
+    const untrusted = await sandbox.run(["run", "-m", "openai/test-model", "hi"])
+    assert.strictEqual(untrusted.code, 0, untrusted.stderr)
+    assert.include(untrusted.stderr, "not loaded: a project plugin is loaded only with --trust-project")
+    assert.isFalse(existsSync(marker))
+
+    const readOnly = await sandbox.run(["run", "--read-only", "--trust-project", "-m", "openai/test-model", "hi"])
+    assert.strictEqual(readOnly.code, 0, readOnly.stderr)
+    assert.isFalse(existsSync(marker))
+
+    const trusted = await sandbox.run(["run", "--trust-project", "-m", "openai/test-model", "hi"])
+    assert.strictEqual(trusted.code, 0, trusted.stderr)
+    assert.isTrue(existsSync(marker))
+  })
+
+  it("EX-3 `plugins list` names the winning start-up screen of a plugin writing escape sequences", async () => {
+    const { sandbox } = await setup({ replies: [] })
+    const plugin = writePluginPackage(sandbox.home, "../painter", {
+      name: "painter",
+      source: `import { definePlugin, PluginApi } from "@alisio/domain/Plugin"
+import * as Effect from "effect/Effect"
+export default definePlugin({
+  id: "painter",
+  version: "1.0.0",
+  setup: Effect.flatMap(PluginApi, (api) =>
+    api.extensions.provide("startup-screen", { render: () => Effect.succeed(["\\u001b[2J\\u001b]0;owned\\u0007boo"]) }, { priority: 9 })
+  )
+})
+`
+    })
+    const listed = await sandbox.run(["plugins", "list", "--plugin", plugin])
+    assert.strictEqual(listed.code, 0, listed.stderr)
+    assert.include(listed.stdout, "painter 1.0.0  (external, --plugin")
+    assert.include(listed.stdout, "mascot: default, startup-screen: plugin painter")
+    assert.notInclude(listed.stdout, "\u001b")
+  })
+
+  it("PL-5 the memory plugin round-trips through two `alisio run` processes", async () => {
+    const { sandbox, server } = await setup({
+      replyFor: (request, index) => {
+        if (index === 0)
+          return {
+            kind: "tool",
+            id: "call_save",
+            name: "memory_save",
+            args: { title: "Deploys", content: "We deploy with blue-green on Fridays." }
+          }
+        if (index === 2) return { kind: "tool", id: "call_search", name: "memory_search", args: { query: "deploy" } }
+        return { kind: "text", text: toolResults(request).at(-1) ?? "?" }
+      }
+    })
+    const first = await sandbox.run(["run", "-m", "openai/test-model", "remember how we deploy"])
+    assert.strictEqual(first.code, 0, first.stderr)
+    assert.match(first.stdout, /^Saved memory #1 \(project\)\./)
+    const second = await sandbox.run(["run", "-m", "openai/test-model", "how do we deploy?"])
+    assert.strictEqual(second.code, 0, second.stderr)
+    const requests = chats(server)
+    // The search marks the words it matched: "We [deploy] with…".
+    const found = toolResults(requests[3]!).join("\n")
+    assert.include(found, "#1 Deploys")
+    assert.include(found.replace(/\[(deploy)\]/gi, "$1"), "We deploy with blue-green on Fridays.")
+    // Another session: the second run did not resume the first.
+    assert.notInclude(JSON.stringify(requests[2]!.body.messages), "remember how we deploy")
+    // The memory plugin's context names it in the second run's system prompt.
+    assert.include(systemOf(requests[2]!), "Context from the plugin memory:")
+  })
+
+  it("PL-2 --disable-plugin turns a builtin plugin off; --read-only keeps it", async () => {
+    const { sandbox, server } = await setup({ replies: [1, 2].map(() => ({ kind: "text", text: "ok" }) as const) })
+    const off = await sandbox.run(["run", "--disable-plugin", "memory", "-m", "openai/test-model", "hi"])
+    assert.strictEqual(off.code, 0, off.stderr)
+    const readOnly = await sandbox.run(["run", "--read-only", "-m", "openai/test-model", "hi"])
+    assert.strictEqual(readOnly.code, 0, readOnly.stderr)
+    const [first, second] = chats(server)
+    assert.notInclude(offeredTools(first!), "memory_search")
+    assert.include(offeredTools(second!), "memory_search")
+  })
+})
