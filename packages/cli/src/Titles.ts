@@ -11,7 +11,7 @@ import { nonEmpty, type Setup } from "./App.js"
 
 /** How long the title request may take, and how long a finished run waits for it before exiting. */
 export const TITLE_WITHIN = "20 seconds"
-export const TITLE_GRACE = "2 seconds"
+export const TITLE_GRACE = "1 second"
 
 const privateV4 = (address: string) => {
   const [a = 0, b = 0] = address.split(".").map(Number)

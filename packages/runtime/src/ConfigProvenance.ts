@@ -4,7 +4,7 @@
 
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { type ConfigFile, type ConfigLayer, formatPath, mergeConfigs, SourceKind } from "./Config.js"
+import { ConfigFile, type ConfigLayer, formatPath, mergeConfigs, SourceKind } from "./Config.js"
 
 /** One effective setting, its value as JSON (secrets redacted) and where it came from. */
 export const Setting = Schema.Struct({
@@ -66,13 +66,21 @@ const creditedLayer = (layers: ReadonlyArray<ConfigLayer>, path: Path, value: un
   return [...layers].reverse().find((layer) => valueAt(layer.config, path) !== undefined)
 }
 
+// Settings are listed in the order the file format declares its keys, whatever layer set them first.
+const keyOrder = Object.keys(ConfigFile.fields)
+const rank = (path: Path) => {
+  const index = keyOrder.indexOf(String(path[0]))
+  return index === -1 ? keyOrder.length : index
+}
+
 /**
  * The effective configuration of `layers` (weakest first: defaults, global file, project file,
  * environment, flags) as settings, each with the layer that gave it its value.
  */
 export const explain = (layers: ReadonlyArray<ConfigLayer>): ReadonlyArray<Setting> => {
   const effective: ConfigFile = mergeConfigs(...layers.map((layer) => layer.config))
-  return leaves(effective).flatMap(([path, value]) => {
+  const ordered = [...leaves(effective)].sort(([a], [b]) => rank(a) - rank(b))
+  return ordered.flatMap(([path, value]) => {
     const layer = creditedLayer(layers, path, value)
     if (layer === undefined) return []
     return [

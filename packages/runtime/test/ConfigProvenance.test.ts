@@ -10,7 +10,7 @@ const layer = (kind: Config.SourceKind, config: Config.ConfigFile, detail?: stri
 })
 
 describe("ConfigProvenance", () => {
-  it("CFG-1 each setting is credited to the strongest layer that sets it, secrets redacted", () => {
+  it("CFG-1 each setting is credited to the strongest layer that sets it, in the file's key order, secrets redacted", () => {
     const settings = explain([
       layer("default", { limits: { maxTurns: 100, firstTokenRetries: 1 }, approvals: { write: "ask" } }),
       layer("global", { limits: { maxTurns: 40 }, providers: { openai: { apiKey: Redacted.make("sk-file") } } }, "/g"),
@@ -19,16 +19,16 @@ describe("ConfigProvenance", () => {
       layer("flag", { limits: { firstTokenRetries: 3 } }, "--first-token-retries")
     ])
     assert.deepStrictEqual(settings, [
-      { path: "limits.maxTurns", value: 40, source: "global", detail: "/g" },
-      { path: "limits.firstTokenRetries", value: 3, source: "flag", detail: "--first-token-retries" },
-      { path: "approvals.write", value: "approve", source: "project", detail: "/p" },
       { path: "providers.openai.apiKey", value: "<redacted>", source: "global", detail: "/g" },
       {
         path: "providers.openai.baseURL",
         value: "http://127.0.0.1:1/v1",
         source: "environment",
         detail: "OPENAI_BASE_URL"
-      }
+      },
+      { path: "limits.maxTurns", value: 40, source: "global", detail: "/g" },
+      { path: "limits.firstTokenRetries", value: 3, source: "flag", detail: "--first-token-retries" },
+      { path: "approvals.write", value: "approve", source: "project", detail: "/p" }
     ])
     assert.notInclude(JSON.stringify(settings), "sk-file")
   })
