@@ -2,12 +2,13 @@ import { ProviderError } from "@alisio/domain/Errors"
 import * as Fake from "@alisio/providers/FakeProvider"
 import * as SessionTitles from "@alisio/runtime/SessionTitles"
 import { assert, describe, it } from "@effect/vitest"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 
-const summarize = (script: Fake.Script, within = "20 seconds") =>
+const summarize = (script: Fake.Script, within: Duration.DurationInput = "20 seconds") =>
   Effect.gen(function* () {
     const { fake, model } = yield* Fake.make(script)
     const title = yield* SessionTitles.summarize({ provider: model, model: "m", prompt: "Fix the login test", within })
