@@ -174,7 +174,6 @@ const configFlags = {
   json: Options.boolean("json").pipe(Options.withDescription("One JSON object per setting, with its source")),
   trustProject: runFlags.trustProject,
   cwd: runFlags.cwd,
-  model: runFlags.model,
   maxTurns: runFlags.maxTurns,
   timeout: runFlags.timeout,
   firstTokenTimeout: runFlags.firstTokenTimeout,
