@@ -2,7 +2,7 @@
 // stdout, a headless run, `--yes`, `-m`), against a real OpenAI-protocol server on 127.0.0.1
 // (CLI-1, CLI-2, CLI-3, TL-3).
 
-import { realpathSync, writeFileSync } from "node:fs"
+import { readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { decodeRunEvent, type KnownRunEvent } from "@alisio/domain/RunEvent"
 import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
@@ -185,26 +185,54 @@ describe("alisio's input (end to end)", () => {
     assert.deepStrictEqual(await runStatuses(sandbox, sessionId), ["cancelled"])
   })
 
-  it("CLI-1 a -m choice is announced once, when it becomes the default for later runs", async () => {
+  it("CLI-1 -m applies to its run and its session only; `alisio models use` sets the default, which `models` marks", async () => {
     const { sandbox, server } = await setup(
-      Array.from({ length: 5 }, () => ({ kind: "text", text: "ok" }) as const),
+      Array.from({ length: 6 }, () => ({ kind: "text", text: "ok" }) as const),
       ["test-model", "other-model"]
     )
-    const announce = (model: string) =>
-      `alisio: openai/${model} is now the default model for later runs (\`-m\` changes it)\n`
-    const first = await sandbox.run(["run", "-m", "openai/test-model", "one"])
-    assert.strictEqual(first.stderr, announce("test-model"))
-    const again = await sandbox.run(["run", "-m", "test-model", "two"])
-    assert.strictEqual(again.stderr, "", "already the default")
-    const other = await sandbox.run(["run", "-m", "openai/other-model", "three"])
-    assert.strictEqual(other.stderr, announce("other-model"))
-    const remembered = await sandbox.run(["run", "four"])
-    assert.strictEqual(remembered.code, 0, remembered.stderr)
-    assert.strictEqual(remembered.stderr, "")
+    const first = await sandbox.run(["run", "--json", "-m", "openai/other-model", "one"])
+    assert.strictEqual(first.stderr, "", "choosing a model for a run is not announced: it sets no default")
+    const sessionId = parseJsonl(first.stdout)[0]!.sessionId
+    const unchosen = await sandbox.run(["run", "two"])
+    assert.strictEqual(
+      unchosen.stderr,
+      "alisio: using openai/test-model (-m chooses another; `alisio models use` sets the default)\n",
+      "without a default, the first model the server lists"
+    )
+    const resumed = await sandbox.run(["run", "-s", sessionId.slice(0, 8), "three"])
+    assert.strictEqual(resumed.stderr, "", "a resumed session keeps the model it ran with")
+
+    const used = await sandbox.run(["models", "use", "other-model"])
+    assert.strictEqual(used.code, 0, used.stderr)
+    const configFile = join(sandbox.home, "config.yaml")
+    assert.strictEqual(used.stdout, `openai/other-model is the default model now (defaultModel in ${configFile})\n`)
+    assert.strictEqual(readFileSync(configFile, "utf8"), "defaultModel: openai/other-model\n")
+    const byDefault = await sandbox.run(["run", "four"])
+    assert.strictEqual(byDefault.stderr, "")
+    await sandbox.run(["run", "-m", "openai/test-model", "five"])
+    await sandbox.run(["run", "six"])
     assert.deepStrictEqual(
       chats(server).map((request) => request.body.model),
-      ["test-model", "test-model", "other-model", "other-model"]
+      ["other-model", "test-model", "other-model", "other-model", "test-model", "other-model"]
     )
+    const models = await sandbox.run(["models"])
+    assert.strictEqual(models.stdout, "  openai/test-model\n* openai/other-model\n")
+    const listedJson = await sandbox.run(["models", "--json"])
+    assert.deepStrictEqual(
+      listedJson.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { id: string; default: boolean })
+        .map((model) => [model.id, model.default]),
+      [
+        ["test-model", false],
+        ["other-model", true]
+      ]
+    )
+    const unknown = await sandbox.run(["models", "use", "openai/nope"])
+    assert.strictEqual(unknown.code, 2)
+    assert.match(unknown.stderr, /^alisio: Unknown model "openai\/nope"/)
+    assert.strictEqual(readFileSync(configFile, "utf8"), "defaultModel: openai/other-model\n", "left as it was")
   })
 
   it("TL-3 --yes approves access outside the workspace and names each path once on stderr; --help says so", async () => {

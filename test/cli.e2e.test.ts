@@ -119,18 +119,25 @@ describe("alisio (end to end)", () => {
     assert.deepStrictEqual(roles(2), ["user", "assistant", "user", "assistant", "user"])
 
     const shown = await sandbox.run(["sessions", "show", sessionId, "--json"])
-    const session = JSON.parse(shown.stdout) as { runs: ReadonlyArray<{ status: string }>; messages: number }
+    const session = JSON.parse(shown.stdout) as {
+      runs: ReadonlyArray<{ status: string }>
+      messages: ReadonlyArray<unknown>
+    }
     assert.deepStrictEqual(
       session.runs.map((r) => r.status),
       ["completed", "completed", "completed"]
     )
-    assert.strictEqual(session.messages, 6)
+    assert.strictEqual(session.messages.length, 6)
     const replay = await sandbox.run(["sessions", "events", sessionId, "--json"])
     const stored = parseJsonl(replay.stdout)
     assert.strictEqual(stored.filter((e) => e.type === "run_completed").length, 3)
     assert.isTrue(stored.every((e) => e.eventId !== undefined))
     const listed = await sandbox.run(["sessions", "list"])
-    assert.match(listed.stdout, new RegExp(`^${sessionId} .* one$`, "m"), "listed with its first prompt as title")
+    assert.match(
+      listed.stdout,
+      new RegExp(`^${sessionId.slice(0, 8)} .* one$`, "m"),
+      "listed with its first prompt as title"
+    )
   })
 
   it("CLI-2 SIGINT during a slow stream: exit 130, last line run_cancelled, the run row cancelled", async () => {

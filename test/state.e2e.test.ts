@@ -1,7 +1,7 @@
 // End-to-end: the state home is private (ST-6) — new files 0600 in 0700 folders, and what an
 // older Alisio left readable by others is narrowed, which the CLI says once on stderr.
 
-import { chmodSync, statSync } from "node:fs"
+import { chmodSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import { type CliSandbox, makeSandbox } from "./support/cli.js"
@@ -29,14 +29,12 @@ describe("alisio state permissions (end to end)", () => {
     const fresh = await run()
     assert.strictEqual(fresh.code, 0, fresh.stderr)
     assert.notInclude(fresh.stderr, notice)
-    assert.deepStrictEqual(
-      [state, join(state, "alisio.db"), join(state, "active-model.json")].map(mode),
-      [0o700, 0o600, 0o600]
-    )
+    assert.deepStrictEqual([state, join(state, "alisio.db")].map(mode), [0o700, 0o600])
 
-    // As an older Alisio (or a loose umask) left them.
+    // As an older Alisio (or a loose umask) left them; older versions also remembered a model here.
     chmodSync(state, 0o755)
     chmodSync(join(state, "alisio.db"), 0o644)
+    writeFileSync(join(state, "active-model.json"), '{"provider":"openai","model":"test-model"}\n', { mode: 0o644 })
     chmodSync(join(state, "active-model.json"), 0o644)
     const narrowed = await run()
     assert.strictEqual(narrowed.code, 0, narrowed.stderr)

@@ -12,7 +12,6 @@ import { policyFromConfig } from "@alisio/runtime/tools/ShellEnvironment"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { CliError, ExitCode, usageError } from "./CliError.js"
 import { noPluginFlags, type PluginFlags, pluginHostLayer } from "./Plugins.js"
@@ -82,7 +81,7 @@ const providerFromConfig = (id: string, entry: Config.ProviderConfig): LanguageM
   })
 }
 
-const nonEmpty = (value: string | undefined): string | undefined =>
+export const nonEmpty = (value: string | undefined): string | undefined =>
   value === undefined || value.trim() === "" ? undefined : value.trim()
 
 /**
@@ -134,62 +133,6 @@ export const runtimeLayer = (
         interaction: Interaction.layerHeadless({ approveAll: options.approveAll })
       })
     ),
-    Layer.provideMerge(Providers.layer({ stateHome: setup.paths.stateHome })),
+    Layer.provideMerge(Providers.layer()),
     Layer.provideMerge(storeLayer(setup))
   )
-
-/** The model to use: the flag, the configured default, the remembered choice, or the first one served. */
-export const chooseModel = (setup: Setup, flag: Option.Option<string>) =>
-  Effect.gen(function* () {
-    const providers = yield* Providers.Providers
-    const failed = (error: { readonly _tag: string; readonly message: string }) =>
-      new CliError({
-        message: error._tag === "ProviderError" ? `Could not list the models: ${error.message}` : error.message,
-        exitCode: error._tag === "UnknownModelError" ? ExitCode.usage : ExitCode.failed
-      })
-    if (Option.isSome(flag)) {
-      const before = yield* providers.active()
-      const chosen = yield* Effect.mapError(providers.activate(flag.value), failed)
-      const changed = Option.match(before, {
-        onNone: () => true,
-        onSome: (ref) => ref.provider !== chosen.provider || ref.model !== chosen.model
-      })
-      // The remembered choice is the default only where config.yaml names none.
-      if (changed && setup.config.defaultModel === undefined) {
-        process.stderr.write(
-          `alisio: ${chosen.provider}/${chosen.model} is now the default model for later runs (\`-m\` changes it)\n`
-        )
-      }
-      return chosen
-    }
-    if (setup.config.defaultModel !== undefined)
-      return yield* Effect.mapError(providers.resolve(setup.config.defaultModel), failed)
-    const remembered = yield* providers.active()
-    if (Option.isSome(remembered)) {
-      const resolved = yield* Effect.either(providers.resolve(`${remembered.value.provider}/${remembered.value.model}`))
-      if (resolved._tag === "Right") return resolved.right
-    }
-    const registered = yield* providers.list
-    const first = registered[0]
-    if (first === undefined) return yield* usageError("No provider is configured.")
-    // A local server usually serves the one model it loaded; OpenAI's own lists dozens in no useful order.
-    const servesOpenAi =
-      first.id === "openai" &&
-      (
-        nonEmpty(process.env.OPENAI_BASE_URL) ??
-        setup.config.providers?.openai?.baseURL ??
-        OpenAiCompatible.defaultBaseURL
-      ).includes("api.openai.com")
-    if (servesOpenAi) {
-      return yield* usageError(
-        "Choose a model with -m (e.g. -m gpt-4o), or set defaultModel in config.yaml; `alisio models` lists them."
-      )
-    }
-    const models = yield* Effect.mapError(first.service.models, failed)
-    const model = models[0]
-    if (model === undefined) {
-      return yield* usageError(`The provider ${first.id} lists no models; choose one with -m ${first.id}/<model>.`)
-    }
-    process.stderr.write(`alisio: using ${first.id}/${model.id} (choose another with -m provider/model)\n`)
-    return yield* Effect.mapError(providers.resolve(`${first.id}/${model.id}`), failed)
-  })

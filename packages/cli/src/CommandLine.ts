@@ -23,10 +23,12 @@ export interface Leaf {
   readonly maxWords: number
 }
 
-/** A command that only groups subcommands (`alisio`, `alisio sessions`). */
+/** A command that groups subcommands (`alisio sessions`), and may run itself too (`alisio models`). */
 export interface Group {
   readonly _tag: "Group"
   readonly children: Readonly<Record<string, Shape>>
+  /** What the command itself takes when no subcommand follows it. */
+  readonly own?: Leaf | undefined
 }
 
 export type Shape = Leaf | Group
@@ -81,7 +83,11 @@ export const leaf = (config: Readonly<Record<string, unknown>>): Leaf => {
   return { _tag: "Leaf", flags, maxWords }
 }
 
-export const group = (children: Readonly<Record<string, Shape>>): Group => ({ _tag: "Group", children })
+export const group = (children: Readonly<Record<string, Shape>>, own?: Leaf): Group => ({
+  _tag: "Group",
+  children,
+  own
+})
 
 /** A mistake in argv: one line, and the command whose `--help` explains the remedy. */
 export interface UsageMistake {
@@ -123,8 +129,12 @@ export const check = (shape: Shape, words: ReadonlyArray<string>): Either.Either
   while (current._tag === "Group") {
     const word = words[index]
     if (word === undefined) return Either.right({ argv: words, path })
+    const child = Object.hasOwn(current.children, word) ? current.children[word] : undefined
+    if (child === undefined && current.own !== undefined && (looksLikeFlag(word) || current.own.maxWords > 0)) {
+      current = current.own
+      continue
+    }
     if (looksLikeFlag(word) && word !== "--") return mistake(`unknown option ${word}${where("for")}`)
-    const child = current.children[word]
     if (child === undefined) return mistake(`unknown command ${word}${where("for")}`)
     path.push(word)
     current = child

@@ -1,21 +1,26 @@
-import { RunId, SessionId } from "@alisio/domain/Ids"
+import { RunId, type SessionId } from "@alisio/domain/Ids"
 import type { Limits } from "@alisio/domain/Limits"
 import { isTerminalType, type KnownRunEvent, type RunStatus } from "@alisio/domain/RunEvent"
 import { isAlive } from "@alisio/runtime/ProcessOwner"
 import { Runner, type RunOptions } from "@alisio/runtime/Runner"
 import { type RunRecord, SessionStore, type StoredEvent } from "@alisio/runtime/SessionStore"
+import { fromPrompt } from "@alisio/runtime/SessionTitles"
 import { approveAll } from "@alisio/runtime/Tools"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import { chooseModel, loadSetup, registerProviders, runtimeLayer, type Setup } from "./App.js"
+import { loadSetup, registerProviders, runtimeLayer, type Setup } from "./App.js"
 import * as BrokenPipe from "./BrokenPipe.js"
 import { CliError, ExitCode, setExitCode, usageError } from "./CliError.js"
+import { chooseModel } from "./ModelChoice.js"
 import type { RunFlags } from "./main.js"
 import { pluginFlagsOf, withPluginContext } from "./Plugins.js"
 import { makeJsonWriter, makeTextRenderer } from "./Render.js"
+import { findSession } from "./ShortIds.js"
+import { summarizeInto, summarizes, TITLE_GRACE } from "./Titles.js"
 
 const exitCodeFor = (status: RunStatus): number =>
   status === "completed"
@@ -72,22 +77,16 @@ const systemPrompt = (cwd: string): string =>
   ].join("\n")
 
 /**
- * The session to run in — `--session`, `--continue`, or a new one — or, for a `--request-id` some
- * root run already claimed, that run (found in one query, in whatever session it ran: ST-3).
+ * The session to run in — `--session` (its id or the first characters of it), `--continue`, or a
+ * new one — or, for a `--request-id` some root run already claimed, that run (found in one query,
+ * in whatever session it ran: ST-3).
  */
 const chooseSession = (setup: Setup, flags: RunFlags) =>
   Effect.gen(function* () {
     const store = yield* SessionStore
     const start = (sessionId: Option.Option<SessionId>) => ({ sessionId, existing: Option.none<RunRecord>() })
     if (Option.isSome(flags.session)) {
-      const found = yield* Effect.either(store.session(SessionId.make(flags.session.value)))
-      if (found._tag === "Right") return start(Option.some(found.right.id))
-      if (found.left._tag === "SessionNotFoundError") {
-        return yield* usageError(
-          `No session ${flags.session.value}. \`alisio sessions list\` shows the sessions of this directory.`
-        )
-      }
-      return yield* Effect.fail(found.left)
+      return start(Option.some((yield* findSession(store, flags.session.value)).id))
     }
     if (flags.continue) {
       const latest = yield* store.latestSession(setup.cwd)
@@ -101,6 +100,14 @@ const chooseSession = (setup: Setup, flags: RunFlags) =>
     }
     return start(Option.none())
   })
+
+/** The latest run of a session being resumed: its model is the session's until `-m` says otherwise. */
+const lastRun = (sessionId: SessionId) =>
+  Effect.flatMap(SessionStore, (store) =>
+    store.runs === undefined
+      ? Effect.succeed(Option.none<RunRecord>())
+      : Effect.map(store.runs(sessionId), (runs) => Option.fromNullable(runs.at(-1)))
+  )
 
 const statusOfTerminal = {
   run_completed: "completed",
@@ -216,8 +223,9 @@ export const runCommand = (flags: RunFlags) =>
       yield* registerProviders(setup)
       const store = yield* SessionStore
       if (store.interruptRuns !== undefined) yield* store.interruptRuns()
-      const model = yield* chooseModel(setup, flags.model)
       const chosen = yield* chooseSession(setup, flags)
+      const resumed = Option.isSome(chosen.sessionId) ? yield* lastRun(chosen.sessionId.value) : Option.none()
+      const model = yield* chooseModel(setup, flags.model, resumed)
       const system = yield* withPluginContext(systemPrompt(setup.cwd), {
         sessionId: Option.getOrUndefined(chosen.sessionId),
         cwd: setup.cwd,
@@ -230,8 +238,16 @@ export const runCommand = (flags: RunFlags) =>
         return setExitCode(exitCodeFor(yield* followRun(chosen.existing.value, requestId, flags.json, render)))
       }
       const runner = cancelledWhenStdoutCloses(yield* Runner)
+      // A new session is titled after its prompt at once; the model's summary may follow (CLI-1).
+      const title = Option.isNone(chosen.sessionId) ? fromPrompt(prompt) : undefined
+      const started = yield* Deferred.make<SessionId>()
+      const summary =
+        title !== undefined && summarizes(setup, model.provider)
+          ? yield* Effect.forkScoped(summarizeInto({ setup, run: model, prompt, promptTitle: title, session: started }))
+          : undefined
       const outcome = yield* runner.run({
         cwd: setup.cwd,
+        ...(title === undefined ? {} : { title }),
         prompt,
         model: model.model,
         provider: model.service,
@@ -248,8 +264,14 @@ export const runCommand = (flags: RunFlags) =>
         ...(Option.isSome(flags.runId) ? { runId: RunId.make(flags.runId.value) } : {}),
         ...(Option.isSome(flags.requestId) ? { requestId: flags.requestId.value } : {}),
         ...(Option.isSome(flags.correlationId) ? { correlationId: flags.correlationId.value } : {}),
-        onEvent: (event) => Effect.sync(() => render(event))
+        onEvent: (event) =>
+          Effect.zipRight(
+            Deferred.succeed(started, event.sessionId),
+            Effect.sync(() => render(event))
+          )
       })
+      // The run is over and its answer printed; a title still on its way gets a moment, no more.
+      if (summary !== undefined) yield* Effect.ignore(Effect.timeout(Fiber.join(summary), TITLE_GRACE))
       if (!outcome.existing) return setExitCode(exitCodeFor(outcome.status))
       // The request already had a run (here, or claimed by a process that raced this one).
       const runs = store.runs === undefined ? [] : yield* store.runs(outcome.sessionId)
@@ -262,6 +284,7 @@ export const runCommand = (flags: RunFlags) =>
       setExitCode(exitCodeFor(yield* followRun(run, requestId, flags.json, render)))
     })
     yield* program.pipe(
+      Effect.scoped,
       Effect.catchTags({
         SessionLockedError: (error) => Effect.fail(usageError(error.message)),
         SessionNotFoundError: (error) => Effect.fail(usageError(error.message)),

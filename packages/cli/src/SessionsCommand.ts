@@ -1,32 +1,30 @@
-import type { SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
-import { SessionId } from "@alisio/domain/Ids"
-import { textOf } from "@alisio/domain/Message"
-import { type Session, SessionStore } from "@alisio/runtime/SessionStore"
+import * as os from "node:os"
+import * as path from "node:path"
+import type { SessionLockedError, SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
+import { SessionStore, type SessionSummary } from "@alisio/runtime/SessionStore"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { loadSetup, type Setup, storeLayer } from "./App.js"
 import { CliError, ExitCode, usageError } from "./CliError.js"
+import { relativeTime } from "./RelativeTime.js"
 import { writeJsonLine } from "./Render.js"
+import { displayTitle, SessionListItem, sessionRecord, writeRecord } from "./SessionRecords.js"
+import { findSession, shortId } from "./ShortIds.js"
 
-const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString())
-
-const sessionJson = (session: Session) => ({
-  id: session.id,
-  ...(session.parentId === undefined ? {} : { parentId: session.parentId }),
-  ...(session.title === undefined ? {} : { title: session.title }),
-  cwd: session.cwd,
-  status: session.status,
-  pinned: session.pinned,
-  archived: session.archived,
-  createdAt: iso(session.createdAt),
-  updatedAt: iso(session.updatedAt)
-})
-
-const withStore = (
-  body: (store: SessionStore["Type"], setup: Setup) => Effect.Effect<void, SessionNotFoundError | StoreError>
+/**
+ * Runs `body` with the session database of this state home, after reconciling what dead
+ * processes left running (ST-4); store failures become one line.
+ */
+export const withStore = (
+  body: (
+    store: SessionStore["Type"],
+    setup: Setup
+  ) => Effect.Effect<void, CliError | SessionNotFoundError | SessionLockedError | StoreError>,
+  options: { readonly cwd?: string | undefined } = {}
 ) =>
   Effect.gen(function* () {
-    const setup = yield* loadSetup({})
-    // Runs left behind by a dead process read as interrupted here too (ST-4).
+    const setup = yield* loadSetup(options.cwd === undefined ? {} : { cwd: options.cwd })
     const reconciled = (store: SessionStore["Type"]) =>
       store.interruptRuns === undefined ? Effect.void : store.interruptRuns()
     yield* Effect.flatMap(SessionStore, (store) => Effect.zipRight(reconciled(store), body(store, setup))).pipe(
@@ -34,115 +32,124 @@ const withStore = (
       Effect.catchTags({
         SessionNotFoundError: (error) =>
           Effect.fail(usageError(`No session ${error.sessionId}. \`alisio sessions list --all\` shows every session.`)),
+        SessionLockedError: (error) => Effect.fail(usageError(error.message)),
         StoreError: (error) => Effect.fail(new CliError({ message: error.message, exitCode: ExitCode.failed }))
       })
     )
   })
 
-/** `alisio sessions list`: root sessions of this directory (or all), newest first. */
-export const listSessions = (flags: { readonly json: boolean; readonly all: boolean }) =>
-  withStore((store, setup) =>
-    Effect.gen(function* () {
-      const sessions = yield* store.sessions({ parentId: null, limit: 200, ...(flags.all ? {} : { cwd: setup.cwd }) })
-      if (flags.json) {
-        for (const session of sessions) process.stdout.write(`${JSON.stringify(sessionJson(session))}\n`)
-        return
-      }
-      if (sessions.length === 0) {
-        process.stderr.write(
-          flags.all ? "No sessions yet.\n" : "No sessions in this directory (--all lists every one).\n"
-        )
-        return
-      }
-      for (const session of sessions) {
-        // The first message only, not the whole conversation, when the store can page.
-        const opening =
-          store.messagesPage === undefined
-            ? yield* store.messages(session.id)
-            : (yield* store.messagesPage(session.id, { limit: 1 })).items
-        const first = opening.find((m) => m.message.role === "user")
-        const title =
-          session.title ??
-          (first?.message.role === "user" ? textOf(first.message.content).replace(/\s+/g, " ").slice(0, 60) : "")
-        process.stdout.write(
-          `${session.id}  ${iso(session.updatedAt)?.slice(0, 19).replace("T", " ")}  ${session.status.padEnd(14)} ${title}${
-            flags.all ? `  (${session.cwd})` : ""
-          }\n`
-        )
-      }
-    })
-  )
+/** A folder as a person reads it: `~/src/app`. */
+export const homeRelative = (folder: string): string => {
+  const home = os.homedir()
+  return folder === home || folder.startsWith(`${home}${path.sep}`) ? `~${folder.slice(home.length)}` : folder
+}
 
-/** `alisio sessions show <id>`: the session, its runs and its messages. */
-export const showSession = (flags: { readonly json: boolean; readonly sessionId: string }) =>
-  withStore((store) =>
-    Effect.gen(function* () {
-      const session = yield* store.session(SessionId.make(flags.sessionId))
-      const runs = store.runs === undefined ? [] : yield* store.runs(session.id)
-      const messages = yield* store.messages(session.id)
-      const children = yield* store.sessions({ parentId: session.id })
-      if (flags.json) {
-        process.stdout.write(
-          `${JSON.stringify({
-            ...sessionJson(session),
-            runs: runs.map((run) => ({
-              id: run.id,
-              status: run.status,
-              provider: run.provider,
-              model: run.model,
-              ...(run.requestId === undefined ? {} : { requestId: run.requestId }),
-              ...(run.usage === undefined ? {} : { usage: run.usage }),
-              ...(run.error === undefined ? {} : { error: run.error }),
-              createdAt: iso(run.createdAt),
-              endedAt: iso(run.endedAt)
-            })),
-            children: children.map((child) => ({ id: child.id, status: child.status, title: child.title })),
-            messages: messages.length
-          })}\n`
-        )
-        return
-      }
-      const lines = [
-        `session ${session.id}  ${session.status}`,
-        `  directory ${session.cwd}`,
-        `  updated   ${iso(session.updatedAt)}`,
-        ...(session.parentId === undefined ? [] : [`  parent    ${session.parentId}`]),
-        "runs:",
-        ...runs.map(
-          (run) =>
-            `  ${run.id}  ${run.status.padEnd(14)} ${run.provider}/${run.model}${run.error === undefined ? "" : `  ${run.error}`}`
-        ),
-        ...(children.length === 0
-          ? []
-          : ["children:", ...children.map((c) => `  ${c.id}  ${c.status}  ${c.title ?? ""}`)]),
-        "messages:",
-        ...messages.map(({ message }) => {
-          const text =
-            message.role === "system"
-              ? message.content
-              : message.role === "assistant" && textOf(message.content) === ""
-                ? message.content
-                    .filter((p) => p._tag === "tool_call")
-                    .map((p) => (p._tag === "tool_call" ? `→ ${p.name}` : ""))
-                    .join(" ")
-                : textOf(message.content)
-          return `  ${message.role.padEnd(9)} ${text.replace(/\s+/g, " ").slice(0, 100)}`
+const pad = (text: string, width: number) => text.padEnd(width)
+
+const table = (sessions: ReadonlyArray<SessionSummary>, now: number, withFolder: boolean): string => {
+  const rows = sessions.map((session) => {
+    const title = displayTitle(session) ?? ""
+    const children =
+      session.childCount === 0 ? "" : ` (+${session.childCount} child session${session.childCount > 1 ? "s" : ""})`
+    return [
+      shortId(session.id),
+      relativeTime(session.updatedAt, now),
+      session.status,
+      String(session.runCount),
+      `${title}${children}`,
+      ...(withFolder ? [homeRelative(session.cwd)] : [])
+    ]
+  })
+  const header = ["ID", "UPDATED", "STATUS", "RUNS", "TITLE", ...(withFolder ? ["FOLDER"] : [])]
+  const widths = header.map((name, column) => Math.max(name.length, ...rows.map((row) => row[column]!.length)))
+  const line = (cells: ReadonlyArray<string>) =>
+    cells
+      .map((cell, column) =>
+        column === 3 ? cell.padStart(widths[column]!) : column === cells.length - 1 ? cell : pad(cell, widths[column]!)
+      )
+      .join("  ")
+      .trimEnd()
+  return [line(header), ...rows.map(line)].join("\n")
+}
+
+export interface ListFlags {
+  readonly json: boolean
+  readonly all: boolean
+  readonly limit: Option.Option<number>
+  readonly cwd: Option.Option<string>
+}
+
+export const DEFAULT_LIST_LIMIT = 20
+
+/**
+ * `alisio sessions list`: the root sessions of this folder (or `--cwd`), newest first; with
+ * `--all` those of every folder, this one's first.
+ */
+export const listSessions = (flags: ListFlags) =>
+  withStore(
+    (store, setup) =>
+      Effect.gen(function* () {
+        const limit = Option.getOrElse(flags.limit, () => DEFAULT_LIST_LIMIT)
+        const found = yield* store.sessionSummaries({
+          parentId: null,
+          limit: limit + 1,
+          ...(flags.all ? { firstCwd: setup.cwd } : { cwd: setup.cwd })
         })
-      ]
-      process.stdout.write(`${lines.join("\n")}\n`)
-    })
+        const sessions = found.slice(0, limit)
+        if (flags.json) {
+          for (const session of sessions) {
+            writeRecord(SessionListItem, {
+              ...sessionRecord(session),
+              runs: session.runCount,
+              children: session.childCount
+            })
+          }
+          return
+        }
+        if (sessions.length === 0) {
+          process.stderr.write(
+            flags.all
+              ? "No sessions yet.\n"
+              : `No sessions in ${homeRelative(setup.cwd)} (--all lists those of every folder).\n`
+          )
+          return
+        }
+        const now = yield* Clock.currentTimeMillis
+        process.stdout.write(`${table(sessions, now, flags.all)}\n`)
+        if (found.length > limit) {
+          process.stderr.write(`alisio: more sessions than these ${limit}; --limit <n> shows more\n`)
+        }
+      }),
+    { cwd: Option.getOrUndefined(flags.cwd) }
   )
 
 /** `alisio sessions events <id>`: the stored events, as JSONL with --json. */
 export const sessionEvents = (flags: { readonly json: boolean; readonly sessionId: string }) =>
   withStore((store) =>
     Effect.gen(function* () {
-      const session = yield* store.session(SessionId.make(flags.sessionId))
+      const session = yield* findSession(store, flags.sessionId)
       const events = yield* store.events(session.id)
       for (const event of events) {
         if (flags.json) writeJsonLine(event)
         else
           process.stdout.write(`${event.eventId.padStart(6)} ${event.time} ${event.runId.slice(0, 8)} ${event.type}\n`)
       }
+    })
+  )
+
+const MAX_TITLE = 200
+
+/** `alisio sessions rename <id> <title…>`. */
+export const renameSession = (flags: { readonly sessionId: string; readonly title: ReadonlyArray<string> }) =>
+  withStore((store) =>
+    Effect.gen(function* () {
+      const title = flags.title.join(" ").replace(/\s+/g, " ").trim()
+      if (title === "") return yield* usageError("The new title is empty: give it after the session id.")
+      if (title.length > MAX_TITLE) {
+        return yield* usageError(`The title has ${title.length} characters; keep it to ${MAX_TITLE}.`)
+      }
+      const session = yield* findSession(store, flags.sessionId)
+      yield* store.renameSession(session.id, title)
+      process.stdout.write(`${shortId(session.id)}  ${title}\n`)
     })
   )

@@ -135,48 +135,147 @@ const run = Command.make("run", runFlags, (flags) =>
   )
 ).pipe(Command.withDescription("Run one task headless: the answer on stdout, tool activity on stderr"))
 
-const sessionId = Args.text({ name: "session-id" })
+const sessionId = Args.text({ name: "session-id" }).pipe(
+  Args.withDescription("A session id, or its first characters (the 8 that lists show are enough)")
+)
 
 const listFlags = {
   json,
-  all: Options.boolean("all").pipe(Options.withDescription("Sessions of every directory, not only this one"))
+  all: Options.boolean("all").pipe(
+    Options.withDescription("Sessions of every folder, this one's first (default: only this folder's)")
+  ),
+  limit: count("limit", "Show at most this many sessions (default 20)", 1),
+  cwd: Options.text("cwd").pipe(
+    Options.withDescription("List the sessions of this folder instead of the current one"),
+    Options.optional
+  )
 }
 const showFlags = { json, sessionId }
 const eventsFlags = { json, sessionId }
+const removeFlags = {
+  yes: Options.boolean("yes").pipe(
+    Options.withDescription("Delete without asking; needed when stdin is not a terminal")
+  ),
+  sessionIds: Args.text({ name: "session-id" }).pipe(
+    Args.withDescription("The sessions to delete, with their child sessions"),
+    Args.atLeast(1)
+  )
+}
+const exportFlags = {
+  sessionId,
+  format: Options.choice("format", ["jsonl", "md"]).pipe(
+    Options.withDescription("jsonl: every stored event (as `run --json` streamed them); md: the conversation to read"),
+    Options.optional
+  ),
+  output: Options.text("output").pipe(
+    Options.withAlias("o"),
+    Options.withDescription("Write to this file instead of stdout (a .md name means --format md)"),
+    Options.optional
+  )
+}
+const renameFlags = {
+  sessionId,
+  title: Args.text({ name: "title" }).pipe(Args.withDescription("The new title"), Args.atLeast(1))
+}
 const modelsFlags = { json }
+const modelsUseFlags = {
+  model: Args.text({ name: "provider/model" }).pipe(Args.withDescription("The model later runs use by default"))
+}
+const configFlags = {
+  json: Options.boolean("json").pipe(Options.withDescription("One JSON object per setting, with its source")),
+  trustProject: runFlags.trustProject,
+  cwd: runFlags.cwd,
+  maxTurns: runFlags.maxTurns,
+  timeout: runFlags.timeout,
+  firstTokenTimeout: runFlags.firstTokenTimeout,
+  firstTokenRetries: runFlags.firstTokenRetries,
+  streamIdleTimeout: runFlags.streamIdleTimeout,
+  maxOutputTokens: runFlags.maxOutputTokens,
+  truncationRecoveries: runFlags.truncationRecoveries
+}
+const configPathFlags = { json, cwd: runFlags.cwd, trustProject: runFlags.trustProject }
+
+const sessionsModule = () => import("./SessionsCommand.js")
 
 const sessionsList = Command.make("list", listFlags, (flags) =>
-  Effect.flatMap(
-    Effect.promise(() => import("./SessionsCommand.js")),
-    (m) => m.listSessions(flags)
-  )
-).pipe(Command.withDescription("List sessions, newest first"))
+  Effect.flatMap(Effect.promise(sessionsModule), (m) => m.listSessions(flags))
+).pipe(Command.withDescription("List sessions, newest first, with their short ids"))
 
 const sessionsShow = Command.make("show", showFlags, (flags) =>
   Effect.flatMap(
-    Effect.promise(() => import("./SessionsCommand.js")),
+    Effect.promise(() => import("./SessionShow.js")),
     (m) => m.showSession(flags)
   )
-).pipe(Command.withDescription("Show a session: its runs and messages"))
+).pipe(Command.withDescription("Show a session's whole conversation (--json: the messages themselves)"))
 
 const sessionsEvents = Command.make("events", eventsFlags, (flags) =>
-  Effect.flatMap(
-    Effect.promise(() => import("./SessionsCommand.js")),
-    (m) => m.sessionEvents(flags)
-  )
+  Effect.flatMap(Effect.promise(sessionsModule), (m) => m.sessionEvents(flags))
 ).pipe(Command.withDescription("Replay a session's stored events (JSONL with --json)"))
 
+const sessionsRemove = Command.make("rm", removeFlags, (flags) =>
+  Effect.flatMap(
+    Effect.promise(() => import("./SessionRemove.js")),
+    (m) => m.removeSessions(flags)
+  )
+).pipe(Command.withDescription("Delete sessions and their child sessions (asks first; --yes when not on a terminal)"))
+
+const sessionsExport = Command.make("export", exportFlags, (flags) =>
+  Effect.flatMap(
+    Effect.promise(() => import("./SessionExport.js")),
+    (m) => m.exportSession(flags)
+  )
+).pipe(Command.withDescription("Export a session and its child sessions as JSONL events or Markdown"))
+
+const sessionsRename = Command.make("rename", renameFlags, (flags) =>
+  Effect.flatMap(Effect.promise(sessionsModule), (m) => m.renameSession(flags))
+).pipe(Command.withDescription("Give a session a title of your own"))
+
 const sessions = Command.make("sessions").pipe(
-  Command.withDescription("Inspect stored sessions"),
-  Command.withSubcommands([sessionsList, sessionsShow, sessionsEvents])
+  Command.withDescription("List, show, export, rename and delete stored sessions"),
+  Command.withSubcommands([sessionsList, sessionsShow, sessionsEvents, sessionsExport, sessionsRename, sessionsRemove])
 )
 
+const modelsModule = () => import("./ModelsCommand.js")
+
+const modelsUse = Command.make("use", modelsUseFlags, (flags) =>
+  Effect.flatMap(Effect.promise(modelsModule), (m) => m.useModel(flags))
+).pipe(Command.withDescription("Make a model the default of later runs (sets defaultModel in the global config.yaml)"))
+
 const models = Command.make("models", modelsFlags, (flags) =>
+  Effect.flatMap(Effect.promise(modelsModule), (m) => m.listModels(flags))
+).pipe(
+  Command.withDescription("List the models of the configured providers; the default is marked with *"),
+  Command.withSubcommands([modelsUse])
+)
+
+const configModule = () => import("./ConfigCommand.js")
+
+const configPath = Command.make("path", configPathFlags, (flags) =>
+  Effect.flatMap(Effect.promise(configModule), (m) => m.configPaths(flags))
+).pipe(Command.withDescription("Where the configuration files are, and whether the project's applies"))
+
+const configSchema = Command.make("schema", {}, () =>
+  Effect.flatMap(Effect.promise(configModule), (m) => m.configSchema)
+).pipe(Command.withDescription("Print the JSON Schema of config.yaml (for editor completion)"))
+
+const config = Command.make("config", configFlags, (flags) =>
+  Effect.flatMap(Effect.promise(configModule), (m) => m.showConfig(flags))
+).pipe(
+  Command.withDescription("Print the effective configuration and where each value comes from"),
+  Command.withSubcommands([configPath, configSchema])
+)
+
+const eventsSchema = Command.make("schema", {}, () =>
   Effect.flatMap(
-    Effect.promise(() => import("./ModelsCommand.js")),
-    (m) => m.listModels(flags)
+    Effect.promise(() => import("./EventsCommand.js")),
+    (m) => m.eventsSchema
   )
-).pipe(Command.withDescription("List the models of the configured providers"))
+).pipe(Command.withDescription("Print the JSON Schema of the run events (`run --json` lines)"))
+
+const events = Command.make("events").pipe(
+  Command.withDescription("The run events' contract"),
+  Command.withSubcommands([eventsSchema])
+)
 
 const pluginsListFlags = {
   json,
@@ -211,7 +310,7 @@ const plugins = Command.make("plugins").pipe(
 
 export const alisio = Command.make("alisio").pipe(
   Command.withDescription("An agent CLI that runs a language model with tools and keeps every session."),
-  Command.withSubcommands([run, sessions, models, plugins])
+  Command.withSubcommands([run, sessions, models, config, events, plugins])
 )
 
 export const cli = Command.run(alisio, { name: "alisio", version })
@@ -222,9 +321,17 @@ export const commandLine = CommandLine.group({
   sessions: CommandLine.group({
     list: CommandLine.leaf(listFlags),
     show: CommandLine.leaf(showFlags),
-    events: CommandLine.leaf(eventsFlags)
+    events: CommandLine.leaf(eventsFlags),
+    export: CommandLine.leaf(exportFlags),
+    rename: CommandLine.leaf(renameFlags),
+    rm: CommandLine.leaf(removeFlags)
   }),
-  models: CommandLine.leaf(modelsFlags),
+  models: CommandLine.group({ use: CommandLine.leaf(modelsUseFlags) }, CommandLine.leaf(modelsFlags)),
+  config: CommandLine.group(
+    { path: CommandLine.leaf(configPathFlags), schema: CommandLine.leaf({}) },
+    CommandLine.leaf(configFlags)
+  ),
+  events: CommandLine.group({ schema: CommandLine.leaf({}) }),
   plugins: CommandLine.group({
     list: CommandLine.leaf(pluginsListFlags),
     install: CommandLine.leaf(pluginsInstallFlags)

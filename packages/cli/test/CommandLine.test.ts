@@ -99,4 +99,24 @@ describe("CommandLine", () => {
     assert.isTrue(run.flags.get("-m")!.takesValue)
     assert.strictEqual(run.maxWords, Number.POSITIVE_INFINITY)
   })
+
+  it("CLI-3 a command with subcommands of its own may take flags itself (`models --json`, `models use x`)", () => {
+    const models = CommandLine.group(
+      { use: CommandLine.leaf({ model: Args.text({ name: "model" }) }) },
+      CommandLine.leaf({ json: Options.boolean("json") })
+    )
+    const withModels = CommandLine.group({ models })
+    const argvOf = (...words: ReadonlyArray<string>) => Either.getOrThrow(CommandLine.check(withModels, words)).argv
+    const mistakeOf = (...words: ReadonlyArray<string>) =>
+      Option.getOrUndefined(Either.getLeft(CommandLine.check(withModels, words)))?.message
+    assert.deepStrictEqual(argvOf("models"), ["models"])
+    assert.deepStrictEqual(argvOf("models", "--json"), ["models", "--json"])
+    assert.deepStrictEqual(argvOf("models", "use", "a/b"), ["models", "use", "--", "a/b"])
+    assert.strictEqual(mistakeOf("models", "--bogus"), "unknown option --bogus for models")
+    assert.strictEqual(mistakeOf("models", "bogus"), "unknown command bogus for models")
+    assert.strictEqual(mistakeOf("models", "use", "--json", "x"), "unknown option --json for models use")
+    assert.strictEqual(mistakeOf("models", "toString"), "unknown command toString for models")
+    const config = commandLine.children.config
+    assert.isTrue(config?._tag === "Group" && config.own?.flags.has("--trust-project") === true)
+  })
 })

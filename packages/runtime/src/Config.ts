@@ -114,6 +114,18 @@ export const ModelRef = Schema.String.pipe(
   Schema.pattern(/^[^/\s]+\/\S+$/, { message: () => 'Expected "provider/model", e.g. "openai/gpt-4o"' })
 )
 
+/**
+ * Session titles: the first line of the first prompt at once, then a one-line summary from the
+ * model when `summarize` holds. Left out, it holds for remote providers and not for servers on
+ * this machine or network, where the request would queue behind the run's own.
+ */
+export const TitleSettings = Schema.Struct({
+  summarize: optional(Schema.Boolean),
+  /** The model asked for titles (default: the run's own). */
+  model: optional(ModelRef)
+})
+export type TitleSettings = typeof TitleSettings.Type
+
 /** The configuration file (CFG-1); every key is optional. */
 export const ConfigFile = Schema.Struct({
   providers: optional(Schema.Record({ key: Schema.String, value: ProviderConfig })),
@@ -123,9 +135,22 @@ export const ConfigFile = Schema.Struct({
   builtinPlugins: optional(Schema.Record({ key: Schema.String, value: BuiltinPluginConfig })),
   plugins: optional(Schema.Array(PluginEntry)),
   mcpServers: optional(Schema.Record({ key: Schema.String, value: McpServerEntry })),
-  shell: optional(ShellSettings)
+  shell: optional(ShellSettings),
+  titles: optional(TitleSettings)
 })
 export type ConfigFile = typeof ConfigFile.Type
+
+/** Where a setting came from, from the weakest to the strongest. */
+export const SourceKind = Schema.Literal("default", "global", "project", "environment", "flag")
+export type SourceKind = typeof SourceKind.Type
+
+/** One layer of configuration: a file, a flag, a variable, or the defaults. */
+export interface ConfigLayer {
+  readonly kind: SourceKind
+  /** The file, the flag (`--max-turns`) or the variable (`OPENAI_BASE_URL`). */
+  readonly detail?: string | undefined
+  readonly config: ConfigFile
+}
 
 /** The effective configuration and what the person should hear about it. */
 export interface LoadedConfig {
@@ -134,6 +159,8 @@ export interface LoadedConfig {
   readonly warnings: ReadonlyArray<string>
   /** The files applied, global first. */
   readonly files: ReadonlyArray<string>
+  /** The files' and flags' layers the configuration merges, weakest first (for `alisio config`). */
+  readonly layers: ReadonlyArray<ConfigLayer>
 }
 
 export class AlisioConfig extends Context.Tag("@alisio/runtime/Config")<AlisioConfig, LoadedConfig>() {}
@@ -391,7 +418,10 @@ const deepMerge = (base: unknown, over: unknown): unknown => {
 }
 
 /** Applies command-line flags over the files' configuration. */
-export const merge = (config: ConfigFile, flags: ConfigFlags): ConfigFile => {
+export const merge = (config: ConfigFile, flags: ConfigFlags): ConfigFile => mergeConfigs(config, fromFlags(flags))
+
+/** The configuration that command-line flags state. */
+export const fromFlags = (flags: ConfigFlags): ConfigFile => {
   const fromFlags: Record<string, unknown> = {}
   if (flags.model !== undefined) fromFlags.defaultModel = flags.model
   if (flags.limits !== undefined) fromFlags.limits = flags.limits
@@ -400,7 +430,7 @@ export const merge = (config: ConfigFile, flags: ConfigFlags): ConfigFile => {
     fromFlags.builtinPlugins = Object.fromEntries(flags.disablePlugins.map((id) => [id, { enabled: false }]))
   }
   if (flags.plugins !== undefined && flags.plugins.length > 0) fromFlags.plugins = flags.plugins
-  return mergeConfigs(config, fromFlags as ConfigFile)
+  return fromFlags as ConfigFile
 }
 
 /** Reads a configuration file; a missing file is an empty configuration. */
@@ -420,33 +450,33 @@ const readFile = (fs: FileSystem.FileSystem, file: string) =>
 export const make = (sources: ConfigSources): Effect.Effect<LoadedConfig, ConfigError, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
-    const configs: Array<ConfigFile> = []
+    const layers: Array<ConfigLayer> = []
     const warnings: Array<string> = []
     const files: Array<string> = []
-    const load = (file: string) =>
+    const load = (file: string, kind: "global" | "project") =>
       Effect.gen(function* () {
         const text = yield* readFile(fs, file)
         if (Option.isNone(text)) return
         const parsed = yield* parse(text.value, file)
-        configs.push(parsed.config)
+        layers.push({ kind, detail: file, config: parsed.config })
         warnings.push(...parsed.warnings)
         files.push(file)
       })
-    yield* load(sources.globalFile)
+    yield* load(sources.globalFile, "global")
     if (sources.projectFile !== undefined && sources.projectFile !== sources.globalFile) {
       if (sources.trustProject) {
-        yield* load(sources.projectFile)
+        yield* load(sources.projectFile, "project")
       } else if (yield* fs.exists(sources.projectFile).pipe(Effect.orElseSucceed(() => false))) {
         warnings.push(`${sources.projectFile} is ignored: project configuration applies only with --trust-project`)
       }
     }
-    const fromFiles = mergeConfigs(...configs)
-    const config = sources.flags === undefined ? fromFiles : merge(fromFiles, sources.flags)
-    return { config, warnings, files }
+    if (sources.flags !== undefined) layers.push({ kind: "flag", config: fromFlags(sources.flags) })
+    const config = mergeConfigs(...layers.map((layer) => layer.config))
+    return { config, warnings, files, layers }
   })
 
 export const layer = (sources: ConfigSources): Layer.Layer<AlisioConfig, ConfigError, FileSystem.FileSystem> =>
   Layer.effect(AlisioConfig, make(sources))
 
 export const layerTest = (config: ConfigFile = {}, warnings: ReadonlyArray<string> = []): Layer.Layer<AlisioConfig> =>
-  Layer.succeed(AlisioConfig, { config, warnings, files: [] })
+  Layer.succeed(AlisioConfig, { config, warnings, files: [], layers: [] })

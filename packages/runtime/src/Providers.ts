@@ -1,6 +1,4 @@
-import * as fs from "node:fs/promises"
-import * as path from "node:path"
-import { type ProviderError, StoreError, UnknownModelError } from "@alisio/domain/Errors"
+import { type ProviderError, UnknownModelError } from "@alisio/domain/Errors"
 import type { SessionId } from "@alisio/domain/Ids"
 import type { LanguageModelService, ModelInfo } from "@alisio/domain/LanguageModel"
 import * as Context from "effect/Context"
@@ -9,8 +7,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
-import { writeFileAtomic } from "./internal/atomicFile.js"
-import { errnoReason, errorDetail } from "./internal/errno.js"
 
 /** A provider id and a model id, written `provider/model`. */
 export const ModelRef = Schema.Struct({ provider: Schema.String, model: Schema.String })
@@ -27,7 +23,11 @@ export interface RegisteredProvider {
   readonly service: LanguageModelService
 }
 
-/** The provider registry (PRV-1): registration, `provider/model` resolution, and the active model. */
+/**
+ * The provider registry (PRV-1): registration, `provider/model` resolution, and the model active
+ * in each session. Activating a model never changes the default of later runs: that is
+ * `defaultModel` in the configuration, which `alisio models use` writes (`ConfigEdits`).
+ */
 export class Providers extends Context.Tag("@alisio/runtime/Providers")<
   Providers,
   {
@@ -39,28 +39,22 @@ export class Providers extends Context.Tag("@alisio/runtime/Providers")<
     readonly list: Effect.Effect<ReadonlyArray<RegisteredProvider>>
     /** Resolves `provider/model`, or a bare model name of the default provider, against discovery. */
     readonly resolve: (spec: string) => Effect.Effect<ResolvedModel, UnknownModelError | ProviderError>
-    /** Makes `spec` the active model of `sessionId` (if given) and the user's remembered choice. */
+    /** Resolves `spec` and makes it the active model of `sessionId`; nothing is persisted. */
     readonly activate: (
       spec: string,
-      sessionId?: SessionId
-    ) => Effect.Effect<ResolvedModel, UnknownModelError | ProviderError | StoreError>
-    /** The session's active model, else the user's last choice. */
-    readonly active: (sessionId?: SessionId) => Effect.Effect<Option.Option<ModelRef>>
+      sessionId: SessionId
+    ) => Effect.Effect<ResolvedModel, UnknownModelError | ProviderError>
+    /** The model activated in the session, if any. */
+    readonly active: (sessionId: SessionId) => Effect.Effect<Option.Option<ModelRef>>
   }
 >() {}
 
 export interface Options {
-  /** Where the last choice is kept (`<stateHome>/active-model.json`); none keeps it in memory only. */
-  readonly stateHome?: string
   /** The provider of bare model names; defaults to `openai`. */
-  readonly defaultProvider?: string
+  readonly defaultProvider?: string | undefined
 }
 
-const choiceFile = "active-model.json"
 const listed = 20
-
-const decodeChoice = Schema.decodeUnknownOption(Schema.parseJson(ModelRef))
-const encodeChoice = Schema.encodeSync(Schema.parseJson(ModelRef))
 
 const enumerate = (items: ReadonlyArray<string>): string =>
   items.length === 0
@@ -69,38 +63,12 @@ const enumerate = (items: ReadonlyArray<string>): string =>
       ? items.join(", ")
       : `${items.slice(0, listed).join(", ")} and ${items.length - listed} more`
 
-const readChoice = (file: string): Effect.Effect<Option.Option<ModelRef>> =>
-  Effect.promise(() => fs.readFile(file, "utf8").catch(() => undefined)).pipe(
-    // A missing or unreadable file only means there is no remembered choice.
-    Effect.map((text) => (text === undefined ? Option.none() : decodeChoice(text)))
-  )
-
-const writeChoice = (stateHome: string, choice: ModelRef): Effect.Effect<void, StoreError> => {
-  const file = path.join(stateHome, choiceFile)
-  return writeFileAtomic(file, `${encodeChoice(choice)}\n`).pipe(
-    Effect.catchTag("FileWriteError", ({ cause }) =>
-      Effect.fail(
-        new StoreError({
-          reason: errnoReason(cause),
-          message: `Could not remember the chosen model in ${file}: ${errorDetail(cause)}`,
-          path: file
-        })
-      )
-    )
-  )
-}
-
 export const make = (options: Options = {}) =>
   Effect.gen(function* () {
     const defaultProvider = options.defaultProvider ?? "openai"
     const providers = yield* Ref.make<ReadonlyArray<RegisteredProvider>>([])
     const discovered = yield* Ref.make(new Map<string, ReadonlyArray<ModelInfo>>())
     const sessions = yield* Ref.make(new Map<SessionId, ModelRef>())
-    const lastChoice = yield* Ref.make(
-      options.stateHome === undefined
-        ? Option.none<ModelRef>()
-        : yield* readChoice(path.join(options.stateHome, choiceFile))
-    )
 
     const register = (id: string, service: LanguageModelService) =>
       Effect.zipRight(
@@ -175,27 +143,20 @@ export const make = (options: Options = {}) =>
         return { provider: entry.id, model, service: entry.service, info: Option.fromNullable(info) }
       })
 
-    const activate = (spec: string, sessionId?: SessionId) =>
-      Effect.gen(function* () {
-        const resolved = yield* resolve(spec)
-        const choice: ModelRef = { provider: resolved.provider, model: resolved.model }
-        if (options.stateHome !== undefined) yield* writeChoice(options.stateHome, choice)
-        yield* Ref.set(lastChoice, Option.some(choice))
-        if (sessionId !== undefined) yield* Ref.update(sessions, (all) => new Map(all).set(sessionId, choice))
-        return resolved
-      })
+    const activate = (spec: string, sessionId: SessionId) =>
+      Effect.tap(resolve(spec), (resolved) =>
+        Ref.update(sessions, (all) =>
+          new Map(all).set(sessionId, { provider: resolved.provider, model: resolved.model })
+        )
+      )
 
-    const active = (sessionId?: SessionId) =>
-      Effect.flatMap(Ref.get(sessions), (all) => {
-        const chosen = sessionId === undefined ? undefined : all.get(sessionId)
-        return chosen === undefined ? Ref.get(lastChoice) : Effect.succeed(Option.some(chosen))
-      })
+    const active = (sessionId: SessionId) =>
+      Effect.map(Ref.get(sessions), (all) => Option.fromNullable(all.get(sessionId)))
 
     return Providers.of({ register, unregister, list: Ref.get(providers), resolve, activate, active })
   })
 
-/** The registry, remembering the user's last choice under `stateHome`. */
-export const layer = (options: Options): Layer.Layer<Providers> => Layer.effect(Providers, make(options))
+export const layer = (options: Options = {}): Layer.Layer<Providers> => Layer.effect(Providers, make(options))
 
-/** The registry without persistence, for tests. */
+/** A registry of its own, for tests and one-off commands. */
 export const layerMemory: Layer.Layer<Providers> = Layer.effect(Providers, make())

@@ -18,6 +18,7 @@ import { makePages } from "./internal/store/pages.js"
 import { makePluginState } from "./internal/store/pluginState.js"
 import { makeReconcile } from "./internal/store/reconcile.js"
 import { makeRuns } from "./internal/store/runs.js"
+import { makeSessionAdmin } from "./internal/store/sessionAdmin.js"
 import { makeSessions } from "./internal/store/sessions.js"
 import { makeSql } from "./internal/store/sql.js"
 import { makeToolJournal } from "./internal/store/toolJournal.js"
@@ -46,6 +47,24 @@ export interface NewSession {
   readonly status?: RunStatus
   /** The process answering for the session while it is queued or running; defaults to this one. */
   readonly owner?: ProcessOwner
+}
+
+/** A session as a list shows it: the row with its run and child counts, and its first prompt. */
+export interface SessionSummary extends Session {
+  readonly runCount: number
+  readonly childCount: number
+  /** The text of its first user message (the title of sessions stored before titles were). */
+  readonly firstPrompt?: string
+}
+
+/** Which sessions `sessionSummaries` lists, newest first. */
+export interface SessionFilter {
+  readonly cwd?: string | undefined
+  /** Sessions of this folder come first, then the others (each newest first). */
+  readonly firstCwd?: string | undefined
+  /** `null`: root sessions only. */
+  readonly parentId?: SessionId | null | undefined
+  readonly limit?: number | undefined
 }
 
 /** A stored message with its position in the session (1-based, increasing). */
@@ -146,6 +165,31 @@ export interface SessionStoreService {
   /** The most recently updated root session in `cwd`. */
   readonly latestSession: (cwd: string) => Effect.Effect<Option.Option<Session>, StoreFailure>
   readonly setSessionStatus: (id: SessionId, status: RunStatus) => Effect.Effect<void, StoreFailure>
+  /** Sessions with their run and child counts and first prompt, newest first. */
+  readonly sessionSummaries: (filter?: SessionFilter) => Effect.Effect<ReadonlyArray<SessionSummary>, StoreFailure>
+  /** The sessions whose id starts with `prefix` (at most `limit`, by id): how a short id is found. */
+  readonly sessionsByIdPrefix: (prefix: string, limit: number) => Effect.Effect<ReadonlyArray<Session>, StoreFailure>
+  /**
+   * Sets a session's title. With `whileTitle` the title changes only while it is still that one
+   * (`null`: none), so a title found later never replaces one a person gave. Returns whether it changed.
+   */
+  readonly renameSession: (
+    id: SessionId,
+    title: string,
+    options?: { readonly whileTitle?: string | null | undefined }
+  ) => Effect.Effect<boolean, SessionNotFoundError | StoreFailure>
+  /**
+   * Deletes sessions with every descendant and all they hold (messages, events, tool calls, runs,
+   * request ids, locks), in one transaction: all of them or, on any failure, none. A session of
+   * the trees with a run that a live process still answers for fails it with `SessionLockedError`.
+   * Returns the ids deleted.
+   */
+  readonly deleteSessions: (
+    ids: ReadonlyArray<SessionId>
+  ) => Effect.Effect<
+    { readonly deleted: ReadonlyArray<SessionId> },
+    SessionNotFoundError | SessionLockedError | StoreFailure
+  >
 
   /** Appends messages atomically (an assistant message with its tool results is one call). */
   readonly appendMessages: (
@@ -238,6 +282,7 @@ export const makeWithDatabase = (db: Database.Database): Effect.Effect<SessionSt
     const sql = makeSql(db)
     return SessionStore.of({
       ...makeSessions(sql),
+      ...makeSessionAdmin(sql),
       ...makeEvents(sql),
       ...makeToolJournal(sql),
       blobs: makeBlobRows(sql),

@@ -118,7 +118,12 @@ describe("Config", () => {
   it.scoped("CFG-1 missing and empty files are an empty configuration", () =>
     Effect.gen(function* () {
       const missing = yield* setup({})
-      assert.deepStrictEqual(yield* load({ ...missing, trustProject: true }), { config: {}, warnings: [], files: [] })
+      assert.deepStrictEqual(yield* load({ ...missing, trustProject: true }), {
+        config: {},
+        warnings: [],
+        files: [],
+        layers: []
+      })
       const empty = yield* setup({ global: "# nothing yet\n", project: "" })
       const loaded = yield* load({ ...empty, trustProject: true })
       assert.deepStrictEqual(loaded.config, {})
@@ -309,7 +314,7 @@ describe("Config", () => {
   it.effect("CFG-1 layer provides the loaded configuration; layerTest a given one", () =>
     Effect.gen(function* () {
       const fromTest = yield* Config.AlisioConfig.pipe(Effect.provide(Config.layerTest({ defaultModel: "fake/m" })))
-      assert.deepStrictEqual(fromTest, { config: { defaultModel: "fake/m" }, warnings: [], files: [] })
+      assert.deepStrictEqual(fromTest, { config: { defaultModel: "fake/m" }, warnings: [], files: [], layers: [] })
       const dir = yield* Effect.scoped(
         Effect.gen(function* () {
           const files = yield* setup({ global: "defaultModel: openai/gpt-4o\n" })

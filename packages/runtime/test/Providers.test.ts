@@ -1,6 +1,4 @@
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
-import { ProviderError, StoreError, UnknownModelError } from "@alisio/domain/Errors"
+import { ProviderError, UnknownModelError } from "@alisio/domain/Errors"
 import { SessionId } from "@alisio/domain/Ids"
 import type { LanguageModelService, ModelInfo } from "@alisio/domain/LanguageModel"
 import * as Providers from "@alisio/runtime/Providers"
@@ -8,7 +6,6 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { tempDir } from "./helpers/tempDir.js"
 
 /** A provider serving `ids`; `discoveries` counts how often its models were asked for. */
 const provider = (id: string, ids: ReadonlyArray<string>, options: { readonly fail?: boolean } = {}) => {
@@ -117,7 +114,7 @@ describe("Providers", () => {
     })
   )
 
-  it.effect("PRV-1 the active model is per session, falling back to the user's last choice", () =>
+  it.effect("PRV-1 the active model is per session: activating one sets no default for other sessions", () =>
     Effect.gen(function* () {
       const providers = yield* registry()
       const a = SessionId.make("ses-a")
@@ -127,65 +124,13 @@ describe("Providers", () => {
       yield* providers.activate("gpt-4o", b)
       assert.deepStrictEqual(yield* providers.active(a), Option.some({ provider: "local", model: "qwen3-coder" }))
       assert.deepStrictEqual(yield* providers.active(b), Option.some({ provider: "openai", model: "gpt-4o" }))
-      assert.deepStrictEqual(
-        yield* providers.active(SessionId.make("ses-new")),
-        Option.some({ provider: "openai", model: "gpt-4o" })
+      assert.isTrue(
+        Option.isNone(yield* providers.active(SessionId.make("ses-new"))),
+        "a new session has no model until one is chosen for it: the default lives in the configuration"
       )
-      assert.deepStrictEqual(yield* providers.active(), Option.some({ provider: "openai", model: "gpt-4o" }))
       const failed = yield* Effect.flip(providers.activate("local/nope", a))
       assert.instanceOf(failed, UnknownModelError)
       assert.deepStrictEqual(yield* providers.active(a), Option.some({ provider: "local", model: "qwen3-coder" }))
-    })
-  )
-
-  it.scoped("PRV-1 the last choice persists in the state home and survives a restart", () =>
-    Effect.gen(function* () {
-      const dir = yield* tempDir
-      const stateHome = join(dir, "state")
-      const first = yield* registry({ stateHome })
-      yield* first.activate("local/qwen3-coder", SessionId.make("ses-1"))
-      const file = join(stateHome, "active-model.json")
-      assert.deepStrictEqual(JSON.parse(readFileSync(file, "utf8")), { provider: "local", model: "qwen3-coder" })
-      const restarted = yield* registry({ stateHome })
-      assert.deepStrictEqual(yield* restarted.active(), Option.some({ provider: "local", model: "qwen3-coder" }))
-
-      writeFileSync(file, "{ not json")
-      const afterCorruption = yield* registry({ stateHome })
-      assert.isTrue(Option.isNone(yield* afterCorruption.active()))
-      yield* afterCorruption.activate("gpt-4o")
-      assert.deepStrictEqual(JSON.parse(readFileSync(file, "utf8")), { provider: "openai", model: "gpt-4o" })
-    })
-  )
-
-  it.scoped(
-    "ST-6 the remembered choice is written 0600 through a temp file, and a wider state folder is narrowed",
-    () =>
-      Effect.gen(function* () {
-        const stateHome = join(yield* tempDir, "state")
-        mkdirSync(stateHome)
-        chmodSync(stateHome, 0o755)
-        const file = join(stateHome, "active-model.json")
-        writeFileSync(file, '{"provider":"openai","model":"gpt-4o"}\n')
-        chmodSync(file, 0o644)
-        const providers = yield* registry({ stateHome })
-        yield* providers.activate("local/qwen3-coder")
-        assert.deepStrictEqual(JSON.parse(readFileSync(file, "utf8")), { provider: "local", model: "qwen3-coder" })
-        assert.strictEqual(statSync(file).mode & 0o777, 0o600)
-        assert.strictEqual(statSync(stateHome).mode & 0o777, 0o700)
-        assert.deepStrictEqual(readdirSync(stateHome), ["active-model.json"], "no temp file left behind")
-      })
-  )
-
-  it.scoped("PRV-1 a choice that cannot be saved is a StoreError and changes nothing", () =>
-    Effect.gen(function* () {
-      const dir = yield* tempDir
-      const blocker = join(dir, "not-a-dir")
-      writeFileSync(blocker, "")
-      const providers = yield* registry({ stateHome: blocker })
-      const error = yield* Effect.flip(providers.activate("gpt-4o", SessionId.make("ses-1")))
-      assert.instanceOf(error, StoreError)
-      assert.include(error.message, "active-model.json")
-      assert.isTrue(Option.isNone(yield* providers.active(SessionId.make("ses-1"))))
     })
   )
 })

@@ -54,7 +54,7 @@ const choose = (services: CompletionServices, request: CompletionRequest) =>
     }
     const run = yield* Effect.serviceOption(CurrentRun)
     if (Option.isSome(run)) return Option.some<Choice>({ service: run.value.provider, model: run.value.model })
-    if (Option.isSome(services.providers)) {
+    if (Option.isSome(services.providers) && request.sessionId !== undefined) {
       const providers = services.providers.value
       const active = yield* providers.active(request.sessionId)
       if (Option.isSome(active)) {

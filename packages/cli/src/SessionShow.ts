@@ -1,0 +1,77 @@
+import type { StoreError } from "@alisio/domain/Errors"
+import type { SessionId } from "@alisio/domain/Ids"
+import type { Session, SessionStoreService } from "@alisio/runtime/SessionStore"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import { conversation, renderText } from "./Conversation.js"
+import { relativeTime } from "./RelativeTime.js"
+import {
+  displayTitle,
+  messageJson,
+  runJson,
+  SessionDetail,
+  type SessionNode,
+  sessionRecord,
+  writeRecord
+} from "./SessionRecords.js"
+import { homeRelative, withStore } from "./SessionsCommand.js"
+import { findSession, shortId } from "./ShortIds.js"
+
+/** The child sessions of `id`, each with its own children, oldest first as they were spawned. */
+export const childTree = (
+  store: SessionStoreService,
+  id: SessionId
+): Effect.Effect<ReadonlyArray<SessionNode>, StoreError> =>
+  Effect.flatMap(store.sessions({ parentId: id }), (children) =>
+    Effect.forEach([...children].reverse(), (child) =>
+      Effect.map(childTree(store, child.id), (grandchildren) => ({
+        ...sessionRecord(child),
+        children: grandchildren
+      }))
+    )
+  )
+
+/** The tree drawn with guides: `├─ 1a2b3c4d  completed  title`. */
+export const treeLines = (nodes: ReadonlyArray<SessionNode>, prefix = ""): ReadonlyArray<string> =>
+  nodes.flatMap((node, index) => {
+    const last = index === nodes.length - 1
+    return [
+      `${prefix}${last ? "└─" : "├─"} ${node.shortId}  ${node.status}${node.title === undefined ? "" : `  ${node.title}`}`,
+      ...treeLines(node.children, `${prefix}${last ? "   " : "│  "}`)
+    ]
+  })
+
+const header = (session: Session, runs: number, now: number): ReadonlyArray<string> => [
+  displayTitle(session) ?? "(untitled)",
+  `${session.id} · ${session.status} · ${runs} run${runs === 1 ? "" : "s"} · updated ${relativeTime(session.updatedAt, now)}`,
+  `folder ${homeRelative(session.cwd)}`,
+  ...(session.parentId === undefined ? [] : [`parent ${shortId(session.parentId)}`])
+]
+
+/** `alisio sessions show <id>`: the whole conversation, readable; `--json` with the messages themselves. */
+export const showSession = (flags: { readonly json: boolean; readonly sessionId: string }) =>
+  withStore((store) =>
+    Effect.gen(function* () {
+      const session = yield* findSession(store, flags.sessionId)
+      const runs = store.runs === undefined ? [] : yield* store.runs(session.id)
+      const messages = yield* store.messages(session.id)
+      const children = yield* childTree(store, session.id)
+      if (flags.json) {
+        writeRecord(SessionDetail, {
+          ...sessionRecord(session),
+          runs: runs.map(runJson),
+          messages: messages.map(messageJson),
+          children
+        })
+        return
+      }
+      const now = yield* Clock.currentTimeMillis
+      const when = (ms: number) => relativeTime(ms, now)
+      const lines = [
+        ...header(session, runs.length, now),
+        ...renderText(conversation(messages, runs), when),
+        ...(children.length === 0 ? [] : ["", "child sessions", ...treeLines(children)])
+      ]
+      process.stdout.write(`${lines.join("\n")}\n`)
+    })
+  )

@@ -1,0 +1,54 @@
+import { readFile, realpath } from "node:fs/promises"
+import { ConfigError } from "@alisio/domain/Errors"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as YAML from "yaml"
+import { parse } from "./Config.js"
+import { writeFileAtomic } from "./internal/atomicFile.js"
+import { errorDetail } from "./internal/errno.js"
+
+const readText = (file: string) =>
+  Effect.tryPromise({
+    try: () => readFile(file, "utf8"),
+    catch: (error) => error as NodeJS.ErrnoException
+  }).pipe(
+    // No file (or no folder) yet: the edit creates it.
+    Effect.catchIf(
+      (error) => error.code === "ENOENT" || error.code === "ENOTDIR",
+      () => Effect.succeed("")
+    ),
+    Effect.mapError((error) => new ConfigError({ message: `${file}: cannot be read (${errorDetail(error)})`, file }))
+  )
+
+/**
+ * Sets one top-level key of a configuration file, keeping the rest of it (comments, order,
+ * layout) as written. A file that does not parse is left alone: the error names it. A symbolic
+ * link is followed, so a config kept in a dotfiles repository stays there. The file is replaced
+ * atomically, private (0600).
+ */
+export const setKey = (file: string, key: string, value: unknown): Effect.Effect<void, ConfigError> =>
+  Effect.gen(function* () {
+    const target = yield* Effect.promise(() => realpath(file).catch(() => file))
+    const text = yield* readText(target)
+    const current = parse(text, file)
+    if (Either.isLeft(current)) {
+      return yield* new ConfigError({
+        message: `${current.left.message} (fix it, then try again)`,
+        file
+      })
+    }
+    const doc = YAML.parseDocument(text)
+    doc.set(key, value)
+    const updated = doc.toString()
+    const check = parse(updated, file)
+    if (Either.isLeft(check)) return yield* Effect.die(check.left)
+    yield* writeFileAtomic(target, updated).pipe(
+      Effect.mapError(
+        ({ cause }) => new ConfigError({ message: `Could not write ${file}: ${errorDetail(cause)}`, file })
+      )
+    )
+  })
+
+/** Makes `model` ("provider/model") the default of later runs: `defaultModel` in `file`. */
+export const setDefaultModel = (file: string, model: string): Effect.Effect<void, ConfigError> =>
+  setKey(file, "defaultModel", model)

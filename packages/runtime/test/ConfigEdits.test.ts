@@ -1,0 +1,97 @@
+import * as fs from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as Config from "@alisio/runtime/Config"
+import * as ConfigEdits from "@alisio/runtime/ConfigEdits"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+
+const tempDir = Effect.acquireRelease(
+  Effect.promise(() => fs.mkdtemp(path.join(os.tmpdir(), "alisio-config-edits-"))),
+  (dir) => Effect.promise(() => fs.rm(dir, { recursive: true, force: true }))
+)
+
+const read = (file: string) => Effect.promise(() => fs.readFile(file, "utf8"))
+const mode = (file: string) => Effect.promise(() => fs.stat(file).then((stat) => stat.mode & 0o777))
+
+const written = `# yaml-language-server: $schema=./config.schema.json
+# My settings
+defaultModel: openai/gpt-4o # the old one
+limits:
+  maxTurns: 40 # enough
+providers:
+  local: { baseURL: "http://127.0.0.1:8080/v1" }
+`
+
+describe("ConfigEdits", () => {
+  it.scoped("CFG-1 setDefaultModel changes defaultModel and keeps the rest of the file as written", () =>
+    Effect.gen(function* () {
+      const file = path.join(yield* tempDir, "config.yaml")
+      yield* Effect.promise(() => fs.writeFile(file, written))
+      yield* ConfigEdits.setDefaultModel(file, "local/qwen3-coder")
+      const text = yield* read(file)
+      assert.strictEqual(text, written.replace("openai/gpt-4o", "local/qwen3-coder"))
+      const parsed = Either.getOrThrow(Config.parse(text, file))
+      assert.strictEqual(parsed.config.defaultModel, "local/qwen3-coder")
+      assert.strictEqual(yield* mode(file), 0o600)
+    })
+  )
+
+  it.scoped("CFG-1 setDefaultModel adds the key to a file without it, and creates a missing file privately", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const existing = path.join(dir, "config.yaml")
+      yield* Effect.promise(() => fs.writeFile(existing, "limits:\n  maxTurns: 10\n"))
+      yield* ConfigEdits.setDefaultModel(existing, "openai/o3")
+      assert.strictEqual(yield* read(existing), "limits:\n  maxTurns: 10\ndefaultModel: openai/o3\n")
+
+      const missing = path.join(dir, "new", "config.yaml")
+      yield* ConfigEdits.setDefaultModel(missing, "openai/o3")
+      assert.strictEqual(yield* read(missing), "defaultModel: openai/o3\n")
+      assert.strictEqual(yield* mode(missing), 0o600)
+      assert.strictEqual(yield* mode(path.dirname(missing)), 0o700)
+    })
+  )
+
+  it.scoped("CFG-1 a configuration kept behind a symbolic link is changed where it lives", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const real = path.join(dir, "dotfiles", "alisio.yaml")
+      const link = path.join(dir, "config.yaml")
+      yield* Effect.promise(async () => {
+        await fs.mkdir(path.dirname(real))
+        await fs.writeFile(real, "defaultModel: openai/gpt-4o\n")
+        await fs.symlink(real, link)
+      })
+      yield* ConfigEdits.setDefaultModel(link, "openai/o3")
+      assert.isTrue((yield* Effect.promise(() => fs.lstat(link))).isSymbolicLink(), "the link is still a link")
+      assert.strictEqual(yield* read(real), "defaultModel: openai/o3\n")
+    })
+  )
+
+  it.scoped("CFG-1 a file that does not load is left alone, and the error names it and the problem", () =>
+    Effect.gen(function* () {
+      const file = path.join(yield* tempDir, "config.yaml")
+      const broken = "limits:\n  maxTurns: many\n"
+      yield* Effect.promise(() => fs.writeFile(file, broken))
+      const error = yield* Effect.flip(ConfigEdits.setDefaultModel(file, "openai/o3"))
+      assert.strictEqual(error._tag, "ConfigError")
+      assert.include(error.message, `${file}:2:13: limits.maxTurns`)
+      assert.include(error.message, "fix it, then try again")
+      assert.strictEqual(yield* read(file), broken)
+    })
+  )
+
+  it.scoped("CFG-1 a file that cannot be written fails with a ConfigError naming it", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const blocker = path.join(dir, "not-a-folder")
+      yield* Effect.promise(() => fs.writeFile(blocker, ""))
+      const file = path.join(blocker, "config.yaml")
+      const error = yield* Effect.flip(ConfigEdits.setDefaultModel(file, "openai/o3"))
+      assert.strictEqual(error._tag, "ConfigError")
+      assert.include(error.message, `Could not write ${file}`)
+    })
+  )
+})

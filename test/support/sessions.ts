@@ -1,0 +1,79 @@
+// Helpers of the sessions end-to-end tests: running tasks, reading what the CLI lists, and
+// editing the database as another tool would (to make a child session, or an id collision).
+import { mkdirSync } from "node:fs"
+import { createRequire } from "node:module"
+import { join } from "node:path"
+import { assert } from "@effect/vitest"
+import { SessionListItem } from "alisio/SessionRecords"
+import * as Schema from "effect/Schema"
+import type { CliResult, CliSandbox } from "./cli.js"
+
+interface BareDb {
+  prepare(sql: string): {
+    all(...params: ReadonlyArray<unknown>): Array<Record<string, unknown>>
+    run(...params: ReadonlyArray<unknown>): unknown
+  }
+  close(): void
+}
+const Sqlite = createRequire(import.meta.url)("better-sqlite3") as new (
+  filename: string,
+  options?: { readonly readonly?: boolean }
+) => BareDb
+
+/** Runs statements on the sandbox's session database with the bare driver. */
+export const withDatabase = <A>(sandbox: CliSandbox, body: (db: BareDb) => A): A => {
+  const db = new Sqlite(join(sandbox.home, "state", "alisio.db"))
+  try {
+    return body(db)
+  } finally {
+    db.close()
+  }
+}
+
+export const count = (sandbox: CliSandbox, table: string, where = "1", ...params: ReadonlyArray<unknown>): number =>
+  withDatabase(sandbox, (db) =>
+    Number(db.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${where}`).all(...params)[0]!.n)
+  )
+
+/** Makes `child` a child session of `parent`, as a delegated task would have. */
+export const adopt = (sandbox: CliSandbox, parent: string, child: string) =>
+  withDatabase(sandbox, (db) => db.prepare("UPDATE sessions SET parent_id = ? WHERE id = ?").run(parent, child))
+
+export const ok = (result: CliResult, what = "the command"): CliResult => {
+  assert.strictEqual(result.code, 0, `${what} failed: ${result.stderr}`)
+  return result
+}
+
+const decodeListItem = Schema.decodeUnknownSync(SessionListItem)
+
+/** `sessions list --json` (and its flags), decoded. */
+export const listed = async (sandbox: CliSandbox, ...flags: ReadonlyArray<string>) => {
+  const result = ok(await sandbox.run(["sessions", "list", "--json", ...flags]), "sessions list --json")
+  return result.stdout
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => decodeListItem(JSON.parse(line)))
+}
+
+/** Runs a task in a new session and returns the session as the list shows it. */
+export const runTask = async (
+  sandbox: CliSandbox,
+  prompt: string,
+  options: { readonly cwd?: string } = {}
+): Promise<typeof SessionListItem.Type> => {
+  if (options.cwd !== undefined) mkdirSync(options.cwd, { recursive: true })
+  ok(
+    await sandbox.run([
+      "run",
+      "-m",
+      "openai/test-model",
+      ...(options.cwd === undefined ? [] : ["--cwd", options.cwd]),
+      prompt
+    ]),
+    `run ${prompt}`
+  )
+  const sessions = await listed(sandbox, "--all")
+  const newest = [...sessions].sort((a, b) => b.createdAt - a.createdAt)[0]
+  assert.isDefined(newest)
+  return newest!
+}
