@@ -1,4 +1,5 @@
 import { stripVTControlCharacters } from "node:util"
+import { DEFAULT_OUTPUT_BUDGET, defaultLimits, MODEL_OUTPUT_CAP } from "@alisio/domain/Limits"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
@@ -17,16 +18,22 @@ import * as Predicate from "effect/Predicate"
 import * as BrokenPipe from "./BrokenPipe.js"
 import { type CliError, ExitCode, requestedExit, usageError } from "./CliError.js"
 import * as CommandLine from "./CommandLine.js"
-import { parseDuration } from "./Durations.js"
+import { formatDuration, parseDuration } from "./Durations.js"
+import * as Help from "./Help.js"
 import * as Logging from "./Logging.js"
 import { version } from "./Version.js"
 
 // Only @effect/cli and effect load here: the heavy parts (SQLite, the openai SDK) are imported by
 // the handlers, so `--help` stays fast.
 
+/** How a limit's default reads in help: its value, and the `config.yaml` key that changes it. */
+const limitDefault = (key: keyof typeof defaultLimits | "timeoutMs" | "maxOutputTokens", value: string) =>
+  `(default ${value}; config.yaml: limits.${key})`
+
 const duration = (name: string, description: string) =>
   Options.text(name).pipe(
-    Options.withDescription(`${description} (500ms, 30s, 2m, 1h, or milliseconds)`),
+    Options.withPseudoName("duration"),
+    Options.withDescription(description),
     Options.mapEffect((text) => {
       const ms = parseDuration(text)
       return ms === undefined
@@ -42,6 +49,7 @@ const duration = (name: string, description: string) =>
 
 const count = (name: string, description: string, min: number) =>
   Options.integer(name).pipe(
+    Options.withPseudoName("n"),
     Options.withDescription(description),
     Options.mapEffect((n) =>
       n >= min
@@ -53,58 +61,112 @@ const count = (name: string, description: string, min: number) =>
 
 const json = Options.boolean("json").pipe(Options.withDescription("Write JSON (JSONL for streams) on stdout"))
 
+const id = (name: string, description: string) =>
+  Options.text(name).pipe(Options.withPseudoName("id"), Options.withDescription(description), Options.optional)
+
 export const runFlags = {
   json: Options.boolean("json").pipe(
-    Options.withDescription("Stream one RunEvent per line (JSONL) on stdout, nothing else")
+    Options.withDescription(
+      "Write the run's events on stdout as JSON lines, one RunEvent a line and nothing else (see --final)"
+    )
+  ),
+  final: Options.boolean("final").pipe(
+    Options.withDescription(
+      "With --json: instead of the events, one JSON object with the outcome when the run ends " +
+        "(status, sessionId, runId, text, turns, usage, error, durations)"
+    )
+  ),
+  quiet: Options.boolean("quiet").pipe(
+    Options.withAlias("q"),
+    Options.withDescription(
+      "Only the answer: no tool activity, retries, progress or summary on stderr (errors still are)"
+    )
+  ),
+  outputLastMessage: Options.text("output-last-message").pipe(
+    Options.withPseudoName("file"),
+    Options.withDescription("Also write the final answer's text to this file (written even when it is empty)"),
+    Options.optional
   ),
   model: Options.text("model").pipe(
     Options.withAlias("m"),
-    Options.withDescription("provider/model; a bare model name means the openai provider"),
+    Options.withPseudoName("provider/model"),
+    Options.withDescription(
+      "The model to run; a bare model name means the openai provider (OPENAI_BASE_URL). " +
+        "Default: the configured or remembered model; `alisio models` lists them"
+    ),
     Options.optional
   ),
   session: Options.text("session").pipe(
     Options.withAlias("s"),
-    Options.withDescription("Resume this session"),
+    Options.withPseudoName("id"),
+    Options.withDescription("Resume this session (`alisio sessions list` shows their ids)"),
     Options.optional
   ),
   continue: Options.boolean("continue").pipe(
     Options.withAlias("c"),
-    Options.withDescription("Resume the most recent session in this directory")
+    Options.withDescription("Resume the most recent session of this directory")
   ),
   readOnly: Options.boolean("read-only").pipe(
-    Options.withDescription("Only tools that cannot change the workspace or the world")
+    Options.withDescription("Offer only the tools that cannot change the workspace or the world")
   ),
   yes: Options.boolean("yes").pipe(
     Options.withDescription(
       "Approve every tool request, and access to files outside the workspace (each such path is named on " +
-        "stderr); without it a headless run denies what needs approval"
+        "stderr); without it a headless run denies what needs approval and tells the model"
     )
   ),
   trustProject: Options.boolean("trust-project").pipe(
-    Options.withDescription("Apply .alisio/config.yaml of the project")
+    Options.withDescription("Apply the project's .alisio/config.yaml (ignored otherwise)")
   ),
   cwd: Options.directory("cwd").pipe(
-    Options.withDescription("The workspace (default: the current directory)"),
+    Options.withPseudoName("dir"),
+    Options.withDescription("The workspace the tools work in (default: the current directory)"),
     Options.optional
   ),
-  maxTurns: count("max-turns", "Most model turns in the run", 1),
-  timeout: duration("timeout", "Active time allowed for the run"),
-  firstTokenTimeout: duration("first-token-timeout", "Silence allowed before a response's first token"),
-  firstTokenRetries: count("first-token-retries", "Resends of a request that stayed silent", 0),
-  streamIdleTimeout: duration("stream-idle-timeout", "Silence allowed in the middle of a response"),
-  maxOutputTokens: count("max-output-tokens", "Output-token budget of each request", 1),
-  truncationRecoveries: count("truncation-recoveries", "Re-requests after a response cut by the output budget", 0),
-  runId: Options.text("run-id").pipe(Options.withDescription("The run's id (default: a UUID)"), Options.optional),
-  requestId: Options.text("request-id").pipe(
-    Options.withDescription("Idempotency key: a repeat returns the existing run"),
-    Options.optional
+  maxTurns: count(
+    "max-turns",
+    `Most model turns in the run ${limitDefault("maxTurns", String(defaultLimits.maxTurns))}`,
+    1
   ),
-  correlationId: Options.text("correlation-id").pipe(
-    Options.withDescription("Copied to every event"),
-    Options.optional
+  timeout: duration(
+    "timeout",
+    `Active time allowed for the run; it pauses while a person is asked ${limitDefault("timeoutMs", "none")}`
   ),
+  firstTokenTimeout: duration(
+    "first-token-timeout",
+    "Silence allowed before a response's first token; then the request is sent again " +
+      limitDefault("firstTokenTimeoutMs", formatDuration(defaultLimits.firstTokenTimeoutMs))
+  ),
+  firstTokenRetries: count(
+    "first-token-retries",
+    `Resends of a request that stayed silent ${limitDefault("firstTokenRetries", String(defaultLimits.firstTokenRetries))}`,
+    0
+  ),
+  streamIdleTimeout: duration(
+    "stream-idle-timeout",
+    "Silence allowed in the middle of a response " +
+      limitDefault("streamIdleTimeoutMs", formatDuration(defaultLimits.streamIdleTimeoutMs))
+  ),
+  maxOutputTokens: count(
+    "max-output-tokens",
+    "Output-token budget of each request " +
+      limitDefault("maxOutputTokens", `the model's own, up to ${MODEL_OUTPUT_CAP}, else ${DEFAULT_OUTPUT_BUDGET}`),
+    1
+  ),
+  truncationRecoveries: count(
+    "truncation-recoveries",
+    "Requests again after a response cut by the output budget " +
+      limitDefault("truncationRecoveries", String(defaultLimits.truncationRecoveries)),
+    0
+  ),
+  runId: id("run-id", "The run's id, copied to every event (default: a new UUID)"),
+  requestId: id(
+    "request-id",
+    "Idempotency key: a run with a key already used is not run again; its events are replayed (or followed)"
+  ),
+  correlationId: id("correlation-id", "Copied to every event of the run, e.g. the id of the request that asked for it"),
   prompt: Args.text({ name: "prompt" }).pipe(
-    Args.withDescription("The task; `-` or nothing reads stdin"),
+    Args.withDescription("The task; `-` or nothing reads it from stdin"),
     Args.repeated
   )
 }
@@ -117,14 +179,59 @@ export type RunFlags = {
       : never
 }
 
+// What help says of each command; `Help.ts` renders it with the flags above.
+const docs = {
+  alisio: {
+    description:
+      "Alisio runs a language model with tools on a task in this directory, against any OpenAI-compatible " +
+      "server, and keeps every session so it can be resumed, read or replayed.",
+    sections: ["environment", "files"],
+    examples: [
+      { does: "Run a task; the answer comes on stdout:", command: 'alisio run "Explain what this project does"' },
+      { does: "Go on with the latest session of this directory:", command: 'alisio run -c "Now add tests for it"' },
+      { does: "See what ran here before:", command: "alisio sessions list" }
+    ]
+  },
+  run: {
+    description:
+      "Run one task headless. The answer streams to stdout; tool activity and retries go to stderr, and on a " +
+      "terminal a spinner while waiting and a last line with the status, turns, tokens, time and how to go on.",
+    sections: ["environment", "exit-codes"],
+    examples: [
+      {
+        does: "Let it edit files and run commands (otherwise a headless run denies them):",
+        command: 'alisio run --yes "Fix the failing test in src/parser.test.ts"'
+      },
+      {
+        does: "Choose the model, and pipe the task in:",
+        command: 'git diff | alisio run -m openai/gpt-4.1 "Review this change"'
+      },
+      { does: "Resume a session by its id:", command: 'alisio run -s 1a2b3c4d "And the README too"' },
+      {
+        does: "For scripts, the outcome as one JSON object:",
+        command: 'alisio run --json --final "List the TODOs" | jq -r .text'
+      },
+      {
+        does: "Only the answer, also kept in a file:",
+        command: 'alisio run -q --output-last-message answer.txt "Summarise the changes"'
+      }
+    ]
+  },
+  sessions: { description: "Inspect stored sessions." },
+  sessionsList: { description: "List sessions, newest first" },
+  sessionsShow: { description: "Show a session: its runs and messages" },
+  sessionsEvents: { description: "Replay a session's stored events (JSONL with --json)" },
+  models: { description: "List the models of the configured providers" }
+} satisfies Record<string, CommandLine.Doc>
+
 const run = Command.make("run", runFlags, (flags) =>
   Effect.flatMap(
     Effect.promise(() => import("./RunCommand.js")),
     (m) => m.runCommand(flags)
   )
-).pipe(Command.withDescription("Run one task headless: the answer on stdout, tool activity on stderr"))
+).pipe(Command.withDescription(docs.run.description))
 
-const sessionId = Args.text({ name: "session-id" })
+const sessionId = Args.text({ name: "session-id" }).pipe(Args.withDescription("The session's id"))
 
 const listFlags = {
   json,
@@ -139,24 +246,24 @@ const sessionsList = Command.make("list", listFlags, (flags) =>
     Effect.promise(() => import("./SessionsCommand.js")),
     (m) => m.listSessions(flags)
   )
-).pipe(Command.withDescription("List sessions, newest first"))
+).pipe(Command.withDescription(docs.sessionsList.description))
 
 const sessionsShow = Command.make("show", showFlags, (flags) =>
   Effect.flatMap(
     Effect.promise(() => import("./SessionsCommand.js")),
     (m) => m.showSession(flags)
   )
-).pipe(Command.withDescription("Show a session: its runs and messages"))
+).pipe(Command.withDescription(docs.sessionsShow.description))
 
 const sessionsEvents = Command.make("events", eventsFlags, (flags) =>
   Effect.flatMap(
     Effect.promise(() => import("./SessionsCommand.js")),
     (m) => m.sessionEvents(flags)
   )
-).pipe(Command.withDescription("Replay a session's stored events (JSONL with --json)"))
+).pipe(Command.withDescription(docs.sessionsEvents.description))
 
 const sessions = Command.make("sessions").pipe(
-  Command.withDescription("Inspect stored sessions"),
+  Command.withDescription(docs.sessions.description),
   Command.withSubcommands([sessionsList, sessionsShow, sessionsEvents])
 )
 
@@ -165,25 +272,31 @@ const models = Command.make("models", modelsFlags, (flags) =>
     Effect.promise(() => import("./ModelsCommand.js")),
     (m) => m.listModels(flags)
   )
-).pipe(Command.withDescription("List the models of the configured providers"))
+).pipe(Command.withDescription(docs.models.description))
 
 export const alisio = Command.make("alisio").pipe(
-  Command.withDescription("An agent CLI that runs a language model with tools and keeps every session."),
+  Command.withDescription(docs.alisio.description),
   Command.withSubcommands([run, sessions, models])
 )
 
 export const cli = Command.run(alisio, { name: "alisio", version })
 
-/** The command tree as `CommandLine` checks argv against it: the same flags as the commands above. */
-export const commandLine = CommandLine.group({
-  run: CommandLine.leaf(runFlags),
-  sessions: CommandLine.group({
-    list: CommandLine.leaf(listFlags),
-    show: CommandLine.leaf(showFlags),
-    events: CommandLine.leaf(eventsFlags)
-  }),
-  models: CommandLine.leaf(modelsFlags)
-})
+/** The command tree as `CommandLine` checks argv against it and `Help` describes it: the same flags as the commands above. */
+export const commandLine = CommandLine.group(
+  {
+    run: CommandLine.leaf(runFlags, docs.run),
+    sessions: CommandLine.group(
+      {
+        list: CommandLine.leaf(listFlags, docs.sessionsList),
+        show: CommandLine.leaf(showFlags, docs.sessionsShow),
+        events: CommandLine.leaf(eventsFlags, docs.sessionsEvents)
+      },
+      docs.sessions
+    ),
+    models: CommandLine.leaf(modelsFlags, docs.models)
+  },
+  docs.alisio
+)
 
 const isCliError = (error: unknown): error is CliError => Predicate.isTagged(error, "CliError")
 
@@ -200,6 +313,14 @@ const oneLine = (doc: HelpDoc.HelpDoc) => stripVTControlCharacters(HelpDoc.toAns
  */
 const program = (argv: ReadonlyArray<string>) => {
   const [node = "node", script = "alisio", ...words] = argv
+  const help = Help.requested(commandLine, words)
+  if (Option.isSome(help)) {
+    return Either.match(help.value, {
+      onLeft: (mistake) => Effect.fail(usageMistake(mistake.message, mistake.path)),
+      onRight: (path) =>
+        Effect.sync(() => process.stdout.write(Help.render(commandLine, path, Help.layoutFor(process.stdout))))
+    })
+  }
   return Either.match(CommandLine.check(commandLine, words), {
     onLeft: (mistake) => Effect.fail(usageMistake(mistake.message, mistake.path)),
     onRight: (checked) =>
