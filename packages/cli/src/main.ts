@@ -79,7 +79,7 @@ export const runFlags = {
   quiet: Options.boolean("quiet").pipe(
     Options.withAlias("q"),
     Options.withDescription(
-      "Only the answer: no tool activity, retries, progress or summary on stderr (errors still are)"
+      "Only the answer: no tool activity, retries, progress or summary on stderr; errors and warnings still go there"
     )
   ),
   outputLastMessage: Options.text("output-last-message").pipe(
