@@ -1,8 +1,10 @@
 import type { ApprovalKind, KnownRunEvent, RunEventDataMap } from "@alisio/domain/RunEvent"
-import { encodeRunEvent } from "@alisio/domain/RunEvent"
+import { encodeRunEvent, isTerminalType } from "@alisio/domain/RunEvent"
 import { formatDuration } from "./Durations.js"
 import { makeProgress, makeStatusLine, type Progress, type StatusLine } from "./Progress.js"
-import { isTerminal as isTerminalStream, paint } from "./Terminal.js"
+import { isTerminal, paint } from "./Terminal.js"
+
+export { useColor } from "./Terminal.js"
 
 /**
  * Writes to a stream once per turn of the event loop: a streamed answer arrives as thousands of
@@ -29,12 +31,6 @@ const buffered = (stream: NodeJS.WriteStream) => {
     flush
   }
 }
-
-const isTerminal = (event: KnownRunEvent) =>
-  event.type === "run_completed" ||
-  event.type === "run_failed" ||
-  event.type === "run_cancelled" ||
-  event.type === "turns_exceeded"
 
 /**
  * What the headless policy decided, in the user's words: `--yes` approves access outside the
@@ -88,7 +84,7 @@ export const makeJsonWriter = (options: { readonly events: boolean }): Renderer 
       if (!options.events) return
       stdout.write(`${JSON.stringify(encodeRunEvent(event))}\n`)
       // The process may exit right after the terminal event: nothing may wait in the buffer then.
-      if (isTerminal(event)) stdout.flush()
+      if (isTerminalType(event.type)) stdout.flush()
     },
     tick: () => undefined,
     close: (lastLine) => {
@@ -140,7 +136,7 @@ export interface TextOptions {
  */
 export const makeTextRenderer = (options: TextOptions): Renderer => {
   const p = paint(process.stderr)
-  const stdoutIsTerminal = isTerminalStream(process.stdout)
+  const stdoutIsTerminal = isTerminal(process.stdout)
   let stdoutAtLineStart = true
   let stderrAtLineStart = true
   const stdout = buffered(process.stdout)

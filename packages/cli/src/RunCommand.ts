@@ -19,7 +19,7 @@ import { checkFolder, writeAtomically } from "./OutputFile.js"
 import { animate } from "./Progress.js"
 import { makeJsonWriter, makeTextRenderer } from "./Render.js"
 import { encodeRunResult, makeOutcome, summaryLine } from "./Summary.js"
-import { isTerminal, paint } from "./Terminal.js"
+import { canAnimate, isTerminal, paint } from "./Terminal.js"
 
 const exitCodeFor = (status: RunStatus): number =>
   status === "completed"
@@ -207,7 +207,7 @@ const makeOutput = (flags: RunFlags) => {
   const summary = !flags.json && !flags.quiet && isTerminal(process.stderr)
   const renderer = flags.json
     ? makeJsonWriter({ events: !flags.final })
-    : makeTextRenderer({ quiet: flags.quiet, progress: summary && process.env.TERM !== "dumb", summary })
+    : makeTextRenderer({ quiet: flags.quiet, progress: summary && canAnimate(process.stderr), summary })
   const outcome = makeOutcome()
   const observe = (event: KnownRunEvent, now: number) => {
     outcome.observe(event)

@@ -11,6 +11,10 @@ export const isTerminal = (stream: NodeJS.WriteStream): boolean => stream.isTTY 
 export const useColor = (stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): boolean =>
   isTerminal(stream) && (env.NO_COLOR === undefined || env.NO_COLOR === "") && env.TERM !== "dumb"
 
+/** Whether a line may be redrawn in place on `stream` (a spinner): a terminal that is not dumb. */
+export const canAnimate = (stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): boolean =>
+  isTerminal(stream) && env.TERM !== "dumb"
+
 /** The styles the CLI uses; each one the identity when colour is off. */
 export interface Paint {
   readonly bold: (text: string) => string

@@ -31,11 +31,9 @@ describe("Help", () => {
   it("CLI-1 every flag and argument of every command has a description", () => {
     for (const path of paths(commandLine)) {
       const shape = Either.getOrThrow(Help.find(commandLine, path))
-      if (shape._tag !== "Leaf") {
-        assert.isNotEmpty(shape.doc?.description ?? "", `alisio ${path.join(" ")}`)
-        continue
-      }
-      assert.isNotEmpty(shape.doc?.description ?? "", `alisio ${path.join(" ")}`)
+      const described = `alisio ${path.join(" ")} has no description: give its CommandLine.leaf/group a Doc`
+      assert.isNotEmpty(shape.doc?.description ?? "", described)
+      if (shape._tag !== "Leaf") continue
       for (const flag of Help.flagsOf(shape.config)) {
         assert.isAbove(flag.description.length, 10, `${flag.label} of alisio ${path.join(" ")}`)
         assert.notMatch(flag.description, /^(A true or false value|A user-defined piece of text|This setting)/)
