@@ -156,6 +156,14 @@ describe("alisio run's progress and results (end to end)", () => {
     }
   })
 
+  it("LIM-4 a first-token resend is one line in text mode, its wait as people read it", async () => {
+    const { sandbox } = await setup([{ kind: "stall" }, { kind: "text", text: "late but here" }])
+    const result = await sandbox.run(["run", "--first-token-timeout", "700ms", "say it"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.strictEqual(result.stdout, "late but here\n")
+    assert.strictEqual(result.stderr, "↻ no response within 700ms; sending the request again (1/1)\n")
+  })
+
   it("EV-1 --output-last-message writes the answer to a file, an empty one when there is no answer", async () => {
     const { sandbox } = await setup([
       { kind: "text", text: "The answer.", chunks: 2 },
