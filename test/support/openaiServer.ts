@@ -10,10 +10,19 @@ export type Reply =
       readonly chunks?: number
       readonly delayMs?: number
       readonly stallAfter?: boolean
+      /** Silence before the first token (the headers go out at once). */
+      readonly firstDelayMs?: number
     }
   | { readonly kind: "tool"; readonly id: string; readonly name: string; readonly args: unknown }
   /** Sends the headers, then nothing until the client closes the connection. */
   | { readonly kind: "stall" }
+  /** An HTTP error with an OpenAI-style body, e.g. 429 with `retry-after`. */
+  | {
+      readonly kind: "error"
+      readonly status: number
+      readonly message: string
+      readonly headers?: Readonly<Record<string, string>>
+    }
 
 export interface RecordedRequest {
   readonly path: string
@@ -63,9 +72,15 @@ export const startOpenAiServer = async (options: {
   let chatIndex = 0
 
   const stream = async (reply: Reply, res: ServerResponse, isOpen: () => boolean) => {
+    if (reply.kind === "error") {
+      res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers })
+      res.end(JSON.stringify({ error: { message: reply.message, type: "error", code: null } }))
+      return
+    }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })
     if (reply.kind === "stall") return
     res.write(chunk({ role: "assistant", content: "" }))
+    if (reply.kind === "text" && reply.firstDelayMs !== undefined) await sleep(reply.firstDelayMs)
     if (reply.kind === "text") {
       const count = Math.max(1, reply.chunks ?? 1)
       const size = Math.ceil(reply.text.length / count)

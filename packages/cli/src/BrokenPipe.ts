@@ -10,9 +10,14 @@ const waiters = new Set<() => void>()
 const isClosedPipe = (error: NodeJS.ErrnoException) =>
   error.code === "EPIPE" || error.code === "ERR_STREAM_DESTROYED" || error.code === "ECONNRESET"
 
+// A closed terminal fails writes with EIO: that is the hang-up, which main.ts handles (it cancels
+// the run like SIGHUP). Throwing here, before main.ts's listener runs, crashed the CLI instead.
+const isClosedTerminal = (error: NodeJS.ErrnoException) => error.code === "EIO"
+
 /** Installs the handlers once, at the edge: stdout's reader leaving is news, a failing stderr is not. */
 export const watch = (): void => {
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (isClosedTerminal(error)) return
     if (!isClosedPipe(error)) throw error
     if (closed) return
     closed = true
@@ -20,7 +25,7 @@ export const watch = (): void => {
     for (const wake of waiters) wake()
   })
   process.stderr.on("error", (error: NodeJS.ErrnoException) => {
-    if (!isClosedPipe(error)) throw error
+    if (!isClosedPipe(error) && !isClosedTerminal(error)) throw error
   })
 }
 

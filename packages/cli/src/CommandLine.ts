@@ -16,11 +16,28 @@ interface Flag {
   readonly takesValue: boolean
 }
 
+/** What help says of a command besides its flags and arguments (`Help.ts` renders it). */
+export interface Doc {
+  readonly description: string
+  readonly examples?: ReadonlyArray<Example> | undefined
+  /** Sections of general help shown with this command's. */
+  readonly sections?: ReadonlyArray<"environment" | "files" | "exit-codes"> | undefined
+}
+
+/** A command line to copy, and what it does. */
+export interface Example {
+  readonly command: string
+  readonly does: string
+}
+
 /** A command that runs: its flags, and how many words (arguments) it takes besides them. */
 export interface Leaf {
   readonly _tag: "Leaf"
   readonly flags: ReadonlyMap<string, Flag>
   readonly maxWords: number
+  /** The Options and Args given to `Command.make`, which help describes. */
+  readonly config: Readonly<Record<string, unknown>>
+  readonly doc?: Doc | undefined
 }
 
 /** A command that groups subcommands (`alisio sessions`), and may run itself too (`alisio models`). */
@@ -29,11 +46,13 @@ export interface Group {
   readonly children: Readonly<Record<string, Shape>>
   /** What the command itself takes when no subcommand follows it. */
   readonly own?: Leaf | undefined
+  readonly doc?: Doc | undefined
 }
 
 export type Shape = Leaf | Group
 
-const namedIn = (usage: Usage.Usage): ReadonlyArray<Usage.Named> => {
+/** The named parts (flags, arguments) of a usage, in order. */
+export const namedIn = (usage: Usage.Usage): ReadonlyArray<Usage.Named> => {
   switch (usage._tag) {
     case "Named":
       return [usage]
@@ -66,7 +85,7 @@ const wordsIn = (usage: Usage.Usage): number => {
 }
 
 /** The shape of a command from the config given to `Command.make` (its Options and Args). */
-export const leaf = (config: Readonly<Record<string, unknown>>): Leaf => {
+export const leaf = (config: Readonly<Record<string, unknown>>, doc?: Doc): Leaf => {
   const flags = new Map<string, Flag>()
   let maxWords = 0
   for (const value of Object.values(config)) {
@@ -80,13 +99,17 @@ export const leaf = (config: Readonly<Record<string, unknown>>): Leaf => {
       maxWords += wordsIn(Args.getUsage(value))
     }
   }
-  return { _tag: "Leaf", flags, maxWords }
+  return { _tag: "Leaf", flags, maxWords, config, doc }
 }
 
-export const group = (children: Readonly<Record<string, Shape>>, own?: Leaf): Group => ({
+export const group = (
+  children: Readonly<Record<string, Shape>>,
+  options: { readonly own?: Leaf | undefined; readonly doc?: Doc | undefined } = {}
+): Group => ({
   _tag: "Group",
   children,
-  own
+  own: options.own,
+  doc: options.doc
 })
 
 /** A mistake in argv: one line, and the command whose `--help` explains the remedy. */

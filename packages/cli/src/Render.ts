@@ -1,5 +1,10 @@
-import type { ApprovalKind, KnownRunEvent } from "@alisio/domain/RunEvent"
-import { encodeRunEvent } from "@alisio/domain/RunEvent"
+import type { ApprovalKind, KnownRunEvent, RunEventDataMap } from "@alisio/domain/RunEvent"
+import { encodeRunEvent, isTerminalType } from "@alisio/domain/RunEvent"
+import { formatDuration } from "./Durations.js"
+import { makeProgress, makeStatusLine, type Progress, type StatusLine } from "./Progress.js"
+import { isTerminal, paint } from "./Terminal.js"
+
+export { useColor } from "./Terminal.js"
 
 /**
  * Writes to a stream once per turn of the event loop: a streamed answer arrives as thousands of
@@ -26,12 +31,6 @@ const buffered = (stream: NodeJS.WriteStream) => {
     flush
   }
 }
-
-const isTerminal = (event: KnownRunEvent) =>
-  event.type === "run_completed" ||
-  event.type === "run_failed" ||
-  event.type === "run_cancelled" ||
-  event.type === "turns_exceeded"
 
 /**
  * What the headless policy decided, in the user's words: `--yes` approves access outside the
@@ -62,16 +61,36 @@ const policyDecisions = () => {
   }
 }
 
-/** One event a line, Schema-encoded: the only thing `--json` writes on stdout (EV-1). */
-export const makeJsonWriter = () => {
+/** What a run's events become on stdout and stderr. */
+export interface Renderer {
+  readonly event: (event: KnownRunEvent, now: number) => void
+  /** Redraws what changes with time (the progress line), at the Clock's `now`. */
+  readonly tick: (now: number) => void
+  /** Ends the output: the progress line cleared, stdout flushed, then `lastLine` on stderr, if any. */
+  readonly close: (lastLine?: string) => void
+}
+
+/**
+ * `--json`: one event a line, Schema-encoded, the only thing on stdout (EV-1); with `events:
+ * false` (`--json --final`) nothing per event, the outcome is printed at the end instead.
+ */
+export const makeJsonWriter = (options: { readonly events: boolean }): Renderer => {
   const stdout = buffered(process.stdout)
   const decided = policyDecisions()
-  return (event: KnownRunEvent): void => {
-    const decision = decided(event)
-    if (decision !== undefined && "approved" in decision) process.stderr.write(`${decision.approved}\n`)
-    stdout.write(`${JSON.stringify(encodeRunEvent(event))}\n`)
-    // The process may exit right after the terminal event: nothing may wait in the buffer then.
-    if (isTerminal(event)) stdout.flush()
+  return {
+    event: (event) => {
+      const decision = decided(event)
+      if (decision !== undefined && "approved" in decision) process.stderr.write(`${decision.approved}\n`)
+      if (!options.events) return
+      stdout.write(`${JSON.stringify(encodeRunEvent(event))}\n`)
+      // The process may exit right after the terminal event: nothing may wait in the buffer then.
+      if (isTerminalType(event.type)) stdout.flush()
+    },
+    tick: () => undefined,
+    close: (lastLine) => {
+      stdout.flush()
+      if (lastLine !== undefined) process.stderr.write(`${lastLine}\n`)
+    }
   }
 }
 
@@ -85,92 +104,134 @@ const oneLine = (text: string, max: number): string => {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 
-/** Colors only for a terminal, and never with NO_COLOR. */
-export const useColor = (stream: NodeJS.WriteStream): boolean =>
-  stream.isTTY === true && (process.env.NO_COLOR === undefined || process.env.NO_COLOR === "")
+/** A retry as one line: why, what happens next, and which attempt it is. */
+export const retryLine = (data: RunEventDataMap["request_retry"]): string => {
+  const status = data.status === undefined ? "" : ` (HTTP ${data.status})`
+  const attempt = `(${data.attempt}/${data.of})`
+  switch (data.reason) {
+    case "first_token_timeout":
+      return `↻ no response within ${formatDuration(data.afterMs)}; sending the request again ${attempt}`
+    case "rate_limited":
+      return `↻ rate limited${status}; retrying in ${formatDuration(data.afterMs)} ${attempt}`
+    case "server_error":
+      return `↻ server error${status}; retrying in ${formatDuration(data.afterMs)} ${attempt}`
+    case "network":
+      return `↻ network error; retrying in ${formatDuration(data.afterMs)} ${attempt}`
+  }
+}
+
+/** How the text mode shows a run. */
+export interface TextOptions {
+  /** Only the answer on stdout, and errors on stderr. */
+  readonly quiet: boolean
+  /** The progress line (a spinner with elapsed time) on stderr, a terminal. */
+  readonly progress: boolean
+  /** A summary line ends the run: it says that the run was cancelled, no separate line does. */
+  readonly summary: boolean
+}
 
 /**
  * The text mode: the answer streams to stdout; tool activity, retries and failures go to stderr,
  * so `alisio run "…" > answer.txt` keeps only the answer.
  */
-export const makeTextRenderer = () => {
-  const color = useColor(process.stderr)
-  const dim = (text: string) => (color ? `\x1b[2m${text}\x1b[22m` : text)
-  const red = (text: string) => (color ? `\x1b[31m${text}\x1b[39m` : text)
+export const makeTextRenderer = (options: TextOptions): Renderer => {
+  const p = paint(process.stderr)
+  const stdoutIsTerminal = isTerminal(process.stdout)
   let stdoutAtLineStart = true
   let stderrAtLineStart = true
   const stdout = buffered(process.stdout)
   const decided = policyDecisions()
+  const status: StatusLine | undefined = options.progress ? makeStatusLine(process.stderr) : undefined
+  const progress: Progress | undefined = options.progress
+    ? makeProgress({ showAnswering: !stdoutIsTerminal })
+    : undefined
   const out = (text: string) => {
     if (text === "") return
+    // The answer and the progress line share the terminal: the line goes before the answer comes.
+    if (stdoutIsTerminal) status?.clear()
     stdout.write(text)
     stdoutAtLineStart = text.endsWith("\n")
   }
   const err = (line: string) => {
+    status?.clear()
     stdout.flush()
     // Keep a half-written answer line and the tool notes apart on a shared terminal.
-    if (!stdoutAtLineStart && process.stdout.isTTY === true) out("\n")
+    if (!stdoutAtLineStart && stdoutIsTerminal) out("\n")
     if (!stderrAtLineStart) process.stderr.write("\n")
     process.stderr.write(`${line}\n`)
     stderrAtLineStart = true
   }
+  const note = (line: string) => (options.quiet ? undefined : err(line))
   const finishAnswer = () => {
     if (!stdoutAtLineStart) out("\n")
     stdout.flush()
   }
 
-  return (event: KnownRunEvent): void => {
+  const event = (event: KnownRunEvent, now: number): void => {
+    progress?.observe(event, now)
     switch (event.type) {
       case "text_delta":
         return out(event.data.text)
       case "tool_call_started":
-        return err(dim(`▸ ${event.data.name} ${oneLine(event.data.arguments, 160)}`))
+        return note(p.dim(`▸ ${event.data.name} ${oneLine(event.data.arguments, 160)}`))
       case "tool_progress": {
-        if (!stdoutAtLineStart && process.stdout.isTTY === true) out("\n")
+        if (options.quiet) return
+        status?.clear()
+        if (!stdoutAtLineStart && stdoutIsTerminal) out("\n")
         stdout.flush()
-        process.stderr.write(dim(event.data.text))
+        process.stderr.write(p.dim(event.data.text))
         stderrAtLineStart = event.data.text.endsWith("\n")
         return
       }
       case "tool_call_completed":
         if (event.data.status === "completed") return
-        return err(red(`  ${event.data.status}: ${oneLine(event.data.result, 200)}`))
+        return note(p.red(`  ${event.data.status}: ${oneLine(event.data.result, 200)}`))
       case "approval_resolved": {
         const decision = decided(event)
         if (decision === undefined) return
-        return "approved" in decision ? err(decision.approved) : err(dim(`  (${decision.denied})`))
+        // An approval of access outside the workspace is a warning: even --quiet says it.
+        return "approved" in decision ? err(decision.approved) : note(p.dim(`  (${decision.denied})`))
       }
       case "approval_requested":
         decided(event)
         return
       case "request_retry":
-        return err(
-          dim(
-            `… no response within ${event.data.afterMs} ms; sending the request again (${event.data.attempt}/${event.data.of})`
-          )
-        )
+        return note(p.dim(retryLine(event.data)))
       case "truncation_recovery":
-        return err(
-          dim(
-            `… the response was cut by the ${event.data.maxOutputTokens}-token output limit; asking again (${event.data.attempt}/${event.data.of})`
+        return note(
+          p.dim(
+            `↻ the response was cut by the ${event.data.maxOutputTokens}-token output limit; asking again (${event.data.attempt}/${event.data.of})`
           )
         )
       case "response_truncated":
         finishAnswer()
-        return err(dim(`(the answer was cut by the ${event.data.maxOutputTokens}-token output limit)`))
+        return note(p.dim(`(the answer was cut by the ${event.data.maxOutputTokens}-token output limit)`))
       case "run_completed":
         return finishAnswer()
       case "run_failed":
         finishAnswer()
-        return err(red(`alisio: ${event.data.error}`))
+        return err(p.red(`alisio: ${event.data.error}`))
       case "turns_exceeded":
         finishAnswer()
-        return err(red(`alisio: the run reached its limit of ${event.data.maxTurns} turns`))
+        return err(p.red(`alisio: the run reached its limit of ${event.data.maxTurns} turns`))
       case "run_cancelled":
         finishAnswer()
-        return err(dim("alisio: cancelled"))
+        return options.summary ? undefined : note(p.dim("alisio: cancelled"))
       default:
         return
+    }
+  }
+  return {
+    event,
+    tick: (now) => {
+      if (status === undefined || progress === undefined) return
+      // Never over a half-written line of the answer.
+      status.show(stdoutIsTerminal && !stdoutAtLineStart ? undefined : progress.line(now))
+    },
+    close: (lastLine) => {
+      status?.clear()
+      finishAnswer()
+      if (lastLine !== undefined) err(lastLine)
     }
   }
 }

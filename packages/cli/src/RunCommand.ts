@@ -6,6 +6,7 @@ import { Runner, type RunOptions } from "@alisio/runtime/Runner"
 import { type RunRecord, SessionStore, type StoredEvent } from "@alisio/runtime/SessionStore"
 import { fromPrompt } from "@alisio/runtime/SessionTitles"
 import { approveAll } from "@alisio/runtime/Tools"
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -17,9 +18,13 @@ import * as BrokenPipe from "./BrokenPipe.js"
 import { CliError, ExitCode, setExitCode, usageError } from "./CliError.js"
 import { chooseModel } from "./ModelChoice.js"
 import type { RunFlags } from "./main.js"
+import { checkFolder, writeAtomically } from "./OutputFile.js"
 import { pluginFlagsOf, withPluginContext } from "./Plugins.js"
+import { animate } from "./Progress.js"
 import { makeJsonWriter, makeTextRenderer } from "./Render.js"
 import { findSession } from "./ShortIds.js"
+import { encodeRunResult, makeOutcome, summaryLine } from "./Summary.js"
+import { canAnimate, isTerminal, paint } from "./Terminal.js"
 import { summarizeInto, summarizes, TITLE_GRACE } from "./Titles.js"
 
 const exitCodeFor = (status: RunStatus): number =>
@@ -124,10 +129,10 @@ const FOLLOW_EVERY = Duration.millis(100)
  * process, follows its new events from the database on the Effect clock until its terminal event
  * (ST-3). A run whose process died meanwhile is marked interrupted (ST-4). Returns how it ended.
  */
-const followRun = (run: RunRecord, requestId: string, json: boolean, render: (event: KnownRunEvent) => void) =>
+const followRun = (run: RunRecord, requestId: string, quiet: boolean, render: (event: KnownRunEvent) => void) =>
   Effect.gen(function* () {
     const store = yield* SessionStore
-    const say = (line: string) => Effect.sync(() => json || process.stderr.write(`alisio: ${line}\n`))
+    const say = (line: string) => Effect.sync(() => quiet || process.stderr.write(`alisio: ${line}\n`))
     let status: RunStatus | undefined
     let cursor: string | undefined
     let seen = 0
@@ -205,6 +210,33 @@ const cancelledWhenStdoutCloses = (runner: Runner["Type"]) => ({
     )
 })
 
+/** What the run prints, and how it ends its output: the text or JSON mode, the outcome, the file. */
+const makeOutput = (flags: RunFlags) => {
+  const summary = !flags.json && !flags.quiet && isTerminal(process.stderr)
+  const renderer = flags.json
+    ? makeJsonWriter({ events: !flags.final })
+    : makeTextRenderer({ quiet: flags.quiet, progress: summary && canAnimate(process.stderr), summary })
+  const outcome = makeOutcome()
+  const observe = (event: KnownRunEvent, now: number) => {
+    outcome.observe(event)
+    renderer.event(event, now)
+  }
+  /** After the run, however it ended: the answer file, the `--final` object, the summary line. */
+  const finish = (status: RunStatus | undefined) =>
+    Effect.gen(function* () {
+      const result = outcome.result(status)
+      if (result === undefined) return renderer.close()
+      if (Option.isSome(flags.outputLastMessage)) yield* writeAtomically(flags.outputLastMessage.value, result.text)
+      if (flags.json && flags.final) {
+        renderer.close()
+        process.stdout.write(`${JSON.stringify(encodeRunResult(result))}\n`)
+        return
+      }
+      renderer.close(summary ? summaryLine(result, paint(process.stderr)) : undefined)
+    })
+  return { renderer, observe, finish, progress: summary }
+}
+
 /** `alisio run`: one task, headless (CLI-1, CLI-2). */
 export const runCommand = (flags: RunFlags) =>
   Effect.gen(function* () {
@@ -213,12 +245,19 @@ export const runCommand = (flags: RunFlags) =>
         "--continue and --session both choose the session to resume: give one of them (see alisio run --help)"
       )
     }
+    if (flags.final && !flags.json) {
+      return yield* usageError("--final goes with --json: write `alisio run --json --final …` (see alisio run --help)")
+    }
+    if (Option.isSome(flags.outputLastMessage)) yield* checkFolder(flags.outputLastMessage.value)
     const prompt = yield* readPrompt(flags.prompt)
     const setup = yield* loadSetup({
       ...(Option.isSome(flags.cwd) ? { cwd: flags.cwd.value } : {}),
       trustProject: flags.trustProject,
       flags: { limits: limitsOf(flags) }
     })
+    const output = makeOutput(flags)
+    // How the run ended, when it is known without a terminal event (a followed run whose process died).
+    let ended: RunStatus | undefined
     const program = Effect.gen(function* () {
       yield* registerProviders(setup)
       const store = yield* SessionStore
@@ -232,12 +271,15 @@ export const runCommand = (flags: RunFlags) =>
         prompt,
         model: model.model
       })
-      const render: (event: KnownRunEvent) => void = flags.json ? makeJsonWriter() : makeTextRenderer()
+      const replay = (event: KnownRunEvent) => output.observe(event, Date.parse(event.time))
       const requestId = Option.getOrElse(flags.requestId, () => "")
+      const quietNotes = flags.json || flags.quiet
       if (Option.isSome(chosen.existing)) {
-        return setExitCode(exitCodeFor(yield* followRun(chosen.existing.value, requestId, flags.json, render)))
+        ended = yield* followRun(chosen.existing.value, requestId, quietNotes, replay)
+        return setExitCode(exitCodeFor(ended))
       }
       const runner = cancelledWhenStdoutCloses(yield* Runner)
+      if (output.progress) yield* Effect.forkScoped(animate(output.renderer.tick))
       // A new session is titled after its prompt at once; the model's summary may follow (CLI-1).
       const title = Option.isNone(chosen.sessionId) ? fromPrompt(prompt) : undefined
       const started = yield* Deferred.make<SessionId>()
@@ -267,9 +309,10 @@ export const runCommand = (flags: RunFlags) =>
         onEvent: (event) =>
           Effect.zipRight(
             Deferred.succeed(started, event.sessionId),
-            Effect.sync(() => render(event))
+            Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => output.observe(event, now)))
           )
       })
+      ended = outcome.status
       // The run is over and its answer printed; a title still on its way gets a moment, no more.
       if (summary !== undefined) yield* Effect.ignore(Effect.timeout(Fiber.join(summary), TITLE_GRACE))
       if (!outcome.existing) return setExitCode(exitCodeFor(outcome.status))
@@ -278,18 +321,29 @@ export const runCommand = (flags: RunFlags) =>
       const run = runs.find((r) => r.id === outcome.runId)
       if (run === undefined) {
         // A store without run records: replay what it stored of the run.
-        for (const event of yield* store.events(outcome.sessionId, outcome.runId)) render(event)
+        for (const event of yield* store.events(outcome.sessionId, outcome.runId)) replay(event)
         return setExitCode(exitCodeFor(outcome.status))
       }
-      setExitCode(exitCodeFor(yield* followRun(run, requestId, flags.json, render)))
+      ended = yield* followRun(run, requestId, quietNotes, replay)
+      setExitCode(exitCodeFor(ended))
     })
     yield* program.pipe(
       Effect.scoped,
+      // The output ends however the run did: completed, failed, or cancelled by Ctrl-C. A file
+      // that cannot be written is one line, and a failure of the command.
+      Effect.onExit(() =>
+        Effect.catchAll(output.finish(ended), (error) =>
+          Effect.sync(() => {
+            process.stderr.write(`alisio: ${error.message}\n`)
+            setExitCode(error.exitCode)
+          })
+        )
+      ),
       Effect.catchTags({
         SessionLockedError: (error) => Effect.fail(usageError(error.message)),
         SessionNotFoundError: (error) => Effect.fail(usageError(error.message)),
         StoreError: (error) => Effect.fail(new CliError({ message: error.message, exitCode: ExitCode.failed }))
       }),
-      Effect.provide(runtimeLayer(setup, { approveAll: flags.yes, plugins: pluginFlagsOf(flags) }))
+      Effect.provide(runtimeLayer(setup, { approveAll: flags.yes, plugins: pluginFlagsOf(flags), quiet: flags.quiet }))
     )
   })

@@ -1,4 +1,5 @@
 import { stripVTControlCharacters } from "node:util"
+import { DEFAULT_OUTPUT_BUDGET, defaultLimits, MODEL_OUTPUT_CAP } from "@alisio/domain/Limits"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
@@ -16,17 +17,24 @@ import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as BrokenPipe from "./BrokenPipe.js"
 import { type CliError, ExitCode, requestedExit, usageError } from "./CliError.js"
+import { docs } from "./CommandDocs.js"
 import * as CommandLine from "./CommandLine.js"
-import { parseDuration } from "./Durations.js"
+import { formatDuration, parseDuration } from "./Durations.js"
+import * as Help from "./Help.js"
 import * as Logging from "./Logging.js"
 import { version } from "./Version.js"
 
 // Only @effect/cli and effect load here: the heavy parts (SQLite, the openai SDK) are imported by
 // the handlers, so `--help` stays fast.
 
+/** How a limit's default reads in help: its value, and the `config.yaml` key that changes it. */
+const limitDefault = (key: keyof typeof defaultLimits | "timeoutMs" | "maxOutputTokens", value: string) =>
+  `(default ${value}; config.yaml: limits.${key})`
+
 const duration = (name: string, description: string) =>
   Options.text(name).pipe(
-    Options.withDescription(`${description} (500ms, 30s, 2m, 1h, or milliseconds)`),
+    Options.withPseudoName("duration"),
+    Options.withDescription(description),
     Options.mapEffect((text) => {
       const ms = parseDuration(text)
       return ms === undefined
@@ -42,6 +50,7 @@ const duration = (name: string, description: string) =>
 
 const count = (name: string, description: string, min: number) =>
   Options.integer(name).pipe(
+    Options.withPseudoName("n"),
     Options.withDescription(description),
     Options.mapEffect((n) =>
       n >= min
@@ -61,32 +70,58 @@ const disablePluginOption = Options.text("disable-plugin").pipe(
   Options.repeated,
   Options.withDescription("Do not load the plugin with this id (repeatable)")
 )
+const id = (name: string, description: string) =>
+  Options.text(name).pipe(Options.withPseudoName("id"), Options.withDescription(description), Options.optional)
 
 export const runFlags = {
   json: Options.boolean("json").pipe(
-    Options.withDescription("Stream one RunEvent per line (JSONL) on stdout, nothing else")
+    Options.withDescription(
+      "Write the run's events on stdout as JSON lines, one RunEvent a line and nothing else (see --final)"
+    )
+  ),
+  final: Options.boolean("final").pipe(
+    Options.withDescription(
+      "With --json: instead of the events, one JSON object with the outcome when the run ends " +
+        "(status, sessionId, runId, text, turns, usage, error, durations)"
+    )
+  ),
+  quiet: Options.boolean("quiet").pipe(
+    Options.withAlias("q"),
+    Options.withDescription(
+      "Only the answer: no tool activity, retries, progress or summary on stderr; errors and warnings still go there"
+    )
+  ),
+  outputLastMessage: Options.text("output-last-message").pipe(
+    Options.withPseudoName("file"),
+    Options.withDescription("Also write the final answer's text to this file (written even when it is empty)"),
+    Options.optional
   ),
   model: Options.text("model").pipe(
     Options.withAlias("m"),
-    Options.withDescription("provider/model; a bare model name means the openai provider"),
+    Options.withPseudoName("provider/model"),
+    Options.withDescription(
+      "The model to run; a bare model name means the openai provider (OPENAI_BASE_URL). " +
+        "Default: the configured or remembered model; `alisio models` lists them"
+    ),
     Options.optional
   ),
   session: Options.text("session").pipe(
     Options.withAlias("s"),
-    Options.withDescription("Resume this session"),
+    Options.withPseudoName("id"),
+    Options.withDescription("Resume this session (`alisio sessions list` shows their ids)"),
     Options.optional
   ),
   continue: Options.boolean("continue").pipe(
     Options.withAlias("c"),
-    Options.withDescription("Resume the most recent session in this directory")
+    Options.withDescription("Resume the most recent session of this directory")
   ),
   readOnly: Options.boolean("read-only").pipe(
-    Options.withDescription("Only tools that cannot change the workspace or the world")
+    Options.withDescription("Offer only the tools that cannot change the workspace or the world")
   ),
   yes: Options.boolean("yes").pipe(
     Options.withDescription(
       "Approve every tool request, and access to files outside the workspace (each such path is named on " +
-        "stderr); without it a headless run denies what needs approval"
+        "stderr); without it a headless run denies what needs approval and tells the model"
     )
   ),
   trustProject: Options.boolean("trust-project").pipe(
@@ -95,27 +130,54 @@ export const runFlags = {
   plugin: pluginOption,
   disablePlugin: disablePluginOption,
   cwd: Options.directory("cwd").pipe(
-    Options.withDescription("The workspace (default: the current directory)"),
+    Options.withPseudoName("dir"),
+    Options.withDescription("The workspace the tools work in (default: the current directory)"),
     Options.optional
   ),
-  maxTurns: count("max-turns", "Most model turns in the run", 1),
-  timeout: duration("timeout", "Active time allowed for the run"),
-  firstTokenTimeout: duration("first-token-timeout", "Silence allowed before a response's first token"),
-  firstTokenRetries: count("first-token-retries", "Resends of a request that stayed silent", 0),
-  streamIdleTimeout: duration("stream-idle-timeout", "Silence allowed in the middle of a response"),
-  maxOutputTokens: count("max-output-tokens", "Output-token budget of each request", 1),
-  truncationRecoveries: count("truncation-recoveries", "Re-requests after a response cut by the output budget", 0),
-  runId: Options.text("run-id").pipe(Options.withDescription("The run's id (default: a UUID)"), Options.optional),
-  requestId: Options.text("request-id").pipe(
-    Options.withDescription("Idempotency key: a repeat returns the existing run"),
-    Options.optional
+  maxTurns: count(
+    "max-turns",
+    `Most model turns in the run ${limitDefault("maxTurns", String(defaultLimits.maxTurns))}`,
+    1
   ),
-  correlationId: Options.text("correlation-id").pipe(
-    Options.withDescription("Copied to every event"),
-    Options.optional
+  timeout: duration(
+    "timeout",
+    `Active time allowed for the run; it pauses while a person is asked ${limitDefault("timeoutMs", "none")}`
   ),
+  firstTokenTimeout: duration(
+    "first-token-timeout",
+    "Silence allowed before a response's first token; then the request is sent again " +
+      limitDefault("firstTokenTimeoutMs", formatDuration(defaultLimits.firstTokenTimeoutMs))
+  ),
+  firstTokenRetries: count(
+    "first-token-retries",
+    `Resends of a request that stayed silent ${limitDefault("firstTokenRetries", String(defaultLimits.firstTokenRetries))}`,
+    0
+  ),
+  streamIdleTimeout: duration(
+    "stream-idle-timeout",
+    "Silence allowed in the middle of a response " +
+      limitDefault("streamIdleTimeoutMs", formatDuration(defaultLimits.streamIdleTimeoutMs))
+  ),
+  maxOutputTokens: count(
+    "max-output-tokens",
+    "Output-token budget of each request " +
+      limitDefault("maxOutputTokens", `the model's own, up to ${MODEL_OUTPUT_CAP}, else ${DEFAULT_OUTPUT_BUDGET}`),
+    1
+  ),
+  truncationRecoveries: count(
+    "truncation-recoveries",
+    "Requests again after a response cut by the output budget " +
+      limitDefault("truncationRecoveries", String(defaultLimits.truncationRecoveries)),
+    0
+  ),
+  runId: id("run-id", "The run's id, copied to every event (default: a new UUID)"),
+  requestId: id(
+    "request-id",
+    "Idempotency key: a run with a key already used is not run again; its events are replayed (or followed)"
+  ),
+  correlationId: id("correlation-id", "Copied to every event of the run, e.g. the id of the request that asked for it"),
   prompt: Args.text({ name: "prompt" }).pipe(
-    Args.withDescription("The task; `-` or nothing reads stdin"),
+    Args.withDescription("The task; `-` or nothing reads it from stdin"),
     Args.repeated
   )
 }
@@ -133,7 +195,7 @@ const run = Command.make("run", runFlags, (flags) =>
     Effect.promise(() => import("./RunCommand.js")),
     (m) => m.runCommand(flags)
   )
-).pipe(Command.withDescription("Run one task headless: the answer on stdout, tool activity on stderr"))
+).pipe(Command.withDescription(docs.run.description))
 
 const sessionId = Args.text({ name: "session-id" }).pipe(
   Args.withDescription("A session id, or its first characters (the 8 that lists show are enough)")
@@ -199,39 +261,39 @@ const sessionsModule = () => import("./SessionsCommand.js")
 
 const sessionsList = Command.make("list", listFlags, (flags) =>
   Effect.flatMap(Effect.promise(sessionsModule), (m) => m.listSessions(flags))
-).pipe(Command.withDescription("List sessions, newest first, with their short ids"))
+).pipe(Command.withDescription(docs.sessionsList.description))
 
 const sessionsShow = Command.make("show", showFlags, (flags) =>
   Effect.flatMap(
     Effect.promise(() => import("./SessionShow.js")),
     (m) => m.showSession(flags)
   )
-).pipe(Command.withDescription("Show a session's whole conversation (--json: the messages themselves)"))
+).pipe(Command.withDescription(docs.sessionsShow.description))
 
 const sessionsEvents = Command.make("events", eventsFlags, (flags) =>
   Effect.flatMap(Effect.promise(sessionsModule), (m) => m.sessionEvents(flags))
-).pipe(Command.withDescription("Replay a session's stored events (JSONL with --json)"))
+).pipe(Command.withDescription(docs.sessionsEvents.description))
 
 const sessionsRemove = Command.make("rm", removeFlags, (flags) =>
   Effect.flatMap(
     Effect.promise(() => import("./SessionRemove.js")),
     (m) => m.removeSessions(flags)
   )
-).pipe(Command.withDescription("Delete sessions and their child sessions (asks first; --yes when not on a terminal)"))
+).pipe(Command.withDescription(docs.sessionsRemove.description))
 
 const sessionsExport = Command.make("export", exportFlags, (flags) =>
   Effect.flatMap(
     Effect.promise(() => import("./SessionExport.js")),
     (m) => m.exportSession(flags)
   )
-).pipe(Command.withDescription("Export a session and its child sessions as JSONL events or Markdown"))
+).pipe(Command.withDescription(docs.sessionsExport.description))
 
 const sessionsRename = Command.make("rename", renameFlags, (flags) =>
   Effect.flatMap(Effect.promise(sessionsModule), (m) => m.renameSession(flags))
-).pipe(Command.withDescription("Give a session a title of your own"))
+).pipe(Command.withDescription(docs.sessionsRename.description))
 
 const sessions = Command.make("sessions").pipe(
-  Command.withDescription("List, show, export, rename and delete stored sessions"),
+  Command.withDescription(docs.sessions.description),
   Command.withSubcommands([sessionsList, sessionsShow, sessionsEvents, sessionsExport, sessionsRename, sessionsRemove])
 )
 
@@ -239,41 +301,35 @@ const modelsModule = () => import("./ModelsCommand.js")
 
 const modelsUse = Command.make("use", modelsUseFlags, (flags) =>
   Effect.flatMap(Effect.promise(modelsModule), (m) => m.useModel(flags))
-).pipe(Command.withDescription("Make a model the default of later runs (sets defaultModel in the global config.yaml)"))
+).pipe(Command.withDescription(docs.modelsUse.description))
 
 const models = Command.make("models", modelsFlags, (flags) =>
   Effect.flatMap(Effect.promise(modelsModule), (m) => m.listModels(flags))
-).pipe(
-  Command.withDescription("List the models of the configured providers; the default is marked with *"),
-  Command.withSubcommands([modelsUse])
-)
+).pipe(Command.withDescription(docs.models.description), Command.withSubcommands([modelsUse]))
 
 const configModule = () => import("./ConfigCommand.js")
 
 const configPath = Command.make("path", configPathFlags, (flags) =>
   Effect.flatMap(Effect.promise(configModule), (m) => m.configPaths(flags))
-).pipe(Command.withDescription("Where the configuration files are, and whether the project's applies"))
+).pipe(Command.withDescription(docs.configPath.description))
 
 const configSchema = Command.make("schema", {}, () =>
   Effect.flatMap(Effect.promise(configModule), (m) => m.configSchema)
-).pipe(Command.withDescription("Print the JSON Schema of config.yaml (for editor completion)"))
+).pipe(Command.withDescription(docs.configSchema.description))
 
 const config = Command.make("config", configFlags, (flags) =>
   Effect.flatMap(Effect.promise(configModule), (m) => m.showConfig(flags))
-).pipe(
-  Command.withDescription("Print the effective configuration and where each value comes from"),
-  Command.withSubcommands([configPath, configSchema])
-)
+).pipe(Command.withDescription(docs.config.description), Command.withSubcommands([configPath, configSchema]))
 
 const eventsSchema = Command.make("schema", {}, () =>
   Effect.flatMap(
     Effect.promise(() => import("./EventsCommand.js")),
     (m) => m.eventsSchema
   )
-).pipe(Command.withDescription("Print the JSON Schema of the run events (`run --json` lines)"))
+).pipe(Command.withDescription(docs.eventsSchema.description))
 
 const events = Command.make("events").pipe(
-  Command.withDescription("The run events' contract"),
+  Command.withDescription(docs.events.description),
   Command.withSubcommands([eventsSchema])
 )
 
@@ -287,56 +343,74 @@ const pluginsListFlags = {
   readOnly: Options.boolean("read-only").pipe(Options.withDescription("List as a --read-only run would load them"))
 }
 
-const pluginsInstallFlags = { spec: Args.text({ name: "npm-spec|path" }) }
+const pluginsInstallFlags = {
+  spec: Args.text({ name: "npm-spec|path" }).pipe(
+    Args.withDescription(
+      "An npm package (name, name@version) or the folder of a plugin; installed into the config folder"
+    )
+  )
+}
 
 const pluginsList = Command.make("list", pluginsListFlags, (flags) =>
   Effect.flatMap(
     Effect.promise(() => import("./PluginsCommand.js")),
     (m) => m.listPlugins(flags)
   )
-).pipe(Command.withDescription("List the plugins: where each comes from, what it registered, its problems"))
+).pipe(Command.withDescription(docs.pluginsList.description))
 
 const pluginsInstall = Command.make("install", pluginsInstallFlags, (flags) =>
   Effect.flatMap(
     Effect.promise(() => import("./PluginsCommand.js")),
     (m) => m.installPlugin(flags)
   )
-).pipe(Command.withDescription("Install a plugin with npm into the config folder and add it to config.yaml"))
+).pipe(Command.withDescription(docs.pluginsInstall.description))
 
 const plugins = Command.make("plugins").pipe(
-  Command.withDescription("List and install plugins"),
+  Command.withDescription(docs.plugins.description),
   Command.withSubcommands([pluginsList, pluginsInstall])
 )
 
 export const alisio = Command.make("alisio").pipe(
-  Command.withDescription("An agent CLI that runs a language model with tools and keeps every session."),
+  Command.withDescription(docs.alisio.description),
   Command.withSubcommands([run, sessions, models, config, events, plugins])
 )
 
 export const cli = Command.run(alisio, { name: "alisio", version })
 
-/** The command tree as `CommandLine` checks argv against it: the same flags as the commands above. */
-export const commandLine = CommandLine.group({
-  run: CommandLine.leaf(runFlags),
-  sessions: CommandLine.group({
-    list: CommandLine.leaf(listFlags),
-    show: CommandLine.leaf(showFlags),
-    events: CommandLine.leaf(eventsFlags),
-    export: CommandLine.leaf(exportFlags),
-    rename: CommandLine.leaf(renameFlags),
-    rm: CommandLine.leaf(removeFlags)
-  }),
-  models: CommandLine.group({ use: CommandLine.leaf(modelsUseFlags) }, CommandLine.leaf(modelsFlags)),
-  config: CommandLine.group(
-    { path: CommandLine.leaf(configPathFlags), schema: CommandLine.leaf({}) },
-    CommandLine.leaf(configFlags)
-  ),
-  events: CommandLine.group({ schema: CommandLine.leaf({}) }),
-  plugins: CommandLine.group({
-    list: CommandLine.leaf(pluginsListFlags),
-    install: CommandLine.leaf(pluginsInstallFlags)
-  })
-})
+/** The command tree as `CommandLine` checks argv against it and `Help` describes it: the same flags as the commands above. */
+export const commandLine = CommandLine.group(
+  {
+    run: CommandLine.leaf(runFlags, docs.run),
+    sessions: CommandLine.group(
+      {
+        list: CommandLine.leaf(listFlags, docs.sessionsList),
+        show: CommandLine.leaf(showFlags, docs.sessionsShow),
+        events: CommandLine.leaf(eventsFlags, docs.sessionsEvents),
+        export: CommandLine.leaf(exportFlags, docs.sessionsExport),
+        rename: CommandLine.leaf(renameFlags, docs.sessionsRename),
+        rm: CommandLine.leaf(removeFlags, docs.sessionsRemove)
+      },
+      { doc: docs.sessions }
+    ),
+    models: CommandLine.group(
+      { use: CommandLine.leaf(modelsUseFlags, docs.modelsUse) },
+      { own: CommandLine.leaf(modelsFlags), doc: docs.models }
+    ),
+    config: CommandLine.group(
+      { path: CommandLine.leaf(configPathFlags, docs.configPath), schema: CommandLine.leaf({}, docs.configSchema) },
+      { own: CommandLine.leaf(configFlags), doc: docs.config }
+    ),
+    events: CommandLine.group({ schema: CommandLine.leaf({}, docs.eventsSchema) }, { doc: docs.events }),
+    plugins: CommandLine.group(
+      {
+        list: CommandLine.leaf(pluginsListFlags, docs.pluginsList),
+        install: CommandLine.leaf(pluginsInstallFlags, docs.pluginsInstall)
+      },
+      { doc: docs.plugins }
+    )
+  },
+  { doc: docs.alisio }
+)
 
 const isCliError = (error: unknown): error is CliError => Predicate.isTagged(error, "CliError")
 
@@ -353,6 +427,14 @@ const oneLine = (doc: HelpDoc.HelpDoc) => stripVTControlCharacters(HelpDoc.toAns
  */
 const program = (argv: ReadonlyArray<string>) => {
   const [node = "node", script = "alisio", ...words] = argv
+  const help = Help.requested(commandLine, words)
+  if (Option.isSome(help)) {
+    return Either.match(help.value, {
+      onLeft: (mistake) => Effect.fail(usageMistake(mistake.message, mistake.path)),
+      onRight: (path) =>
+        Effect.sync(() => process.stdout.write(Help.render(commandLine, path, Help.layoutFor(process.stdout))))
+    })
+  }
   return Either.match(CommandLine.check(commandLine, words), {
     onLeft: (mistake) => Effect.fail(usageMistake(mistake.message, mistake.path)),
     onRight: (checked) =>

@@ -103,7 +103,7 @@ describe("CommandLine", () => {
   it("CLI-3 a command with subcommands of its own may take flags itself (`models --json`, `models use x`)", () => {
     const models = CommandLine.group(
       { use: CommandLine.leaf({ model: Args.text({ name: "model" }) }) },
-      CommandLine.leaf({ json: Options.boolean("json") })
+      { own: CommandLine.leaf({ json: Options.boolean("json") }) }
     )
     const withModels = CommandLine.group({ models })
     const argvOf = (...words: ReadonlyArray<string>) => Either.getOrThrow(CommandLine.check(withModels, words)).argv

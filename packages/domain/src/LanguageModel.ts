@@ -36,14 +36,37 @@ export interface ModelRequest {
 export const FinishReason = Schema.Literal("stop", "tool_calls", "length", "content_filter", "other")
 export type FinishReason = typeof FinishReason.Type
 
-/** The pieces a provider streams back. Tool calls are announced, fed argument fragments, then ended. */
+/** Why a provider sends a request again by itself: a transient failure before any part (PRV-2). */
+export const ProviderRetryReason = Schema.Literal("rate_limited", "server_error", "network")
+export type ProviderRetryReason = typeof ProviderRetryReason.Type
+
+/**
+ * The provider failed transiently before anything arrived and sends the request again after
+ * `afterMs` (its backoff, or the server's `Retry-After`): retry `attempt` of at most `of`. Neither
+ * content nor progress; a provider reports it only before any other part of the response.
+ */
+export const Retrying = Schema.TaggedStruct("Retrying", {
+  reason: ProviderRetryReason,
+  /** The HTTP status retried (429, 5xx), when there was one. */
+  status: Schema.optional(Schema.Int),
+  afterMs: Schema.NonNegativeInt,
+  attempt: Schema.Int.pipe(Schema.positive()),
+  of: Schema.NonNegativeInt
+})
+export type Retrying = typeof Retrying.Type
+
+/**
+ * The pieces a provider streams back. Tool calls are announced, fed argument fragments, then
+ * ended; `Retrying` parts may come first, before anything else.
+ */
 export const ResponsePart = Schema.Union(
   Schema.TaggedStruct("TextDelta", { text: Schema.String }),
   Schema.TaggedStruct("ReasoningDelta", { text: Schema.String }),
   Schema.TaggedStruct("ToolCallStart", { id: ToolCallId, name: Schema.String }),
   Schema.TaggedStruct("ToolCallDelta", { id: ToolCallId, argumentsDelta: Schema.String }),
   Schema.TaggedStruct("ToolCallEnd", { id: ToolCallId }),
-  Schema.TaggedStruct("Finish", { reason: FinishReason, usage: Schema.optional(Usage) })
+  Schema.TaggedStruct("Finish", { reason: FinishReason, usage: Schema.optional(Usage) }),
+  Retrying
 )
 export type ResponsePart = typeof ResponsePart.Type
 

@@ -2,6 +2,7 @@ import * as Either from "effect/Either"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { EventId, RunId, SessionId, ToolCallId } from "./Ids.js"
+import { ProviderRetryReason } from "./LanguageModel.js"
 import { OutputBudgetSource, TimeoutInfo, TruncationInfo } from "./Limits.js"
 import { Message } from "./Message.js"
 import { ToolEffect } from "./Tool.js"
@@ -43,6 +44,13 @@ export const PluginFailureStage = Schema.Literal(
   "close"
 )
 export type PluginFailureStage = typeof PluginFailureStage.Type
+
+/**
+ * Why a request was sent again: the runner's resend of a silent request (LIM-4), or the
+ * provider's own retry of a transient failure (429, 5xx, a lost connection) before any part.
+ */
+export const RetryReason = Schema.Literal("first_token_timeout", ...ProviderRetryReason.literals)
+export type RetryReason = typeof RetryReason.Type
 
 /** What a human wait was about. */
 export const ApprovalKind = Schema.Literal("tool", "external_directory")
@@ -104,7 +112,13 @@ export const RunEventData = {
   request_retry: Schema.Struct({
     attempt: Schema.Int.pipe(Schema.positive()),
     of: Count,
-    reason: Schema.Literal("first_token_timeout"),
+    reason: RetryReason,
+    /** The HTTP status retried (429, 5xx), when there was one. */
+    status: Schema.optional(Schema.Int),
+    /**
+     * `first_token_timeout`: the silence after which the request is sent again (at once);
+     * otherwise the wait before it is sent again (backoff, or the server's `Retry-After`).
+     */
     afterMs: Millis
   }),
   truncation_recovery: Schema.Struct({

@@ -1,5 +1,6 @@
 export * as ChildSession from "./ChildSession.js"
 export * as Command from "./Command.js"
+export * as Durations from "./Durations.js"
 export * as Errors from "./Errors.js"
 export * as Extensions from "./Extensions.js"
 export * as Ids from "./Ids.js"

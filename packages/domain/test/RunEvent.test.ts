@@ -146,6 +146,19 @@ describe("RunEvent", () => {
     assert.isTrue(Either.isLeft(decodeRunEvent("not an event")))
   })
 
+  it("EV-2 request_retry grew additively: a provider's 429 carries its status and wait; the LIM-4 form still decodes", () => {
+    const decode = (data: unknown) => decodeRunEvent({ ...header, seq: 4, eventId: "7", type: "request_retry", data })
+    const rateLimited = Either.getOrThrow(
+      decode({ attempt: 1, of: 2, reason: "rate_limited", status: 429, afterMs: 1500 })
+    )
+    assert.strictEqual(rateLimited._tag, "Known")
+    if (rateLimited._tag === "Known" && rateLimited.event.type === "request_retry")
+      assert.strictEqual(rateLimited.event.data.status, 429)
+    assert.isTrue(Either.isRight(decode({ attempt: 1, of: 1, reason: "first_token_timeout", afterMs: 120000 })))
+    assert.isTrue(Either.isRight(decode({ attempt: 2, of: 2, reason: "network", afterMs: 800 })))
+    assert.isTrue(Either.isLeft(decode({ attempt: 1, of: 2, reason: "bored", afterMs: 1 })))
+  })
+
   it("EV-3 only text_delta, reasoning_delta and tool_progress are ephemeral", () => {
     assert.deepStrictEqual(runEventTypes.filter(isEphemeralType), ["text_delta", "reasoning_delta", "tool_progress"])
     assert.deepStrictEqual(runEventTypes.filter(isTerminalType).sort(), [

@@ -8,6 +8,7 @@ import {
   type ModelError,
   type ModelInfo,
   type ModelRequest,
+  type ProviderRetryReason,
   type ResponsePart
 } from "@alisio/domain/LanguageModel"
 import type { Usage } from "@alisio/domain/Usage"
@@ -72,6 +73,30 @@ export const finish = (reason: FinishReason, usage?: Usage): Step =>
 
 /** Waits `ms` of clock time before the next step. */
 export const delay = (ms: number): Step => ({ _tag: "Delay", ms })
+
+/**
+ * The provider's own retry of a transient failure, as the OpenAI-compatible adapter reports it:
+ * a `Retrying` part, then its wait on the clock. Only before any other part of a response.
+ */
+export const retrying = (
+  afterMs: number,
+  options: {
+    readonly reason?: ProviderRetryReason
+    readonly status?: number
+    readonly attempt?: number
+    readonly of?: number
+  } = {}
+): ReadonlyArray<Step> => [
+  part({
+    _tag: "Retrying",
+    reason: options.reason ?? "rate_limited",
+    ...(options.status === undefined ? {} : { status: options.status }),
+    afterMs,
+    attempt: options.attempt ?? 1,
+    of: options.of ?? 2
+  }),
+  delay(afterMs)
+]
 
 /** Sends nothing more until the request is interrupted. */
 export const silence: Step = { _tag: "Silence" }

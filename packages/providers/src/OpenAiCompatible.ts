@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto"
-import type { ProviderError } from "@alisio/domain/Errors"
+import type { ProviderError, ProviderErrorCode } from "@alisio/domain/Errors"
 import {
   LanguageModel,
   type LanguageModelService,
   type ModelInfo,
   type ModelRequest,
-  type ResponsePart
+  type ProviderRetryReason,
+  type ResponsePart,
+  type Retrying
 } from "@alisio/domain/LanguageModel"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
@@ -66,6 +68,13 @@ interface Connection {
 
 /** How long the end of the body may lag behind the final event before the connection is dropped. */
 const drainGraceMs = 1_000
+
+/** How a retried failure is reported (only transient codes are retried). */
+const retryReasons: Partial<Record<ProviderErrorCode, ProviderRetryReason>> = {
+  rate_limited: "rate_limited",
+  server: "server_error",
+  network: "network"
+}
 
 const makeCallId = (): string => `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`
 
@@ -154,9 +163,19 @@ export const make = (options: Options): LanguageModelService => {
       )
     })
 
+  const retrying = (failure: Failure, afterMs: number, attempt: number): Retrying => ({
+    _tag: "Retrying",
+    reason: retryReasons[failure.error.code] ?? "server_error",
+    ...(failure.error.status === undefined ? {} : { status: failure.error.status }),
+    afterMs,
+    attempt,
+    of: policy.maxRetries
+  })
+
   /**
    * One request as a stream of parts. The pull loop connects, reads, and on a transient failure
-   * before any part was emitted aborts that connection, waits and connects again; after a part it
+   * before any part was emitted aborts that connection, reports a `Retrying` part, waits and
+   * connects again; after a part it
    * never retries, since the consumer already has the parts. After the final event the rest of the
    * body is read (for a bounded time) so the connection can serve the next request. The scope's
    * finalizer aborts any connection not read to its end — the stream failed, was interrupted or
@@ -172,7 +191,10 @@ export const make = (options: Options): LanguageModelService => {
         (holder) => {
           let emitted = false
           let retry = 1
+          // The wait announced by the last `Retrying` part, slept before the next connection.
+          let backoff = 0
 
+          // A retry is reported (a `Retrying` part, so the runner can tell the user) before its wait.
           const recover = (failure: Failure): Effect.Effect<Chunk.Chunk<ResponsePart>, Option.Option<ProviderError>> =>
             emitted
               ? Effect.fail(Option.some(failure.error))
@@ -180,15 +202,19 @@ export const make = (options: Options): LanguageModelService => {
                   holder.controller?.abort()
                   holder.reader = undefined
                   if (Option.isNone(delay)) return Effect.fail(Option.some(failure.error))
-                  retry++
-                  return Effect.zipRight(Effect.sleep(delay.value), pull)
+                  backoff = delay.value
+                  return Effect.succeed(Chunk.of(retrying(failure, delay.value, retry++)))
                 })
 
           // One pull → the parts of the next network read(s) that completed any, as one chunk.
           const pull: Effect.Effect<Chunk.Chunk<ResponsePart>, Option.Option<ProviderError>> = Effect.suspend(() => {
             const current = holder.reader
             if (current === undefined) {
-              return Effect.matchEffect(connect(request, holder), {
+              const wait = backoff
+              backoff = 0
+              const connecting =
+                wait > 0 ? Effect.zipRight(Effect.sleep(wait), connect(request, holder)) : connect(request, holder)
+              return Effect.matchEffect(connecting, {
                 onFailure: recover,
                 onSuccess: (opened) => {
                   holder.reader = opened
@@ -223,12 +249,12 @@ export const make = (options: Options): LanguageModelService => {
       )
     )
 
-  const retrying = <A>(effect: Effect.Effect<A, Failure>, retry: number): Effect.Effect<A, ProviderError> =>
+  const withRetries = <A>(effect: Effect.Effect<A, Failure>, retry: number): Effect.Effect<A, ProviderError> =>
     Effect.catchAll(effect, (failure) =>
       Effect.flatMap(retryDelay(policy, failure, retry), (delay) =>
         Option.isNone(delay)
           ? Effect.fail(failure.error)
-          : Effect.zipRight(Effect.sleep(delay.value), retrying(effect, retry + 1))
+          : Effect.zipRight(Effect.sleep(delay.value), withRetries(effect, retry + 1))
       )
     )
 
@@ -244,7 +270,7 @@ export const make = (options: Options): LanguageModelService => {
     )
   )
 
-  const models: Effect.Effect<ReadonlyArray<ModelInfo>, ProviderError> = retrying(discovered, 1).pipe(
+  const models: Effect.Effect<ReadonlyArray<ModelInfo>, ProviderError> = withRetries(discovered, 1).pipe(
     // A server without discovery still has its configured models.
     Effect.catchIf(
       (error) => error.status === 404,

@@ -657,7 +657,17 @@ describe("OpenAiCompatible failures", () => {
       const fiber = yield* Effect.fork(run(modelFor(server, { retry: {} })))
       const { exit, slept } = yield* driveClock(fiber)
       assert.isTrue(Exit.isSuccess(exit))
-      if (Exit.isSuccess(exit)) assert.strictEqual(expectComplete(exit.value).text, "ok")
+      if (Exit.isSuccess(exit)) {
+        assert.strictEqual(expectComplete(exit.value).text, "ok")
+        // Each retry is reported before its wait, so the runner can turn it into request_retry.
+        assert.deepStrictEqual(
+          exit.value.parts.filter((part) => part._tag === "Retrying"),
+          [
+            { _tag: "Retrying", reason: "rate_limited", status: 429, afterMs: 3000, attempt: 1, of: 2 },
+            { _tag: "Retrying", reason: "rate_limited", status: 429, afterMs: 1500, attempt: 2, of: 2 }
+          ]
+        )
+      }
       assert.deepStrictEqual(slept, [3000, 1500])
       assert.strictEqual(server.requests.length, 3)
     })
@@ -678,6 +688,23 @@ describe("OpenAiCompatible failures", () => {
       }
       assert.strictEqual(server.requests.length, 4)
       assert.strictEqual(slept.length, 3)
+      if (Exit.isSuccess(exit)) {
+        const retries = exit.value.parts.flatMap((part) => (part._tag === "Retrying" ? [part] : []))
+        assert.deepStrictEqual(
+          retries.map(({ afterMs: _, ...rest }) => rest),
+          [1, 2, 3].map((attempt) => ({
+            _tag: "Retrying" as const,
+            reason: "server_error" as const,
+            status: 500,
+            attempt,
+            of: 3
+          }))
+        )
+        assert.deepStrictEqual(
+          retries.map((part) => part.afterMs),
+          slept
+        )
+      }
       // 400, 800, then capped at 1000; each within ±25% jitter.
       ;[400, 800, 1000].forEach((base, i) => {
         assert.isTrue(slept[i]! >= base * 0.75 && slept[i]! <= base * 1.25, `retry ${i + 1} waited ${slept[i]}`)
@@ -732,6 +759,10 @@ describe("OpenAiCompatible failures", () => {
       expectFailure(outcome, "network")
       assert.strictEqual(assemble(outcome.parts).text, "Hel")
       assert.strictEqual(server.requests.length, 2, "retried once before output, never after")
+      assert.deepStrictEqual(
+        outcome.parts.flatMap((part) => (part._tag === "Retrying" ? [part.reason] : [])),
+        ["network"]
+      )
     })
   )
 

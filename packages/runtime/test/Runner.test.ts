@@ -225,7 +225,7 @@ describe("Runner", () => {
         firstRequest: true,
         attempts: 1
       })
-      assert.match(failed.data.error, /^The run used up its 10 s of active time while waiting for the model/)
+      assert.match(failed.data.error, /^The run used up its 10s of active time while waiting for the model/)
     }).pipe(Effect.provide(runnerLayer({ script: [[Fake.delay(60_000), ...Fake.answer("late")]] })))
   )
 

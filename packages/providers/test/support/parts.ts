@@ -47,7 +47,7 @@ export const assemble = (parts: Iterable<ResponsePart>): Assembled => {
 /**
  * Breaches of the part contract: a call is started once before its deltas and its end; nothing of a
  * call follows its end; every started call ends before `Finish`; a complete stream ends with exactly
- * one `Finish`, and nothing follows it.
+ * one `Finish`, and nothing follows it; `Retrying` parts come only before anything else.
  */
 export const contractViolations = (parts: ReadonlyArray<ResponsePart>, complete: boolean): Array<string> => {
   const problems: Array<string> = []
@@ -56,6 +56,8 @@ export const contractViolations = (parts: ReadonlyArray<ResponsePart>, complete:
   let finishes = 0
   parts.forEach((part, i) => {
     if (finishes > 0) problems.push(`${part._tag} at ${i} after Finish`)
+    if (part._tag === "Retrying" && parts.slice(0, i).some((before) => before._tag !== "Retrying"))
+      problems.push(`Retrying at ${i} after content`)
     switch (part._tag) {
       case "ToolCallStart":
         if (started.has(part.id)) problems.push(`call ${part.id} started twice`)

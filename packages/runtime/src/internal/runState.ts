@@ -1,3 +1,4 @@
+import { formatDuration } from "@alisio/domain/Durations"
 import { RunTimeoutError } from "@alisio/domain/Errors"
 import type { RunId, SessionId } from "@alisio/domain/Ids"
 import type { LanguageModelService } from "@alisio/domain/LanguageModel"
@@ -38,20 +39,17 @@ export interface RunState {
   attempts: number
 }
 
-const formatMs = (ms: number): string =>
-  ms % 60_000 === 0 && ms >= 60_000 ? `${ms / 60_000} min` : ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`
-
 const timeoutMessage = (info: TimeoutInfo): string => {
   switch (info.kind) {
     case "first_token":
       return (
-        `The model ${info.model} (${info.provider}) sent nothing within ${formatMs(info.ms)} of the request, ` +
+        `The model ${info.model} (${info.provider}) sent nothing within ${formatDuration(info.ms)} of the request, ` +
         `${info.attempts === 1 ? "on the only attempt" : `on all ${info.attempts} attempts`}; the run stopped.`
       )
     case "stream_idle":
-      return `The model ${info.model} (${info.provider}) went silent for ${formatMs(info.ms)} in the middle of its response; the run stopped.`
+      return `The model ${info.model} (${info.provider}) went silent for ${formatDuration(info.ms)} in the middle of its response; the run stopped.`
     case "tool":
-      return `The tool ${info.tool ?? ""} ran past its ${formatMs(info.ms)} limit; the run stopped.`
+      return `The tool ${info.tool ?? ""} ran past its ${formatDuration(info.ms)} limit; the run stopped.`
     case "run": {
       const doing =
         info.stage === "tool"
@@ -59,7 +57,7 @@ const timeoutMessage = (info: TimeoutInfo): string => {
           : info.stage === "streaming"
             ? "receiving the model's response"
             : "waiting for the model"
-      return `The run used up its ${formatMs(info.ms)} of active time while ${doing}; it stopped.`
+      return `The run used up its ${formatDuration(info.ms)} of active time while ${doing}; it stopped.`
     }
   }
 }

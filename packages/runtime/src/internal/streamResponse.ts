@@ -1,7 +1,8 @@
-// One model request, streamed (LIM-4, EV-4): the first-token watchdog and its resends, the idle
-// stall, what counts as progress, and truncation the provider reports itself (LIM-6).
+// One model request, streamed (LIM-4, EV-4): the first-token watchdog and its resends, the
+// provider's own retries reported as `request_retry`, the idle stall, what counts as progress,
+// and truncation the provider reports itself (LIM-6).
 import { ProviderError, type RunTimeoutError, type StoreError } from "@alisio/domain/Errors"
-import type { ModelRequest, ResponsePart } from "@alisio/domain/LanguageModel"
+import type { ModelRequest, ResponsePart, Retrying } from "@alisio/domain/LanguageModel"
 import type { Usage } from "@alisio/domain/Usage"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
@@ -47,6 +48,7 @@ const isProgress = (part: ResponsePart): boolean => {
     case "Finish":
       return true
     case "ToolCallEnd":
+    case "Retrying":
       return false
   }
 }
@@ -102,12 +104,42 @@ export const streamResponse = (
             response.finish = part.reason
             if (part.usage !== undefined) response.usage = part.usage
             return Effect.void
+          case "Retrying":
+            return Effect.void
         }
       }
       let firstPartAt: number | undefined
       let lastPartAt = 0
-      const consume = Stream.runForEach(provider.stream(request), (part) =>
-        isProgress(part)
+      // Silence is counted from the send, or from the resend a provider's own retry announced.
+      let silentSince = sentAt
+      let partArrived = false
+      /**
+       * The provider retries a transient failure itself (429, 5xx) and says so: the run reports it
+       * as `request_retry`, and the server's wait is not silence. A retry after a part would
+       * repeat it, so it ends the response instead (LIM-4: retries only before anything arrived).
+       */
+      const onRetrying = (part: Retrying) =>
+        Effect.gen(function* () {
+          if (partArrived) {
+            return yield* new ProviderError({
+              code: "invalid_response",
+              provider: provider.provider,
+              message: `The provider of ${state.options.model} retried the request after part of its response had arrived.`
+            })
+          }
+          silentSince = (yield* Clock.currentTimeMillis) + part.afterMs
+          yield* emitter.emit("request_retry", {
+            attempt: part.attempt,
+            of: part.of,
+            reason: part.reason,
+            ...(part.status === undefined ? {} : { status: part.status }),
+            afterMs: part.afterMs
+          })
+        })
+      const consume = Stream.runForEach(provider.stream(request), (part) => {
+        if (part._tag === "Retrying") return onRetrying(part)
+        partArrived = true
+        return isProgress(part)
           ? Effect.flatMap(Clock.currentTimeMillis, (now) => {
               lastPartAt = now
               if (firstPartAt === undefined) {
@@ -118,14 +150,16 @@ export const streamResponse = (
               return onPart(part)
             })
           : onPart(part)
-      )
+      })
       // One watchdog per request: silence before the first part is a first-token timeout
       // (resent, LIM-4), silence after it an idle stall. No timer per part.
       const watchdog = Effect.gen(function* () {
         for (;;) {
           const now = yield* Clock.currentTimeMillis
           const due =
-            firstPartAt === undefined ? sentAt + limits.firstTokenTimeoutMs : lastPartAt + limits.streamIdleTimeoutMs
+            firstPartAt === undefined
+              ? silentSince + limits.firstTokenTimeoutMs
+              : lastPartAt + limits.streamIdleTimeoutMs
           if (now >= due) return yield* firstPartAt === undefined ? new FirstTokenSilence() : new StreamIdle()
           yield* Effect.sleep(due - now)
         }

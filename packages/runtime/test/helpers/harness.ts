@@ -99,10 +99,34 @@ export const assertPairs = (events: ReadonlyArray<KnownRunEvent>): void => {
   assert.deepStrictEqual([...openApprovals.keys()], [], "approvals asked and never resolved")
 }
 
+/** Events after which the runner sends a new request (or resends one). */
+const requestBoundaries: ReadonlySet<string> = new Set([
+  "run_started",
+  "turn_completed",
+  "truncation_recovery",
+  "request_retry"
+])
+
+/**
+ * LIM-4: a request is sent again (`request_retry`, the runner's resend or the provider's own
+ * retry) only while nothing of it had arrived: no delta of that request comes before the retry.
+ */
+export const assertRetriesBeforeContent = (events: ReadonlyArray<KnownRunEvent>): void => {
+  let streamed: string | undefined
+  for (const event of events) {
+    if (event.type === "request_retry") {
+      assert.isUndefined(streamed, `request_retry after a ${streamed} of the same request`)
+    }
+    if (requestBoundaries.has(event.type)) streamed = undefined
+    else if (event.type === "text_delta" || event.type === "reasoning_delta") streamed = event.type
+  }
+}
+
 /**
  * The EV-5 contract: every event decodes as a KnownRunEvent after a JSON round trip, seq counts
  * up from 1 without gaps, persisted events have increasing eventIds and ephemeral ones none,
- * tool calls and approvals pair up (`assertPairs`), and exactly one terminal event comes last.
+ * tool calls and approvals pair up (`assertPairs`), retries come before any content of their
+ * request (`assertRetriesBeforeContent`), and exactly one terminal event comes last.
  */
 export const assertContract = (events: ReadonlyArray<KnownRunEvent>): void => {
   assert.isAbove(events.length, 0)
@@ -128,6 +152,7 @@ export const assertContract = (events: ReadonlyArray<KnownRunEvent>): void => {
   assert.strictEqual(events.at(-1), terminals[0])
   assert.strictEqual(events[0]!.type, "run_started")
   assertPairs(events)
+  assertRetriesBeforeContent(events)
 }
 
 export const typesOf = (events: ReadonlyArray<KnownRunEvent>) => events.map((event) => event.type)

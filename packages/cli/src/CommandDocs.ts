@@ -1,0 +1,83 @@
+import type * as CommandLine from "./CommandLine.js"
+
+// What help says of each command besides its flags and arguments (whose descriptions live with
+// the Options and Args in main.ts): a description, examples, and the general sections to show.
+// main.ts gives each command its description from here and `CommandLine` its Doc.
+
+export const docs = {
+  alisio: {
+    description:
+      "Alisio runs a language model with tools on a task in this directory, against any OpenAI-compatible " +
+      "server, and keeps every session so it can be resumed, read or replayed.",
+    sections: ["environment", "files"],
+    examples: [
+      { does: "Run a task; the answer comes on stdout:", command: 'alisio run "Explain what this project does"' },
+      { does: "Go on with the latest session of this directory:", command: 'alisio run -c "Now add tests for it"' },
+      { does: "See what ran here before:", command: "alisio sessions list" }
+    ]
+  },
+  run: {
+    description:
+      "Run one task headless. The answer streams to stdout; tool activity and retries go to stderr, and on a " +
+      "terminal a spinner while waiting and a last line with the status, turns, tokens, time and how to go on.",
+    sections: ["environment", "exit-codes"],
+    examples: [
+      {
+        does: "Let it edit files and run commands (otherwise a headless run denies them):",
+        command: 'alisio run --yes "Fix the failing test in src/parser.test.ts"'
+      },
+      {
+        does: "Choose the model, and pipe the task in:",
+        command: 'git diff | alisio run -m openai/gpt-4.1 "Review this change"'
+      },
+      { does: "Resume a session by its id:", command: 'alisio run -s 1a2b3c4d "And the README too"' },
+      {
+        does: "For scripts, the outcome as one JSON object:",
+        command: 'alisio run --json --final "List the TODOs" | jq -r .text'
+      },
+      {
+        does: "Only the answer, also kept in a file:",
+        command: 'alisio run -q --output-last-message answer.txt "Summarise the changes"'
+      }
+    ]
+  },
+  sessions: {
+    description:
+      "List, show, export, rename and delete stored sessions. A session id may be shortened to the 8 characters lists show.",
+    examples: [
+      { does: "The sessions of this directory:", command: "alisio sessions list" },
+      { does: "Read one whole:", command: "alisio sessions show 1a2b3c4d" },
+      { does: "Keep it as Markdown:", command: "alisio sessions export 1a2b3c4d --format md --output session.md" }
+    ]
+  },
+  sessionsList: { description: "List sessions, newest first, with their short ids" },
+  sessionsShow: { description: "Show a session's whole conversation (--json: the messages themselves)" },
+  sessionsEvents: { description: "Replay a session's stored events (JSONL with --json)" },
+  sessionsExport: { description: "Export a session and its child sessions as JSONL events or Markdown" },
+  sessionsRename: { description: "Give a session a title of your own" },
+  sessionsRemove: {
+    description: "Delete sessions and their child sessions (asks first; --yes when not on a terminal)"
+  },
+  models: {
+    description: "List the models of the configured providers; the default is marked with *",
+    examples: [{ does: "Make a model the default of later runs:", command: "alisio models use openai/gpt-4.1" }]
+  },
+  modelsUse: { description: "Make a model the default of later runs (sets defaultModel in the global config.yaml)" },
+  config: {
+    description: "Print the effective configuration and where each value comes from",
+    sections: ["environment", "files"]
+  },
+  configPath: { description: "Where the configuration files are, and whether the project's applies" },
+  configSchema: { description: "Print the JSON Schema of config.yaml (for editor completion)" },
+  events: { description: "The run events' contract" },
+  eventsSchema: { description: "Print the JSON Schema of the run events (`run --json` lines)" },
+  plugins: {
+    description: "List and install plugins",
+    examples: [
+      { does: "What is loaded, and from where:", command: "alisio plugins list" },
+      { does: "Install one from npm or a folder:", command: "alisio plugins install ./my-plugin" }
+    ]
+  },
+  pluginsList: { description: "List the plugins: where each comes from, what it registered, its problems" },
+  pluginsInstall: { description: "Install a plugin with npm into the config folder and add it to config.yaml" }
+} satisfies Record<string, CommandLine.Doc>

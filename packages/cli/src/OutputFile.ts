@@ -1,0 +1,48 @@
+import { randomUUID } from "node:crypto"
+import { open, rename, rm, stat } from "node:fs/promises"
+import * as path from "node:path"
+import * as Effect from "effect/Effect"
+import { CliError, ExitCode, usageError } from "./CliError.js"
+
+// `--output-last-message <file>`: a file of the person's choosing, written whole or not at all.
+// Not the runtime's atomic writer: that one keeps Alisio's state private (0600, folders narrowed
+// to 0700), which is wrong for a file in someone's project. Here the file gets the usual mode.
+
+const reason = (cause: unknown): string =>
+  typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : String(cause)
+
+/** Fails before the run when the file could not be written after it: its folder must exist. */
+export const checkFolder = (file: string): Effect.Effect<void, CliError> =>
+  Effect.tryPromise({
+    try: () => stat(path.dirname(path.resolve(file))),
+    catch: () => usageError(`--output-last-message: the folder of ${file} does not exist`)
+  }).pipe(
+    Effect.filterOrFail(
+      (folder) => folder.isDirectory(),
+      () => usageError(`--output-last-message: ${path.dirname(file)} is not a folder`)
+    ),
+    Effect.asVoid
+  )
+
+/** Writes `text` to `file` through a temporary file renamed over it, so no reader sees half of it. */
+export const writeAtomically = (file: string, text: string): Effect.Effect<void, CliError> =>
+  Effect.tryPromise({
+    try: async () => {
+      const target = path.resolve(file)
+      const temp = path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.tmp`)
+      try {
+        const handle = await open(temp, "wx")
+        try {
+          await handle.writeFile(text)
+          await handle.sync()
+        } finally {
+          await handle.close()
+        }
+        await rename(temp, target)
+      } catch (error) {
+        await rm(temp, { force: true })
+        throw error
+      }
+    },
+    catch: (cause) => new CliError({ message: `could not write ${file} (${reason(cause)})`, exitCode: ExitCode.failed })
+  }).pipe(Effect.uninterruptible)
