@@ -53,6 +53,7 @@ export const coreSpecifiers: ReadonlySet<string> = new Set([
   "@alisio/domain",
   "@alisio/domain/ChildSession",
   "@alisio/domain/Command",
+  "@alisio/domain/Durations",
   "@alisio/domain/Errors",
   "@alisio/domain/Extensions",
   "@alisio/domain/Ids",

@@ -4,6 +4,7 @@
 import * as m_domain from "@alisio/domain"
 import * as m_domain_ChildSession from "@alisio/domain/ChildSession"
 import * as m_domain_Command from "@alisio/domain/Command"
+import * as m_domain_Durations from "@alisio/domain/Durations"
 import * as m_domain_Errors from "@alisio/domain/Errors"
 import * as m_domain_Extensions from "@alisio/domain/Extensions"
 import * as m_domain_Ids from "@alisio/domain/Ids"
@@ -116,6 +117,7 @@ export const coreModules: { readonly [specifier: string]: object } = {
   "@alisio/domain": m_domain,
   "@alisio/domain/ChildSession": m_domain_ChildSession,
   "@alisio/domain/Command": m_domain_Command,
+  "@alisio/domain/Durations": m_domain_Durations,
   "@alisio/domain/Errors": m_domain_Errors,
   "@alisio/domain/Extensions": m_domain_Extensions,
   "@alisio/domain/Ids": m_domain_Ids,
