@@ -265,7 +265,10 @@ export const runCommand = (flags: RunFlags) =>
         // a template or skill becomes the prompt.
         const { args, name } = slash.value
         const catalog = yield* CommandCatalog
-        const command = yield* Effect.mapError(catalog.resolve(name, "api"), commandFailure)
+        const { untrusted } = yield* SystemContext
+        const command = yield* Effect.mapError(catalog.resolve(name, "api"), (error) =>
+          commandFailure(error, untrusted)
+        )
         for (const diagnostic of yield* catalog.diagnostics) {
           if (diagnostic.file === command.from)
             process.stderr.write(`alisio: warning: ${formatDiagnostic(diagnostic)}\n`)
@@ -276,7 +279,7 @@ export const runCommand = (flags: RunFlags) =>
           cwd: setup.cwd,
           surface: "api" as const
         }
-        const output = yield* Effect.mapError(catalog.execute(name, args, invocation), commandFailure)
+        const output = yield* Effect.mapError(catalog.execute(name, args, invocation), (error) => commandFailure(error))
         if (output._tag !== "Prompt") {
           printOutput(name, output, { json: flags.json, quiet: flags.quiet })
           return setExitCode(ExitCode.completed)

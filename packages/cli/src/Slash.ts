@@ -36,10 +36,12 @@ export const typedCommand = (words: ReadonlyArray<string>) =>
   words.length === 0 || (words.length === 1 && words[0] === "-") ? Option.none() : parseSlashCommand(words.join(" "))
 
 /** A command error as the CLI reports it: a usage error (exit 2) unless the command itself failed. */
-export const commandFailure = (error: CommandError): CliError => {
+export const commandFailure = (error: CommandError, untrusted: ReadonlyArray<string> = []): CliError => {
+  const unread =
+    untrusted.length === 0 ? "" : ` The project's ${untrusted.join(", ")} are read only with --trust-project.`
   const remedy =
     error.reason === "unknown"
-      ? ` \`alisio commands list\` lists the commands; to send text that starts with / to the model, begin it with a space: alisio run " /${error.command} …"`
+      ? `${unread} \`alisio commands list\` lists the commands; to send text that starts with / to the model, begin it with a space: alisio run " /${error.command} …"`
       : error.reason === "unavailable" && error.message.includes("interactive")
         ? " `alisio commands list` lists what `alisio run` can do."
         : ""
