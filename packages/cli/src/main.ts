@@ -370,9 +370,42 @@ const plugins = Command.make("plugins").pipe(
   Command.withSubcommands([pluginsList, pluginsInstall])
 )
 
+const commandsListFlags = {
+  json: Options.boolean("json").pipe(
+    Options.withDescription("One JSON document: the commands (shadowed ones too), problems with their files")
+  ),
+  cwd: Options.directory("cwd").pipe(
+    Options.withPseudoName("dir"),
+    Options.withDescription("List for this workspace instead of the current directory"),
+    Options.optional
+  ),
+  trustProject: Options.boolean("trust-project").pipe(
+    Options.withDescription(
+      "Include the project's templates and skills (.alisio/prompts, .claude/commands, .alisio/skills, …) and plugins"
+    )
+  ),
+  plugin: pluginOption,
+  disablePlugin: disablePluginOption,
+  readOnly: Options.boolean("read-only").pipe(
+    Options.withDescription("List as a --read-only run would: no external plugins")
+  )
+}
+
+const commandsList = Command.make("list", commandsListFlags, (flags) =>
+  Effect.flatMap(
+    Effect.promise(() => import("./CommandsCommand.js")),
+    (m) => m.listCommands(flags)
+  )
+).pipe(Command.withDescription(docs.commandsList.description))
+
+const commands = Command.make("commands").pipe(
+  Command.withDescription(docs.commands.description),
+  Command.withSubcommands([commandsList])
+)
+
 export const alisio = Command.make("alisio").pipe(
   Command.withDescription(docs.alisio.description),
-  Command.withSubcommands([run, sessions, models, config, events, plugins])
+  Command.withSubcommands([run, sessions, models, config, events, plugins, commands])
 )
 
 export const cli = Command.run(alisio, { name: "alisio", version })
@@ -407,6 +440,10 @@ export const commandLine = CommandLine.group(
         install: CommandLine.leaf(pluginsInstallFlags, docs.pluginsInstall)
       },
       { doc: docs.plugins }
+    ),
+    commands: CommandLine.group(
+      { list: CommandLine.leaf(commandsListFlags, docs.commandsList) },
+      { doc: docs.commands }
     )
   },
   { doc: docs.alisio }
