@@ -20,9 +20,11 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import { timeoutActive } from "./ActiveClock.js"
+import { CompactionHooks } from "./Compaction.js"
 import { CurrentRun } from "./CurrentRun.js"
 import { HumanWaits } from "./HumanWaits.js"
 import { Interaction } from "./Interaction.js"
+import { makeContextState } from "./internal/compaction/inRun.js"
 import { describeEnd, finalize } from "./internal/runEnding.js"
 import { type RunState, storeTurn, timeoutError } from "./internal/runState.js"
 import { type LoopResult, type RunFailure, type RunTools, turnLoop } from "./internal/turnLoop.js"
@@ -111,6 +113,7 @@ export const make = Effect.gen(function* () {
   const interaction = yield* Interaction
   const registry = yield* Tools
   const defaultProvider = yield* Effect.serviceOption(LanguageModel)
+  const compactionHooks = Option.getOrUndefined(yield* Effect.serviceOption(CompactionHooks))
 
   const existingOutcome = (record: RunRecord): RunOutcome => ({
     runId: record.id,
@@ -208,6 +211,12 @@ export const make = Effect.gen(function* () {
             store,
             emitter,
             conversation: [],
+            context: makeContextState({
+              limits,
+              modelInfo: options.modelInfo,
+              compaction: undefined,
+              hooks: compactionHooks
+            }),
             stage: { stage: "model_request" },
             turns: 0,
             usage: emptyUsage,
@@ -238,7 +247,13 @@ export const make = Effect.gen(function* () {
           })
 
           const execute: Effect.Effect<LoopResult, RunFailure> = Effect.gen(function* () {
-            for (const stored of yield* store.messages(session.id)) state.conversation.push(stored.message)
+            for (const { message, position } of yield* store.messages(session.id)) {
+              state.conversation.push({ position, message })
+            }
+            if (store.compactions !== undefined) {
+              const latest = yield* store.compactions.latest(session.id)
+              if (Option.isSome(latest)) state.context.compaction = latest.value
+            }
             const prompt: Message = {
               role: "user",
               content: [
