@@ -109,13 +109,13 @@ export const make = Effect.gen(function* () {
         yield* sessions.session(sessionId)
         yield* sessions.lockSession(sessionId, currentOwner)
         const chosen = yield* modelOf(sessionId, fail)
-        const history: ReadonlyArray<HistoryEntry> = (yield* sessions.messages(sessionId)).map(
-          ({ message, position }) => ({ position, message })
-        )
         const current: CompactionSnapshot | undefined =
           sessions.compactions === undefined
             ? undefined
             : Option.getOrUndefined(yield* sessions.compactions.latest(sessionId))
+        const history: ReadonlyArray<HistoryEntry> = (yield* sessions.messages(sessionId, {
+          afterPosition: current?.lastPosition
+        })).map(({ message, position }) => ({ position, message }))
         const limits = resolveLimits(options.limits)
         const window = resolveContextWindow(limits.maxContextTokens, chosen.info?.contextWindow)
         const output = resolveOutputBudget(limits.maxOutputTokens, chosen.info?.maxOutputTokens).maxOutputTokens

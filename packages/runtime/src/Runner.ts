@@ -247,12 +247,14 @@ export const make = Effect.gen(function* () {
           })
 
           const execute: Effect.Effect<LoopResult, RunFailure> = Effect.gen(function* () {
-            for (const { message, position } of yield* store.messages(session.id)) {
-              state.conversation.push({ position, message })
-            }
+            // A compacted session is read from its summary on: the older messages are never sent.
             if (store.compactions !== undefined) {
               const latest = yield* store.compactions.latest(session.id)
               if (Option.isSome(latest)) state.context.compaction = latest.value
+            }
+            const after = state.context.compaction?.lastPosition
+            for (const { message, position } of yield* store.messages(session.id, { afterPosition: after })) {
+              state.conversation.push({ position, message })
             }
             const prompt: Message = {
               role: "user",

@@ -234,7 +234,11 @@ export interface SessionStoreService {
     messages: ReadonlyArray<Message>,
     runId?: RunId
   ) => Effect.Effect<ReadonlyArray<StoredMessage>, StoreFailure>
-  readonly messages: (sessionId: SessionId) => Effect.Effect<ReadonlyArray<StoredMessage>, StoreFailure>
+  /** The session's messages in order; with `afterPosition`, only the later ones (what a compaction left). */
+  readonly messages: (
+    sessionId: SessionId,
+    options?: { readonly afterPosition?: number | undefined }
+  ) => Effect.Effect<ReadonlyArray<StoredMessage>, StoreFailure>
 
   /** Commits one event and returns its global `eventId`. */
   readonly appendEvent: (event: KnownRunEvent) => Effect.Effect<EventId, StoreFailure>

@@ -29,6 +29,7 @@ export interface CompactInput<E> {
   readonly reason: CompactReason
   readonly focus?: string | undefined
   readonly model: string
+  /** The stored messages, in order: all of them, or those after the current compaction. */
   readonly history: ReadonlyArray<HistoryEntry>
   readonly current: CompactionSnapshot | undefined
   readonly budget: Budget
@@ -103,9 +104,9 @@ export const summarize = <E>(input: CompactInput<E>): Effect.Effect<Summarized, 
     return {
       snapshot: {
         summary: previous ?? "",
-        firstPosition: current?.firstPosition ?? history[0]!.position,
+        firstPosition: current?.firstPosition ?? entries[0]!.position,
         lastPosition: history[cut - 1]!.position,
-        messagesCompacted: cut
+        messagesCompacted: (current?.messagesCompacted ?? 0) + entries.length
       },
       newlyCompacted: entries.length,
       usage
