@@ -93,9 +93,10 @@ export type RunStartError = SessionNotFoundError | SessionLockedError | StoreErr
 export const streamBuffer = 1024
 
 /**
- * The agent loop (EV-1…EV-5, LIM-1…LIM-8). A run is one fiber; interrupting it cancels the run.
- * The steps live in `internal/`: `streamResponse` (a request, LIM-4), `turnLoop` (turns, LIM-5…8,
- * tools), `truncation` (LIM-6, LIM-7), `runEnding` (the terminal event, EV-5).
+ * The agent loop (EV-1…EV-5, LIM-1…LIM-8, CTX-1). A run is one fiber; interrupting it cancels the
+ * run. The steps live in `internal/`: `streamResponse` (a request, LIM-4), `turnLoop` (turns,
+ * LIM-5…8, tools), `history` (stored messages → a request's), `compaction/inRun` (the context
+ * window, CTX-1), `truncation` (LIM-6, LIM-7), `runEnding` (the terminal event, EV-5).
  */
 export class Runner extends Context.Tag("@alisio/runtime/Runner")<
   Runner,

@@ -352,6 +352,46 @@ describe("CTX-1 compaction in a run", () => {
       }).pipe(Effect.provide(runnerLayer({ script: [failingSummary, Fake.answer("fine")] })))
     )
 
+    it.effect("CTX-1 after a failed compaction the run asks for no second summary while its requests still fit", () =>
+      Effect.gen(function* () {
+        const { sessionId } = yield* seeded([answer])
+        const events = yield* collect({
+          ...baseOptions,
+          sessionId,
+          prompt: "go on",
+          tools: [],
+          limits: { maxContextTokens: 2 * estimate + 200 }
+        })
+        assertContract(events)
+        assert.strictEqual(ofType(events, "truncation_recovery").length, 1)
+        assert.strictEqual(ofType(events, "compaction_started").length, 1)
+        assert.strictEqual(events.at(-1)?.type, "run_completed")
+        const requests = yield* Effect.flatMap(Fake.FakeProvider, (fake) => fake.requests)
+        assert.deepStrictEqual(requests.map(isSummary), [true, false, false])
+      }).pipe(Effect.provide(runnerLayer({ script: [failingSummary, [Fake.finish("length")], Fake.answer("fine")] })))
+    )
+
+    it.effect(
+      "CTX-1 a prompt alone past the threshold is sent as it is while it fits: nothing to compact, no events",
+      () =>
+        Effect.gen(function* () {
+          const prompt = "p".repeat(7_000)
+          const tokens = estimateOf([user(prompt)])
+          const events = yield* collect({
+            ...baseOptions,
+            prompt,
+            tools: [],
+            limits: { maxContextTokens: 2 * tokens + 200 }
+          })
+          assertContract(events)
+          assert.deepStrictEqual(
+            typesWithoutDeltas(events).filter((type) => type.startsWith("compaction")),
+            []
+          )
+          assert.strictEqual(events.at(-1)?.type, "run_completed")
+        }).pipe(Effect.provide(runnerLayer({ script: [Fake.answer("fine")] })))
+    )
+
     it.effect("CTX-1 when it does not fit, the run fails context_exhausted naming the window and the failure", () =>
       Effect.gen(function* () {
         const { sessionId } = yield* seeded([answer])
@@ -377,6 +417,28 @@ describe("CTX-1 compaction in a run", () => {
         })
         assert.strictEqual((yield* Effect.flatMap(Fake.FakeProvider, (fake) => fake.requests)).length, 1)
       }).pipe(Effect.provide(runnerLayer({ script: [failingSummary] })))
+    )
+
+    it.effect("CTX-1 when even the compacted request does not fit, the run fails context_exhausted saying why", () =>
+      Effect.gen(function* () {
+        const { sessionId } = yield* seeded([answer])
+        const events = yield* collect({
+          ...baseOptions,
+          sessionId,
+          prompt: "p".repeat(12_000),
+          tools: [],
+          limits: { maxContextTokens: 4_000 }
+        })
+        assertContract(events)
+        assert.strictEqual(ofType(events, "compaction_completed").length, 1)
+        const failed = ofType(events, "run_failed")[0]!.data
+        assert.strictEqual(failed.code, "context_exhausted")
+        assert.include(failed.error, "even with older turns compacted, the current prompt")
+        assert.isAbove(failed.context!.tokens, 2_000)
+        // The summary stays stored for the next run, which may come with a shorter prompt.
+        const store = yield* SessionStore.SessionStore
+        assert.isTrue(Option.isSome(yield* store.compactions!.latest(sessionId)))
+      }).pipe(Effect.provide(runnerLayer({ script: [summaryAnswer("S")] })))
     )
 
     it.effect("CTX-1 a single long prompt cannot be compacted: nothing to compact, context_exhausted", () =>

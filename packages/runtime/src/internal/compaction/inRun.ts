@@ -17,9 +17,9 @@ import type { SessionStoreService } from "../../SessionStore.js"
 import type { RunState } from "../runState.js"
 import { type StreamedResponse, streamResponse } from "../streamResponse.js"
 import { type EmptySummary, type NothingToCompact, store, summarize } from "./compact.js"
-import { type Calibration, calibrate, estimateTokens, requestChars } from "./estimate.js"
+import { type Calibration, calibrate, estimateTokens, messageChars, requestChars } from "./estimate.js"
 import type { CompactionHooksService } from "./hooks.js"
-import { type Budget, budgetOf, type CompactionSnapshot } from "./plan.js"
+import { type Budget, budgetOf, type CompactionSnapshot, type HistoryEntry, indexAfter, planCut } from "./plan.js"
 
 /** What a run knows of its context window (CTX-1). */
 export interface ContextState {
@@ -29,6 +29,11 @@ export interface ContextState {
   readonly calibration: Calibration
   /** Lowered when a provider refused a request the estimate said would fit. */
   roomCap: number | undefined
+  /**
+   * A compaction at the threshold failed in this run: the run goes on uncompacted, and tries again
+   * only when a request would no longer fit (no second summary request per turn for nothing).
+   */
+  thresholdFailed: boolean
   readonly hooks: CompactionHooksService | undefined
 }
 
@@ -42,6 +47,7 @@ export const makeContextState = (input: {
   compaction: input.compaction,
   calibration: { ratio: undefined },
   roomCap: undefined,
+  thresholdFailed: false,
   hooks: input.hooks
 })
 
@@ -161,6 +167,7 @@ const compactNow = (
         error: `Compacting older turns failed: ${why}.`,
         continued: before.fits
       })
+      if (reason === "threshold") context.thresholdFailed = true
       if (before.fits) return before.request
       return yield* exhausted(state, before.tokens, budget, `compacting older turns failed: ${why}`, providerCode)
     }
@@ -237,11 +244,19 @@ export const fitWindow = (
   build: () => ModelRequest
 ): Effect.Effect<ModelRequest, ContextExhaustedError | StoreError> =>
   Effect.suspend(() => {
+    const { context } = state
     const request = build()
-    const tokens = estimateRequest(state.context, request)
-    const budget = budgetOf(state.context.window, request.maxOutputTokens, state.context.roomCap)
+    const tokens = estimateRequest(context, request)
+    const budget = budgetOf(context.window, request.maxOutputTokens, context.roomCap)
     if (tokens <= budget.threshold) return Effect.succeed(request)
-    return compactNow(state, "threshold", build, { request, tokens, fits: tokens <= budget.room })
+    const fits = tokens <= budget.room
+    if (fits && context.thresholdFailed) return Effect.succeed(request)
+    // Nothing older than the current prompt and the last turn: go on while it fits, without a
+    // compaction that could only fail.
+    const from = context.compaction === undefined ? 0 : indexAfter(state.conversation, context.compaction.lastPosition)
+    const tokensOf = (entry: HistoryEntry) => estimateTokens(messageChars(entry.message), context.calibration)
+    if (fits && planCut(state.conversation, from, budget.keep, tokensOf) === undefined) return Effect.succeed(request)
+    return compactNow(state, "threshold", build, { request, tokens, fits })
   })
 
 /**
