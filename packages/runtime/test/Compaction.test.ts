@@ -1,7 +1,7 @@
 // Compaction inside runs (CTX-1), with the real runner, the FakeProvider and SQLite: the threshold,
 // the events, the provider's context-length refusal, failures, interruption and LIM-4.
 
-import { ProviderError } from "@alisio/domain/Errors"
+import { ProviderError, StoreError } from "@alisio/domain/Errors"
 import type { ModelRequest } from "@alisio/domain/LanguageModel"
 import type { Message } from "@alisio/domain/Message"
 import type { KnownRunEvent } from "@alisio/domain/RunEvent"
@@ -226,6 +226,47 @@ describe("CTX-1 compaction in a run", () => {
     }
   )
 
+  it.effect(
+    "CTX-1 the estimate follows the prompt tokens a provider reports: twice as many compact twice as early",
+    () =>
+      Effect.gen(function* () {
+        const answer = "a".repeat(8_000)
+        const { sessionId } = yield* seeded([answer])
+        const first = estimateOf([user("earlier task 0"), said(answer), user("go on")])
+        // Room for 1.5 times the first request: uncalibrated the second request fits under the
+        // threshold; counted as the provider counts, it does not.
+        const window = 2 * Math.ceil(1.5 * first)
+        const events = yield* collect({
+          ...baseOptions,
+          sessionId,
+          prompt: "go on",
+          tools: [],
+          limits: { maxContextTokens: window }
+        })
+        assertContract(events)
+        assert.deepStrictEqual(typesWithoutDeltas(events).slice(2, 5), [
+          "truncation_recovery",
+          "compaction_started",
+          "compaction_completed"
+        ])
+        const started = ofType(events, "compaction_started")[0]!.data
+        assert.isAbove(started.tokens, 2 * first)
+        assert.isBelow(started.tokens, 2 * first + 200)
+        assert.strictEqual(events.at(-1)?.type, "run_completed")
+      }).pipe(
+        Effect.provide(
+          runnerLayer({
+            script: (request, index) =>
+              index === 0
+                ? [Fake.finish("length", { inputTokens: 2 * estimateOf(request.messages), outputTokens: 0 })]
+                : isSummary(request)
+                  ? summaryAnswer("S")
+                  : Fake.answer("fine")
+          })
+        )
+      )
+  )
+
   it.effect("CTX-1 a later run of a compacted session sends the summary and the turns after it", () =>
     Effect.gen(function* () {
       const { sessionId } = yield* seeded(["a".repeat(6_000), "b".repeat(6_000), "c".repeat(6_000)])
@@ -390,6 +431,47 @@ describe("CTX-1 compaction in a run", () => {
           )
           assert.strictEqual(events.at(-1)?.type, "run_completed")
         }).pipe(Effect.provide(runnerLayer({ script: [Fake.answer("fine")] })))
+    )
+
+    it.effect(
+      "CTX-1 a summary the store refuses is compaction_failed, and the run goes on uncompacted while it fits",
+      () =>
+        Effect.gen(function* () {
+          const { sessionId } = yield* seeded([answer])
+          const events = yield* collect({
+            ...baseOptions,
+            sessionId,
+            prompt: "go on",
+            tools: [],
+            limits: { maxContextTokens: 2 * estimate + 200 }
+          })
+          assertContract(events)
+          assert.deepStrictEqual(ofType(events, "compaction_failed")[0]!.data, {
+            error: "Compacting older turns failed: its summary could not be stored (injected: disk full).",
+            continued: true
+          })
+          assert.strictEqual(events.at(-1)?.type, "run_completed")
+          const requests = yield* Effect.flatMap(Fake.FakeProvider, (fake) => fake.requests)
+          assert.strictEqual(requests[1]!.messages.length, 3, "the whole history was sent")
+        }).pipe(
+          Effect.provide(
+            runnerLayer({
+              script: [summaryAnswer("S"), Fake.answer("fine")],
+              store: Layer.effect(
+                SessionStore.SessionStore,
+                Effect.map(SessionStore.SessionStore, (real) =>
+                  SessionStore.SessionStore.of({
+                    ...real,
+                    compactions: {
+                      ...real.compactions!,
+                      add: () => Effect.fail(new StoreError({ reason: "disk_full", message: "injected: disk full" }))
+                    }
+                  })
+                )
+              ).pipe(Layer.provide(SessionStore.layerMemory))
+            })
+          )
+        )
     )
 
     it.effect("CTX-1 when it does not fit, the run fails context_exhausted naming the window and the failure", () =>

@@ -4,6 +4,7 @@
 import { ToolCallId } from "@alisio/domain/Ids"
 import type { Message } from "@alisio/domain/Message"
 import { assert, describe, it } from "@effect/vitest"
+import { calibrate, estimateTokens } from "../src/internal/compaction/estimate.js"
 import { budgetOf, type HistoryEntry, planCut, unitStarts } from "../src/internal/compaction/plan.js"
 import { summaryRequest, transcriptChunks } from "../src/internal/compaction/summary.js"
 import { summaryText, toRequestMessages } from "../src/internal/history.js"
@@ -184,5 +185,17 @@ describe("CTX-1 the history step", () => {
     assert.include(text, "before")
     assert.include(text, "focus on: the parser")
     assert.include(text, "Keep the ticket numbers.")
+  })
+
+  it("CTX-1 the estimate is characters / 4 until a provider reports prompt tokens; an implausible report is ignored", () => {
+    const calibration = { ratio: undefined as number | undefined }
+    assert.strictEqual(estimateTokens(4_000, calibration), 1_000)
+    calibrate(calibration, 4_000, 1_300)
+    assert.strictEqual(estimateTokens(4_000, calibration), 1_300)
+    assert.strictEqual(estimateTokens(8_000, calibration), 2_600)
+    // A server that always reports 12 prompt tokens, or far too many, teaches nothing.
+    calibrate(calibration, 40_000, 12)
+    calibrate(calibration, 400, 5_000)
+    assert.strictEqual(estimateTokens(4_000, calibration), 1_300)
   })
 })

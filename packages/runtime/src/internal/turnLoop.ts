@@ -19,6 +19,7 @@ import type { HumanWaits } from "../HumanWaits.js"
 import type { Interaction } from "../Interaction.js"
 import type { SessionStore } from "../SessionStore.js"
 import { fitWindow, sendWithinWindow } from "./compaction/inRun.js"
+import type { CompactionSnapshot } from "./compaction/plan.js"
 import { continuationNotice, toRequestMessages } from "./history.js"
 import { type RunState, storeTurn } from "./runState.js"
 import { cancelledResult, executeToolCall } from "./toolCalls.js"
@@ -107,9 +108,9 @@ export const turnLoop = (state: RunState, tools: RunTools): Effect.Effect<LoopRe
       const requestNotices = notices
       const requestEffort = effort
       // Rebuilt after a compaction: the history step is the one place history becomes messages.
-      const build = (): ModelRequest => ({
+      const build = (compaction: CompactionSnapshot | undefined): ModelRequest => ({
         model: options.model,
-        messages: [...toRequestMessages(state.conversation, state.context.compaction), ...requestNotices],
+        messages: [...toRequestMessages(state.conversation, compaction), ...requestNotices],
         tools: tools.specs,
         maxOutputTokens: budget.maxOutputTokens,
         ...(options.system === undefined ? {} : { system: options.system }),

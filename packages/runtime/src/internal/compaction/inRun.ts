@@ -21,6 +21,9 @@ import { type Calibration, calibrate, estimateTokens, messageChars, requestChars
 import type { CompactionHooksService } from "./hooks.js"
 import { type Budget, budgetOf, type CompactionSnapshot, type HistoryEntry, indexAfter, planCut } from "./plan.js"
 
+/** Makes a turn's request with the given compaction (the history step and the turn's notices). */
+export type BuildRequest = (compaction: CompactionSnapshot | undefined) => ModelRequest
+
 /** What a run knows of its context window (CTX-1). */
 export interface ContextState {
   window: ContextWindow
@@ -115,70 +118,72 @@ const failureText = (error: SummaryFailure): string => {
 /**
  * Compacts older turns, with its events: `compaction_started`, then `compaction_completed` or
  * `compaction_failed` (also when the run stops meanwhile). Returns the request `build` makes
- * afterwards, or — when compacting failed and `fallback` still fits — `fallback`; otherwise fails
- * with `ContextExhaustedError`.
+ * afterwards, or — when compacting failed and `before.request` still fits — that request;
+ * otherwise fails with `ContextExhaustedError`.
  */
 const compactNow = (
   state: RunState,
   reason: CompactionReason,
-  build: () => ModelRequest,
+  build: BuildRequest,
   before: { readonly request: ModelRequest; readonly tokens: number; readonly fits: boolean },
   providerCode?: string
 ): Effect.Effect<ModelRequest, ContextExhaustedError | StoreError> =>
   Effect.gen(function* () {
     const { context, emitter } = state
     const budget = budgetOf(context.window, before.request.maxOutputTokens, context.roomCap)
-    yield* emitter.emit("compaction_started", {
-      reason,
-      tokens: before.tokens,
-      contextWindow: budget.window.tokens,
-      source: budget.window.source,
-      threshold: budget.threshold
-    })
     const startedAt = yield* Clock.currentTimeMillis
     state.stage = { stage: "model_request" }
-    const outcome = yield* summarize({
-      sessionId: state.sessionId,
-      runId: state.runId,
-      reason,
-      model: state.options.model,
-      history: state.conversation,
-      current: context.compaction,
-      budget,
-      calibration: context.calibration,
-      summarize: summarizeWith(state),
-      hooks: context.hooks
-    }).pipe(
-      Effect.either,
-      Effect.onInterrupt(() =>
-        Effect.ignore(
-          emitter.emit("compaction_failed", {
-            error: "The run stopped while older turns were being summarised.",
-            continued: false,
-            cancelled: true
-          })
-        )
-      )
-    )
-    if (Either.isLeft(outcome)) {
-      if (outcome.left._tag === "StoreError") return yield* Effect.fail(outcome.left)
-      const why = failureText(outcome.left)
-      yield* emitter.emit("compaction_failed", {
-        error: `Compacting older turns failed: ${why}.`,
-        continued: before.fits
-      })
-      if (reason === "threshold") context.thresholdFailed = true
-      if (before.fits) return before.request
-      return yield* exhausted(state, before.tokens, budget, `compacting older turns failed: ${why}`, providerCode)
-    }
-    const { newlyCompacted, snapshot, usage } = outcome.right
-    const previous = context.compaction
-    context.compaction = snapshot
-    const request = build()
-    const tokensAfter = estimateRequest(context, request)
-    // The row and its event together: a compaction stored is a compaction reported.
-    const stored = yield* Effect.uninterruptible(
+    // From `compaction_started` to its closing event nothing but the summary is interruptible: a
+    // compaction started is a compaction ended, and a compaction stored is a compaction reported.
+    const ended = yield* Effect.uninterruptibleMask((restore) =>
       Effect.gen(function* () {
+        yield* emitter.emit("compaction_started", {
+          reason,
+          tokens: before.tokens,
+          contextWindow: budget.window.tokens,
+          source: budget.window.source,
+          threshold: budget.threshold
+        })
+        const outcome = yield* restore(
+          summarize({
+            sessionId: state.sessionId,
+            runId: state.runId,
+            reason,
+            model: state.options.model,
+            history: state.conversation,
+            current: context.compaction,
+            budget,
+            calibration: context.calibration,
+            summarize: summarizeWith(state),
+            hooks: context.hooks
+          })
+        ).pipe(
+          Effect.either,
+          Effect.onInterrupt(() =>
+            Effect.ignore(
+              emitter.emit("compaction_failed", {
+                error: "The run stopped while older turns were being summarised.",
+                continued: false,
+                cancelled: true
+              })
+            )
+          )
+        )
+        if (Either.isLeft(outcome)) {
+          if (outcome.left._tag === "StoreError") {
+            yield* Effect.ignore(emitter.emit("compaction_failed", { error: outcome.left.message, continued: false }))
+            return yield* Effect.fail(outcome.left)
+          }
+          const why = failureText(outcome.left)
+          yield* emitter.emit("compaction_failed", {
+            error: `Compacting older turns failed: ${why}.`,
+            continued: before.fits
+          })
+          return { _tag: "Failed", why } as const
+        }
+        const { newlyCompacted, snapshot, usage } = outcome.right
+        const request = build(snapshot)
+        const tokensAfter = estimateRequest(context, request)
         const saved = yield* Effect.either(
           store(state.store, {
             sessionId: state.sessionId,
@@ -189,13 +194,14 @@ const compactNow = (
           })
         )
         if (Either.isLeft(saved)) {
-          context.compaction = previous
+          const why = `its summary could not be stored (${saved.left.message})`
           yield* emitter.emit("compaction_failed", {
-            error: `The summary could not be stored: ${saved.left.message}`,
+            error: `Compacting older turns failed: ${why}.`,
             continued: before.fits
           })
-          return false
+          return { _tag: "Failed", why } as const
         }
+        context.compaction = snapshot
         if (usage !== undefined) state.usage = addUsage(state.usage, usage)
         yield* emitter.emit("compaction_completed", {
           tokensBefore: before.tokens,
@@ -205,13 +211,15 @@ const compactNow = (
           durationMs: (yield* Clock.currentTimeMillis) - startedAt,
           ...(usage === undefined ? {} : { usage })
         })
-        return true
+        return { _tag: "Completed", request, snapshot, tokensAfter } as const
       })
     )
-    if (!stored) {
+    if (ended._tag === "Failed") {
+      if (reason === "threshold") context.thresholdFailed = true
       if (before.fits) return before.request
-      return yield* exhausted(state, before.tokens, budget, "its summary could not be stored", providerCode)
+      return yield* exhausted(state, before.tokens, budget, `compacting older turns failed: ${ended.why}`, providerCode)
     }
+    const { request, snapshot, tokensAfter } = ended
     if (context.hooks !== undefined) {
       yield* context.hooks.after({
         sessionId: state.sessionId,
@@ -241,11 +249,11 @@ const compactNow = (
  */
 export const fitWindow = (
   state: RunState,
-  build: () => ModelRequest
+  build: BuildRequest
 ): Effect.Effect<ModelRequest, ContextExhaustedError | StoreError> =>
   Effect.suspend(() => {
     const { context } = state
-    const request = build()
+    const request = build(context.compaction)
     const tokens = estimateRequest(context, request)
     const budget = budgetOf(context.window, request.maxOutputTokens, context.roomCap)
     if (tokens <= budget.threshold) return Effect.succeed(request)
@@ -267,7 +275,7 @@ export const fitWindow = (
 export const sendWithinWindow = (
   state: RunState,
   request: ModelRequest,
-  build: () => ModelRequest
+  build: BuildRequest
 ): Effect.Effect<StreamedResponse, RunTimeoutError | ProviderError | StoreError | ContextExhaustedError> =>
   Effect.gen(function* () {
     const { context } = state
