@@ -5,9 +5,9 @@ import type { AfterCompactInput, BeforeCompactInput } from "@alisio/domain/Plugi
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
+import { causeMessage } from "../plugins/definition.js"
 
 /** A hook as registered: its owner (a plugin id), what it does, and where its failures go. */
 export interface CompactionHook {
@@ -32,14 +32,6 @@ export const HOOK_TIMEOUT_MS = 5_000
 /** The most text one `before` hook may add to the summary's instructions. */
 export const HOOK_TEXT_LIMIT = 4_000
 
-const describe = (cause: Cause.Cause<unknown>): string => {
-  const failure = Cause.failureOption(cause)
-  const value = Option.isSome(failure) ? failure.value : Cause.squash(cause)
-  if (value instanceof Error) return value.message
-  if (typeof value === "object" && value !== null && "message" in value) return String(value.message)
-  return String(value)
-}
-
 /** Runs one hook guarded: a value, or `undefined` after reporting why not. */
 const guarded = <A>(
   hook: CompactionHook,
@@ -59,7 +51,7 @@ const guarded = <A>(
     Effect.catchAllCause((cause) =>
       Cause.isInterruptedOnly(cause)
         ? Effect.failCause(cause as Cause.Cause<never>)
-        : Effect.as(hook.onFailure(`its compaction ${stage} hook failed: ${describe(cause)}`), undefined)
+        : Effect.as(hook.onFailure(`its compaction ${stage} hook failed: ${causeMessage(cause)}`), undefined)
     )
   )
 
