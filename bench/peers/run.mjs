@@ -98,6 +98,7 @@ const mb = (value) => `${value < 100 ? value.toFixed(1) : Math.round(value)} MB`
 const times = (value, base) => (base === undefined || base <= 0 ? "" : ` (${(value / base).toFixed(2)}×)`)
 
 const main = async () => {
+  const started = performance.now()
   const options = parseArgs(process.argv.slice(2))
   const code = inNetworkNamespace(options)
   if (code !== undefined) process.exit(code)
@@ -133,7 +134,8 @@ const main = async () => {
         command: found.command,
         cwd,
         env,
-        label: subject.label(version.stdout.trim().split("\n")[0] ?? ""),
+        // pi prints its version on stderr.
+        label: subject.label((version.stdout.trim() || version.stderr.trim()).split("\n")[0] ?? ""),
         versionWalls: [],
         base: [],
         large: [],
@@ -153,7 +155,7 @@ const main = async () => {
           cwd,
           timeoutMs: options.timeoutMs
         })
-        for (const escape of server.escapes()) entry.escapes.add(escape)
+        for (const attempt of server.escapes()) entry.escapes.add(attempt)
         entry.failed = failure(result, server.log(), options.baseDeltas)
         console.log(`${subject.id}: ${entry.failed === undefined ? "completes the task" : `FAILS: ${entry.failed}`}`)
       }
@@ -167,8 +169,13 @@ const main = async () => {
         cwd: entry.cwd,
         timeoutMs: options.timeoutMs
       })
-      for (const escape of server.escapes()) entry.escapes.add(escape)
-      entry.requests.add(server.log().map((e) => `${e.method} ${e.path} (${e.kind})`).join(", "))
+      for (const attempt of server.escapes()) entry.escapes.add(attempt)
+      entry.requests.add(
+        server
+          .log()
+          .map((e) => `${e.method} ${e.path} (${e.kind})`)
+          .join(", ")
+      )
       const why = failure(result, server.log(), deltas)
       if (why !== undefined) {
         entry.failed = `${why} (${deltas} deltas)`
@@ -228,6 +235,11 @@ const main = async () => {
         baseCpu === undefined || largeCpu === undefined
           ? undefined
           : ((largeCpu - baseCpu) * 1000) / (options.deltas - options.baseDeltas),
+      samples: {
+        versionWallMs: entry.versionWalls,
+        taskCpuMs: entry.base.map((f) => f.cpuMs),
+        largeCpuMs: entry.large.map((f) => f.cpuMs)
+      },
       requests: [...entry.requests],
       escapes: [...entry.escapes]
     }
@@ -273,6 +285,7 @@ const main = async () => {
       ? "Network: own namespace with loopback only; nothing could leave 127.0.0.1."
       : "Network: no namespace; proxy variables point at a refusing proxy (Node's fetch ignores them)."
   )
+  console.log(`Bench time: ${Math.round((performance.now() - started) / 1000)} s.`)
   if (options.json !== undefined) {
     writeFileSync(options.json, `${JSON.stringify({ node: process.version, options, figures }, null, 2)}\n`)
   }

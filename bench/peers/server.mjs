@@ -78,7 +78,8 @@ const chat = (body, deltas, res) => {
     res.write(chatChunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(half) } }] }))
     res.write(chatChunk({}, "tool_calls"))
   } else {
-    for (const part of kind === "answer" ? answerDeltas(deltas) : ["bench title"]) res.write(chatChunk({ content: part }))
+    for (const part of kind === "answer" ? answerDeltas(deltas) : ["bench title"])
+      res.write(chatChunk({ content: part }))
     res.write(chatChunk({}, "stop"))
   }
   res.write(chatUsage)
@@ -316,6 +317,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(`listening on ${server.origin}, refusing proxy on ${server.proxy}`)
   setInterval(() => {
     for (const entry of server.log().splice(0)) console.log(JSON.stringify(entry))
-    for (const escape of server.escapes().splice(0)) console.log(`proxy: ${escape}`)
+    for (const attempt of server.escapes().splice(0)) console.log(`proxy: ${attempt}`)
   }, 200)
 }

@@ -179,7 +179,9 @@ export const subjects = ({ repo, peersDir, floor }) => [
     label: (version) => `pi ${version}`,
     resolve: () => {
       const file = firstExisting([process.env.PI_BIN, peersDir && join(peersDir, "node_modules", ".bin", "pi")])
-      return file === undefined ? { skip: "not installed: set PI_BIN or pass --peers-dir" } : { command: commandFor(file) }
+      return file === undefined
+        ? { skip: "not installed: set PI_BIN or pass --peers-dir" }
+        : { command: commandFor(file) }
     },
     versionArgs: ["--version"],
     setup: (home, origin) => {
