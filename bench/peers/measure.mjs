@@ -17,7 +17,9 @@ sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(s
 
 /** Chooses the rusage wrapper; throws with the remedy when neither is there. */
 export const makeRusage = (dir) => {
+  // BENCH_RUSAGE=time forces GNU time.
   try {
+    if (process.env.BENCH_RUSAGE === "time") throw new Error("GNU time asked for")
     const python = execFileSync("python3", ["-c", "import os, sys; os.wait4; os.posix_spawn; print(sys.executable)"], {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "ignore"]

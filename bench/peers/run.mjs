@@ -79,7 +79,10 @@ const inNetworkNamespace = (options) => {
 /** Why a task run does not count as done, or undefined when bash ran and the answer was printed. */
 const failure = (result, log, deltas) => {
   if (result.timedOut) return "timed out"
-  if (result.code !== 0) return `exit ${result.code}: ${(result.stderr.trim().split("\n").pop() ?? "").slice(0, 160)}`
+  if (result.code !== 0) {
+    const last = result.stderr.trim().split("\n").pop() ?? ""
+    return `exit ${result.code}${last === "" ? "" : `: ${last.slice(0, 160)}`}`
+  }
   const errors = log.filter((entry) => entry.kind === "error")
   if (errors.length > 0) return `server error: ${errors[0].error}`
   if (!log.some((entry) => entry.kind === "tool")) return "never asked for the task (no request offering a shell tool)"
@@ -231,10 +234,13 @@ const main = async () => {
       peakRssMb: of(entry.base, "rssMb"),
       largeCpuMs: largeCpu,
       largeRssMb: of(entry.large, "rssMb"),
+      // Each round's long run minus its short run, taken seconds apart: load drift cancels better
+      // than in a difference of two medians.
       cpuPer1000DeltasMs:
-        baseCpu === undefined || largeCpu === undefined
+        entry.large.length === 0
           ? undefined
-          : ((largeCpu - baseCpu) * 1000) / (options.deltas - options.baseDeltas),
+          : median(entry.large.map((f, i) => f.cpuMs - entry.base[i].cpuMs)) *
+            (1000 / (options.deltas - options.baseDeltas)),
       samples: {
         versionWallMs: entry.versionWalls,
         taskCpuMs: entry.base.map((f) => f.cpuMs),
@@ -249,8 +255,8 @@ const main = async () => {
   const cell = (value, format, base) => (value === undefined ? "–" : `${format(value)}${times(value, base)}`)
 
   console.log(
-    `\nMedians of ${options.runs} on Node ${process.version}, ${options.baseDeltas}-delta task; per-delta cost from ` +
-      `${options.baseDeltas} vs ${options.deltas} deltas. Ratios: \`--version\` to \`node -e 0\`, the rest to the floor. ` +
+    `\nMedians of ${options.runs} on Node ${process.version}, ${options.baseDeltas}-delta task; per-delta cost: median of each round's ` +
+      `${options.deltas}-delta run minus its ${options.baseDeltas}-delta run. Ratios: \`--version\` to \`node -e 0\`, the rest to the floor. ` +
       `CPU is user + system of the whole process tree (${rusage.name}); peak RSS is its largest process.\n`
   )
   console.log("| | `--version` wall | 2-turn task CPU | peak RSS | CPU per 1 000 extra deltas |")
