@@ -99,17 +99,19 @@ export const StdioMcpServer = Schema.Struct({
 })
 export type StdioMcpServer = typeof StdioMcpServer.Type
 
-/** A remote server: streamable HTTP (`http`), or the older HTTP with server-sent events (`sse`). */
-export const HttpMcpServer = Schema.Struct({
-  type: Schema.Literal("http", "sse"),
-  url: Schema.String,
-  headers: optional(StringMap),
-  ...mcpServerCommon
-})
+const remoteMcpServer = <T extends "http" | "sse">(type: T) =>
+  Schema.Struct({ type: Schema.Literal(type), url: Schema.String, headers: optional(StringMap), ...mcpServerCommon })
+
+/** A remote server over streamable HTTP. */
+export const HttpMcpServer = remoteMcpServer("http")
 export type HttpMcpServer = typeof HttpMcpServer.Type
 
+/** A remote server over the older HTTP with server-sent events. */
+export const SseMcpServer = remoteMcpServer("sse")
+export type SseMcpServer = typeof SseMcpServer.Type
+
 /** An MCP server: a command over stdio, or a URL (MCP-1), in the shape Claude Code and Cursor use. */
-export const McpServer = Schema.Union(StdioMcpServer, HttpMcpServer)
+export const McpServer = Schema.Union(StdioMcpServer, HttpMcpServer, SseMcpServer)
 export type McpServer = typeof McpServer.Type
 
 // In the file `type` may be left out: a `url` means http, otherwise stdio.

@@ -6,6 +6,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type * as Fake from "@alisio/providers/FakeProvider"
 import type { McpServer } from "@alisio/runtime/Config"
+import * as Interaction from "@alisio/runtime/Interaction"
 import * as McpServers from "@alisio/runtime/McpServers"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -56,6 +57,8 @@ export const mcpWorld = (
     readonly env?: { readonly [name: string]: string }
     readonly startupMs?: number
     readonly callMs?: number
+    /** What a person answers to approvals (default: everything approved, as `--yes`). */
+    readonly approveAll?: boolean
   } = {}
 ) =>
   Effect.gen(function* () {
@@ -72,7 +75,15 @@ export const mcpWorld = (
         startupMs: options.startupMs,
         callMs: options.callMs,
         clientVersion: "test"
-      }).pipe(Layer.provideMerge(runnerLayer({ script: options.script ?? [], tools: [] })))
+      }).pipe(
+        Layer.provideMerge(
+          runnerLayer({
+            script: options.script ?? [],
+            tools: [],
+            interaction: Interaction.layerHeadless({ approveAll: options.approveAll ?? true })
+          })
+        )
+      )
     )
     const world: McpWorld = { dir, logFolder, diagnostics, trace: (file) => traceOf(dir, file) }
     return { world, context }

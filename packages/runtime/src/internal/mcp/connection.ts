@@ -245,9 +245,9 @@ export const connect = (options: ConnectOptions): Effect.Effect<Connection, McpS
           if (isStdio(transport) && transport.spawnError !== undefined) {
             return yield* new McpStartError({ message: startFailure(transport.spawnError, launch), log: log.file })
           }
-          if (yield* Deferred.isDone(closed)) {
+          if (isStdio(transport) && (yield* Deferred.isDone(closed))) {
             // Give the process a moment to be reaped, so its exit code is known.
-            if (isStdio(transport)) yield* waitAtMost(transport.ended, 200)
+            yield* waitAtMost(transport.ended, 200)
             const { how, said } = yield* closeReason
             const message = `${how.replace(/^it /, "")} before answering${said === undefined ? "" : `: ${said}`}`
             return yield* new McpStartError({ message, log: log.file })
