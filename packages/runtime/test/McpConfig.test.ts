@@ -24,10 +24,10 @@ const claudeBlock = `"mcpServers": {
     "github": {
       "command": "npx",
       "args": ["-y", "@modelcontextprotocol/server-github"],
-      "env": { "GITHUB_PERSONAL_ACCESS_TOKEN": "\${GITHUB_TOKEN}" }
+      "env": { "GITHUB_PERSONAL_ACCESS_TOKEN": `\\${GITHUB_TOKEN}` }
     },
     "linear": { "type": "sse", "url": "https://mcp.linear.app/sse" },
-    "docs": { "type": "http", "url": "https://example.com/mcp", "headers": { "Authorization": "Bearer \${DOCS_TOKEN}" } },
+    "docs": { "type": "http", "url": "https://example.com/mcp", "headers": { "Authorization": `Bearer \\${DOCS_TOKEN}` } },
     "cursor-style": { "url": "http://127.0.0.1:3000/mcp" }
   }`
 
@@ -83,12 +83,12 @@ describe("MCP configuration", () => {
     )
   })
 
-  it("MCP-1 ${VAR} and ${VAR:-default} expand; unset or empty without a default is named", () => {
+  it(`MCP-1 \${VAR} and \${VAR:-default} expand; unset or empty without a default is named`, () => {
     const env = { TOKEN: "t0k", EMPTY: "" }
     assert.deepStrictEqual(expandText(`Bearer \${TOKEN}`, env), { value: "Bearer t0k", missing: [] })
     assert.deepStrictEqual(expandText(`\${EMPTY:-x}/\${NOPE:-y}`, env), { value: "x/y", missing: [] })
     assert.deepStrictEqual(expandText(`\${NOPE}-\${EMPTY}`, env).missing, ["NOPE", "EMPTY"])
-    assert.strictEqual(expandText("$TOKEN and ${ not a reference", env).value, "$TOKEN and ${ not a reference")
+    assert.strictEqual(expandText(`$TOKEN and \${ not a reference`, env).value, `$TOKEN and \${ not a reference`)
     const expanded = expandServer(
       {
         type: "stdio",

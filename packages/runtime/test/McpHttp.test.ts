@@ -53,27 +53,29 @@ describe("MCP over streamable HTTP", () => {
     })
   )
 
-  it.scopedLive("MCP-1 ${VAR} expands in headers; a server refusing the token is a start failure naming HTTP 401", () =>
-    Effect.gen(function* () {
-      const { url } = yield* httpFixture({ MCP_FIXTURE_TOKEN: "s3cret" })
-      const { context } = yield* mcpWorld(
-        {
-          good: { type: "http", url, headers: { Authorization: `Bearer \${FIXTURE_TOKEN}` } },
-          bad: { type: "http", url, headers: { Authorization: "Bearer wrong" } }
-        },
-        { env: { FIXTURE_TOKEN: "s3cret" } }
-      )
-      yield* Effect.gen(function* () {
-        const mcp = yield* McpServers
-        yield* mcp.ready
-        const status = new Map((yield* mcp.status).map((report) => [report.name, report]))
-        assert.strictEqual(status.get("good")?.status, "connected")
-        assert.strictEqual(status.get("bad")?.status, "failed")
-        assert.match(status.get("bad")?.error ?? "", /HTTP 401 \(check its headers: does it need a token\?\)/)
-        // What is shown is the configuration, references unexpanded: no secret on the screen.
-        assert.strictEqual(status.get("good")?.target, url)
-      }).pipe(Effect.provide(context))
-    })
+  it.scopedLive(
+    `MCP-1 \${VAR} expands in headers; a server refusing the token is a start failure naming HTTP 401`,
+    () =>
+      Effect.gen(function* () {
+        const { url } = yield* httpFixture({ MCP_FIXTURE_TOKEN: "s3cret" })
+        const { context } = yield* mcpWorld(
+          {
+            good: { type: "http", url, headers: { Authorization: `Bearer \${FIXTURE_TOKEN}` } },
+            bad: { type: "http", url, headers: { Authorization: "Bearer wrong" } }
+          },
+          { env: { FIXTURE_TOKEN: "s3cret" } }
+        )
+        yield* Effect.gen(function* () {
+          const mcp = yield* McpServers
+          yield* mcp.ready
+          const status = new Map((yield* mcp.status).map((report) => [report.name, report]))
+          assert.strictEqual(status.get("good")?.status, "connected")
+          assert.strictEqual(status.get("bad")?.status, "failed")
+          assert.match(status.get("bad")?.error ?? "", /HTTP 401 \(check its headers: does it need a token\?\)/)
+          // What is shown is the configuration, references unexpanded: no secret on the screen.
+          assert.strictEqual(status.get("good")?.target, url)
+        }).pipe(Effect.provide(context))
+      })
   )
 
   it.scopedLive("MCP-1 cancelling a run during an http call tells the server (notifications/cancelled)", () =>

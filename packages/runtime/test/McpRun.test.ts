@@ -34,7 +34,7 @@ const runWith = (
   })
 
 const toolMessage = (request: { readonly messages: ReadonlyArray<{ readonly role: string }> } | undefined) =>
-  request?.messages.findLast((message) => message.role === "tool") as ToolResultMessage | undefined
+  [...(request?.messages ?? [])].reverse().find((message) => message.role === "tool") as ToolResultMessage | undefined
 
 describe("MCP tools in a run", () => {
   it.scopedLive(
