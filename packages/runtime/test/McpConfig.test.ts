@@ -24,10 +24,10 @@ const claudeBlock = `"mcpServers": {
     "github": {
       "command": "npx",
       "args": ["-y", "@modelcontextprotocol/server-github"],
-      "env": { "GITHUB_PERSONAL_ACCESS_TOKEN": `\\${GITHUB_TOKEN}` }
+      "env": { "GITHUB_PERSONAL_ACCESS_TOKEN": "\${GITHUB_TOKEN}" }
     },
     "linear": { "type": "sse", "url": "https://mcp.linear.app/sse" },
-    "docs": { "type": "http", "url": "https://example.com/mcp", "headers": { "Authorization": `Bearer \\${DOCS_TOKEN}` } },
+    "docs": { "type": "http", "url": "https://example.com/mcp", "headers": { "Authorization": "Bearer \${DOCS_TOKEN}" } },
     "cursor-style": { "url": "http://127.0.0.1:3000/mcp" }
   }`
 
