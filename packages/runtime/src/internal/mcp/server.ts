@@ -26,7 +26,7 @@ import { Tools } from "../../Tools.js"
 import type { Connection, McpPromptInfo, McpToolInfo } from "./connection.js"
 import { McpCallError } from "./errors.js"
 import { type Environment, expandServer } from "./expand.js"
-import { appendLog, logFileOf } from "./logFile.js"
+import { logFileOf } from "./logFile.js"
 import { mcpName, safeName } from "./names.js"
 import type { McpCallResult } from "./results.js"
 
@@ -236,7 +236,6 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
         const failure = Cause.failureOption(exit.cause)
         const message = Option.isSome(failure) ? failure.value.message : Cause.pretty(exit.cause)
         const logFile = Option.isSome(failure) ? failure.value.log : log
-        yield* appendLog(logFile ?? logFileOf(context.logFolder, name), `failed to start: ${message}`)
         return yield* failStart(message, logFile)
       }
       const { connection, prompts, tools } = exit.value
