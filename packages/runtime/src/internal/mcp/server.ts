@@ -30,8 +30,17 @@ import { logFileOf } from "./logFile.js"
 import { mcpName, safeName } from "./names.js"
 import type { McpCallResult } from "./results.js"
 
-// The SDK (and zod, ajv) load when the first server starts, not with the runtime.
-const loadSdk = Effect.promise(() => import("./sdk.js"))
+// The SDK (and zod, ajv) load when the first server starts, not with the runtime; once loaded,
+// calls take it from here rather than through `import()` again.
+let sdkModule: typeof import("./sdk.js") | undefined
+const loadSdk = Effect.suspend(() =>
+  sdkModule !== undefined
+    ? Effect.succeed(sdkModule)
+    : Effect.map(
+        Effect.promise(() => import("./sdk.js")),
+        (loaded) => (sdkModule = loaded)
+      )
+)
 
 /** What every server shares: the service's settings, the tool registry, where failures go. */
 export interface ServerContext {
@@ -295,17 +304,9 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
       return Effect.gen(function* () {
         const connection = yield* usable
         const sdk = yield* loadSdk
-        return yield* sdk.callTool(connection, toolName, args, context_.progress).pipe(
-          Effect.timeoutFail({
-            duration: callMs,
-            onTimeout: () =>
-              new McpCallError({
-                message: `did not answer within ${formatDuration(callMs)}; the call was cancelled`,
-                closed: false
-              })
-          }),
-          Effect.mapError((error) => new ToolError({ message: `The MCP server ${name} ${error.message}` }))
-        )
+        return yield* sdk
+          .callTool(connection, toolName, args, { onProgress: context_.progress, timeoutMs: callMs })
+          .pipe(Effect.mapError((error) => new ToolError({ message: `The MCP server ${name} ${error.message}` })))
       })
     }
 
