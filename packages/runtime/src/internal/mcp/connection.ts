@@ -72,6 +72,8 @@ export interface Connection {
   readonly closed: Deferred.Deferred<void>
   /** True once we began closing it: a close after that is not the server going away. */
   readonly closing: () => boolean
+  /** Whether it closed, for a call's fast path (`closed` says the same as an Effect). */
+  readonly isClosed: () => boolean
   /** Why it closed, as a clause: `exited with code 1: <its last stderr line>`. */
   readonly whyClosed: Effect.Effect<string>
   readonly log: string
@@ -181,7 +183,11 @@ export const connect = (options: ConnectOptions): Effect.Effect<Connection, McpS
       (transport) => (isStdio(transport) ? stopServer(transport, options.closeMs) : Effect.void)
     )
     const pendingSends = trackSends(transport)
-    transport.onclose = () => Deferred.unsafeDone(closed, Exit.void)
+    let isClosed = false
+    transport.onclose = () => {
+      isClosed = true
+      Deferred.unsafeDone(closed, Exit.void)
+    }
 
     const client = new Client(
       { name: "alisio", version: options.clientVersion },
@@ -260,6 +266,7 @@ export const connect = (options: ConnectOptions): Effect.Effect<Connection, McpS
       client,
       closed,
       closing: () => closing,
+      isClosed: () => isClosed,
       whyClosed,
       log: log.file,
       hasTools: capabilities.tools !== undefined,

@@ -281,7 +281,11 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
     )
 
     /** A connection to call on: started again once after it went away. */
-    const usable: Effect.Effect<Connection, ToolError> = lock.withPermits(1)(
+    const usable: Effect.Effect<Connection, ToolError> = Effect.suspend(() =>
+      // The common case takes no lock: a live connection.
+      state._tag === "Connected" && !state.connection.isClosed() ? Effect.succeed(state.connection) : changing
+    )
+    const changing: Effect.Effect<Connection, ToolError> = lock.withPermits(1)(
       Effect.gen(function* () {
         if (state._tag === "Connected") {
           if (!(yield* Deferred.isDone(state.connection.closed))) return state.connection
@@ -301,13 +305,11 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
     )
 
     function call(toolName: string, args: unknown, context_: ToolContext): Effect.Effect<McpCallResult, ToolError> {
-      return Effect.gen(function* () {
-        const connection = yield* usable
-        const sdk = yield* loadSdk
-        return yield* sdk
+      return Effect.flatMap(Effect.zip(usable, loadSdk), ([connection, sdk]) =>
+        sdk
           .callTool(connection, toolName, args, { onProgress: context_.progress, timeoutMs: callMs })
           .pipe(Effect.mapError((error) => new ToolError({ message: `The MCP server ${name} ${error.message}` })))
-      })
+      )
     }
 
     const report = Effect.sync(
