@@ -2,9 +2,9 @@
 // "everything" server from npm, a pasted Claude Code block, `mcp list|get|add|remove`, project
 // trust, failures, and signals during a call (no orphan process).
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { decodeRunEvent, type KnownRunEvent } from "@alisio/domain/RunEvent"
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
@@ -136,6 +136,34 @@ describe("MCP servers (end to end)", () => {
     assert.include(readFileSync(join(cli.home, "state", "mcp", "fixture.log"), "utf8"), "fixture server ready")
   })
 
+  it('MCP-1 CMD-1 a server\'s prompt is a command: in `alisio commands list`, and `alisio run "/mcp__fixture__greet …"` sends its text', async () => {
+    const cli = await setup(
+      [{ kind: "text", text: "Hello, Ada!" }],
+      (workspace) =>
+        `mcpServers:\n  fixture:\n    command: node\n    args: ["${fixture}"]\n    env: { MCP_FIXTURE_DIR: "${workspace}" }\n`
+    )
+    const listed = await cli.run(["commands", "list"])
+    assert.strictEqual(listed.code, 0, listed.stderr)
+    assert.match(
+      listed.stdout,
+      /^\/mcp__fixture__greet <name> \[mood\]\s+mcp\s+Greets someone {2}· MCP server fixture$/m
+    )
+
+    const result = await cli.run(["run", "--json", "-m", "openai/test-model", "/mcp__fixture__greet Ada very cheerful"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.strictEqual(ofType(parseJsonl(result.stdout), "run_completed")[0]?.data.text, "Hello, Ada!")
+    const sent = chats()[0]!.body.messages as ReadonlyArray<{ readonly role: string; readonly content: unknown }>
+    assert.include(
+      JSON.stringify(sent.filter((message) => message.role === "user")),
+      "Say hello to Ada, very cheerful."
+    )
+
+    const missing = await cli.run(["run", "-m", "openai/test-model", "/mcp__fixture__greet"])
+    assert.strictEqual(missing.code, 2)
+    assert.include(missing.stderr, "/mcp__fixture__greet needs name: give it after the command.")
+    assert.strictEqual(chats().length, 1, "no request for a prompt that could not be filled in")
+  })
+
   it("MCP-1 the reference everything server from npm: listed, and called through `alisio run --json`", async () => {
     const cli = await setup(
       [
@@ -248,6 +276,51 @@ describe("MCP servers (end to end)", () => {
       assert.strictEqual(result.code, 0, `${args.join(" ")}: ${result.stderr}`)
     }
     assert.isFalse(existsSync(join(cli.workspace, "started")))
+  })
+
+  it("MCP-1 the MCP SDK is never loaded by --version or a run without servers; a run with one loads it", async () => {
+    const cli = await setup([
+      { kind: "text", text: "plain" },
+      { kind: "text", text: "with a server" }
+    ])
+    // A module hook that notes every module Node loads (hooks run in a thread of their own).
+    const loaded = join(cli.workspace, "loaded.txt")
+    const hooks = join(cli.workspace, "hooks.mjs")
+    writeFileSync(
+      hooks,
+      `import { appendFileSync } from "node:fs"\nexport const load = (url, context, next) => { appendFileSync(${JSON.stringify(loaded)}, url + "\\n"); return next(url, context) }\n`
+    )
+    const register = join(cli.workspace, "register.mjs")
+    writeFileSync(
+      register,
+      `import { register } from "node:module"\nregister(${JSON.stringify(pathToFileURL(hooks).href)})\n`
+    )
+    const env = { NODE_OPTIONS: `--import ${pathToFileURL(register).href}` }
+    const sdkLoaded = () => {
+      const urls = trace(cli.workspace, "loaded.txt")
+      assert.isTrue(
+        urls.some((url) => /\/bin\.js$/.test(url)),
+        "the hook saw the CLI load"
+      )
+      rmSync(loaded, { force: true })
+      // The SDK's client, in whatever chunk the bundler put it.
+      return urls.some(
+        (url) => url.startsWith("file:") && readFileSync(fileURLToPath(url), "utf8").includes("class extends Protocol")
+      )
+    }
+    const version = await cli.run(["--version"], { env })
+    assert.strictEqual(version.code, 0, version.stderr)
+    assert.isFalse(sdkLoaded(), "--version")
+    const plain = await cli.run(["run", "-m", "openai/test-model", "hello"], { env })
+    assert.strictEqual(plain.code, 0, plain.stderr)
+    assert.isFalse(sdkLoaded(), "a run without MCP servers")
+    writeFileSync(
+      join(cli.home, "config.yaml"),
+      `mcpServers:\n  fixture:\n    command: node\n    args: ["${fixture}"]\n    env: { MCP_FIXTURE_DIR: "${cli.workspace}" }\n`
+    )
+    const withServer = await cli.run(["run", "-m", "openai/test-model", "hello"], { env })
+    assert.strictEqual(withServer.code, 0, withServer.stderr)
+    assert.isTrue(sdkLoaded(), "a run with a server loads the SDK")
   })
 
   it("MCP-1 `mcp add` and `mcp remove` edit the global config.yaml, comments kept", async () => {

@@ -106,8 +106,9 @@ export const docs = {
   mcpRemove: { description: "Remove an MCP server from the global config.yaml (comments kept)" },
   commands: {
     description:
-      'The slash commands: builtin ones, plugins\', prompt templates and skills. `alisio run "/name args"` runs ' +
-      "one headless: a core command prints its answer, a template or skill becomes the prompt.",
+      "The slash commands: builtin ones, plugins', MCP servers' prompts (/mcp__<server>__<prompt>), prompt templates " +
+      'and skills. `alisio run "/name args"` runs one headless: a core command prints its answer, a template, ' +
+      "skill or MCP prompt becomes the prompt.",
     examples: [
       { does: "What can be typed after /, and where each comes from:", command: "alisio commands list" },
       { does: "Turns, tokens and time of the latest session here:", command: 'alisio run -c "/stats"' },

@@ -463,7 +463,7 @@ const commandsListFlags = {
   ),
   trustProject: Options.boolean("trust-project").pipe(
     Options.withDescription(
-      "Include the project's templates and skills (.alisio/prompts, .claude/commands, .alisio/skills, …) and plugins"
+      "Include the project's templates and skills (.alisio/prompts, .claude/commands, .alisio/skills, …), plugins and MCP servers (.mcp.json)"
     )
   ),
   plugin: pluginOption,

@@ -1,3 +1,4 @@
+import { allSurfaces, CommandError, type CommandOutput } from "@alisio/domain/Command"
 import type { ImagePart, TextPart } from "@alisio/domain/Message"
 import { ToolEffect } from "@alisio/domain/Tool"
 import * as Context from "effect/Context"
@@ -6,6 +7,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { McpServer } from "./Config.js"
+import type { CatalogCommand, CommandProvider } from "./internal/commands/entry.js"
 import { makeRegistry } from "./internal/mcp/registry.js"
 import { Tools } from "./Tools.js"
 
@@ -76,8 +78,12 @@ export interface McpPromptResult {
   readonly text: string
 }
 
-/** A prompt that could not be had: unknown, a required argument missing, the server failing. */
+/**
+ * A prompt that could not be had: `unknown` (no server offers it), `usage` (a required argument
+ * missing), `failed` (the server failed or refused).
+ */
 export class McpError extends Schema.TaggedError<McpError>()("McpError", {
+  reason: Schema.Literal("unknown", "usage", "failed"),
   server: Schema.optional(Schema.String),
   message: Schema.String
 }) {}
@@ -142,7 +148,8 @@ const nothing = McpServers.of({
   failures: Effect.succeed([]),
   status: Effect.succeed([]),
   prompts: Effect.succeed([]),
-  getPrompt: (name) => new McpError({ message: `No MCP prompt is named ${name}: no MCP server is configured.` })
+  getPrompt: (name) =>
+    new McpError({ reason: "unknown", message: `No MCP prompt is named ${name}: no MCP server is configured.` })
 })
 
 /**
@@ -162,3 +169,59 @@ export const layer = (options: Options): Layer.Layer<McpServers, never, Tools> =
 
 /** No servers: what a runtime without MCP gets. */
 export const layerNone: Layer.Layer<McpServers> = Layer.succeed(McpServers, nothing)
+
+/** `<name> [mood]`: a prompt's arguments in order, the optional ones in brackets. */
+const argumentHint = (descriptor: McpPromptDescriptor): string | undefined =>
+  descriptor.arguments.length === 0
+    ? undefined
+    : descriptor.arguments
+        .map((argument) => (argument.required ? `<${argument.name}>` : `[${argument.name}]`))
+        .join(" ")
+
+/**
+ * The servers' prompts as commands of the catalog (CMD-1, MCP-1): `/mcp__<server>__<prompt> args`
+ * fills the prompt in on its server (the words onto its arguments in order, the last taking the
+ * rest) and sends its text as the user's prompt. Only started servers' prompts are listed: a
+ * surface that resolves an `mcp__` name, or lists every command, runs `ready` first.
+ */
+export const promptCommands = (servers: McpServers["Type"]): CommandProvider => ({
+  id: "mcp",
+  commands: Effect.map(servers.prompts, (descriptors) =>
+    descriptors.map(
+      (descriptor): CatalogCommand => ({
+        name: descriptor.name,
+        description:
+          descriptor.description === ""
+            ? `The prompt ${descriptor.prompt} of the MCP server ${descriptor.server}`
+            : descriptor.description,
+        source: "mcp",
+        surfaces: allSurfaces,
+        execution: "prompt",
+        argumentHint: argumentHint(descriptor),
+        from: `MCP server ${descriptor.server}`,
+        run: (args) =>
+          servers.getPrompt(descriptor.name, args).pipe(
+            Effect.mapError(
+              (error) =>
+                new CommandError({
+                  reason: error.reason === "usage" ? "usage" : error.reason === "unknown" ? "unknown" : "failed",
+                  command: descriptor.name,
+                  message: error.message
+                })
+            ),
+            Effect.flatMap((result) =>
+              result.text.trim() === ""
+                ? Effect.fail(
+                    new CommandError({
+                      reason: "failed",
+                      command: descriptor.name,
+                      message: `The MCP server ${descriptor.server} gave /${descriptor.name} no text to send.`
+                    })
+                  )
+                : Effect.succeed<CommandOutput>({ _tag: "Prompt", prompt: result.text })
+            )
+          )
+      })
+    )
+  )
+})

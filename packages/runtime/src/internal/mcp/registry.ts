@@ -86,7 +86,7 @@ export const makeRegistry = (
         yield* Effect.forEach(servers, (server) => server.ready, { concurrency: "unbounded", discard: true })
         const descriptor = (yield* prompts).find((prompt) => prompt.name === name)
         if (descriptor === undefined) {
-          return yield* new McpError({ message: `No MCP server offers a prompt named ${name}.` })
+          return yield* new McpError({ reason: "unknown", message: `No MCP server offers a prompt named ${name}.` })
         }
         const args =
           typeof given === "string"
@@ -100,6 +100,7 @@ export const makeRegistry = (
         )
         if (missing.length > 0) {
           return yield* new McpError({
+            reason: "usage",
             server: descriptor.server,
             message: `/${name} needs ${missing.map((argument) => argument.name).join(", ")}: give ${missing.length === 1 ? "it" : "them"} after the command.`
           })
@@ -109,6 +110,7 @@ export const makeRegistry = (
           Effect.mapError(
             (error) =>
               new McpError({
+                reason: "failed",
                 server: descriptor.server,
                 message: `The MCP server ${descriptor.server} ${error.message}`
               })

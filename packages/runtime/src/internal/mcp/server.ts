@@ -27,7 +27,7 @@ import type { Connection, McpPromptInfo, McpToolInfo } from "./connection.js"
 import { McpCallError } from "./errors.js"
 import { type Environment, expandServer } from "./expand.js"
 import { logFileOf } from "./logFile.js"
-import { mcpName, safeName } from "./names.js"
+import { mcpName, promptCommandName, safeName } from "./names.js"
 import type { McpCallResult } from "./results.js"
 
 // The SDK (and zod, ajv) load when the first server starts, not with the runtime; once loaded,
@@ -319,7 +319,7 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
         target: targetOf(config),
         status: statusOf[state._tag],
         tools: registered,
-        prompts: promptInfos.map((prompt) => mcpName(name, prompt.name)),
+        prompts: promptInfos.map((prompt) => promptCommandName(name, prompt.name)),
         ...(problem === undefined ? {} : { error: problem }),
         ...(log === undefined ? {} : { log })
       })
@@ -331,7 +331,7 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
         if (state._tag !== "Connected") return []
         return promptInfos.map(
           (prompt): McpPromptDescriptor => ({
-            name: mcpName(name, prompt.name),
+            name: promptCommandName(name, prompt.name),
             server: name,
             prompt: prompt.name,
             description: prompt.description ?? prompt.title ?? "",
