@@ -207,6 +207,39 @@ describe("MCP servers (end to end)", () => {
     assert.include(third, "data:image/png;base64,")
   })
 
+  it("MCP-1 TL-2 a tool without readOnlyHint: denied without --yes, run with --yes, hidden by --read-only", async () => {
+    const cli = await setup(
+      [
+        { kind: "tool", id: "call_1", name: "mcp__fixture__write_note", args: { note: "no" } },
+        { kind: "text", text: "denied" },
+        { kind: "tool", id: "call_2", name: "mcp__fixture__write_note", args: { note: "yes" } },
+        { kind: "text", text: "written" },
+        { kind: "text", text: "read only" }
+      ],
+      (workspace) =>
+        `mcpServers:\n  fixture:\n    command: node\n    args: ["${fixture}"]\n    env: { MCP_FIXTURE_DIR: "${workspace}" }\n`
+    )
+    const statusOf = (stdout: string) =>
+      ofType(parseJsonl(stdout), "tool_call_completed").map((event) => [event.data.name, event.data.status])
+    const denied = await cli.run(["run", "--json", "-m", "openai/test-model", "write a note"])
+    assert.strictEqual(denied.code, 0, denied.stderr)
+    assert.deepStrictEqual(statusOf(denied.stdout), [["mcp__fixture__write_note", "denied"]])
+    assert.deepStrictEqual(trace(cli.workspace, "notes.txt"), [])
+
+    const approved = await cli.run(["run", "--json", "--yes", "-m", "openai/test-model", "write a note"])
+    assert.strictEqual(approved.code, 0, approved.stderr)
+    assert.deepStrictEqual(statusOf(approved.stdout), [["mcp__fixture__write_note", "completed"]])
+    assert.deepStrictEqual(trace(cli.workspace, "notes.txt"), ["yes"])
+
+    const readOnly = await cli.run(["run", "--json", "--read-only", "-m", "openai/test-model", "look only"])
+    assert.strictEqual(readOnly.code, 0, readOnly.stderr)
+    const offered = (
+      (chats().at(-1)!.body.tools ?? []) as ReadonlyArray<{ readonly function: { readonly name: string } }>
+    ).map((tool) => tool.function.name)
+    assert.include(offered, "mcp__fixture__echo")
+    assert.notInclude(offered, "mcp__fixture__write_note")
+  })
+
   it("MCP-1 a project's .mcp.json never starts its command without --trust-project", async () => {
     const cli = await setup([
       { kind: "text", text: "untrusted" },

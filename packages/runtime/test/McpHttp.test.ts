@@ -1,4 +1,4 @@
-// The same SDK fixture server over streamable HTTP on 127.0.0.1 (its own process).
+// The same SDK fixture server over streamable HTTP (and the older HTTP+SSE) on 127.0.0.1 (its own process).
 import * as Fake from "@alisio/providers/FakeProvider"
 import { McpServers } from "@alisio/runtime/McpServers"
 import { Runner } from "@alisio/runtime/Runner"
@@ -49,6 +49,41 @@ describe("MCP over streamable HTTP", () => {
         )
         const [report] = yield* Effect.flatMap(McpServers, (mcp) => mcp.status)
         assert.deepStrictEqual([report?.transport, report?.status], ["http", "connected"])
+      }).pipe(Effect.provide(context))
+    })
+  )
+
+  it.scopedLive("MCP-1 type: sse (the older HTTP+SSE protocol): tools offered and called in a run, with progress", () =>
+    Effect.gen(function* () {
+      const { url } = yield* httpFixture({}, "sse")
+      const { context } = yield* mcpWorld(
+        { legacy: { type: "sse", url } },
+        {
+          script: [
+            Fake.callTools(
+              { id: "c1", name: "mcp__legacy__echo", args: { text: "over sse" } },
+              { id: "c2", name: "mcp__legacy__progress", args: { steps: 2 } }
+            ),
+            Fake.answer("ok")
+          ]
+        }
+      )
+      yield* Effect.gen(function* () {
+        const events = yield* collect(baseOptions)
+        assertContract(events)
+        assert.deepStrictEqual(
+          ofType(events, "tool_call_completed").map((event) => [event.data.name, event.data.result]),
+          [
+            ["mcp__legacy__echo", "echo: over sse"],
+            ["mcp__legacy__progress", "done 2 steps"]
+          ]
+        )
+        assert.deepStrictEqual(
+          ofType(events, "tool_progress").map((event) => event.data.text),
+          ["[1/2] step 1", "[2/2] step 2"]
+        )
+        const [report] = yield* Effect.flatMap(McpServers, (mcp) => mcp.status)
+        assert.deepStrictEqual([report?.transport, report?.status], ["sse", "connected"])
       }).pipe(Effect.provide(context))
     })
   )

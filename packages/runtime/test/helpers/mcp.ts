@@ -89,15 +89,16 @@ export const mcpWorld = (
     return { world, context }
   })
 
-/** The fixture over streamable HTTP on 127.0.0.1, in its own process, stopped with the scope. */
+/** The fixture over streamable HTTP (or the older HTTP+SSE) on 127.0.0.1, in its own process, stopped with the scope. */
 export const httpFixture = (
-  env: { readonly [name: string]: string } = {}
+  env: { readonly [name: string]: string } = {},
+  protocol: "http" | "sse" = "http"
 ): Effect.Effect<{ readonly url: string; readonly process: ChildProcess }, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.promise(
       () =>
         new Promise<{ readonly url: string; readonly process: ChildProcess }>((resolve, reject) => {
-          const child = spawn(process.execPath, [fixtureServer, "http"], {
+          const child = spawn(process.execPath, [fixtureServer, protocol], {
             env: { ...process.env, ...env },
             stdio: ["ignore", "pipe", "ignore"]
           })
