@@ -35,7 +35,7 @@ const shadowing = definePlugin({
 
 describe("MCP prompts in the command catalog", () => {
   it.scopedLive(
-    "MCP-1 CMD-1 prompts are /mcp__<server>__<prompt> (lower case): plugin > mcp > template, the shadowed listed; running one gives its text as the prompt",
+    "MCP-1 CMD-1 prompts are /mcp__<server>__<prompt> (lower case): plugin > mcp > template, the shadowed listed; running one gives its text as the prompt; /tools starts the servers",
     () =>
       Effect.gen(function* () {
         const folders = foldersIn(yield* tempDir)
@@ -62,7 +62,12 @@ describe("MCP prompts in the command catalog", () => {
           assert.deepStrictEqual(yield* entries("mcp__fixture__greet"), [["template", template, undefined]])
           assert.strictEqual((yield* mcp.status).filter((s) => s.status === "not_started").length, 2)
 
-          yield* mcp.ready
+          // /tools starts the servers as a run would, to list their tools.
+          const tools = yield* catalog.execute("tools", "")
+          assert.strictEqual(tools._tag, "Text")
+          assert.match(tools._tag === "Text" ? tools.text : "", /^ {2}mcp__fixture__echo\s+read\s+MCP server fixture$/m)
+          assert.strictEqual((yield* mcp.status).filter((s) => s.status === "connected").length, 2)
+
           assert.deepStrictEqual(yield* entries("mcp__fixture__greet"), [
             ["mcp", "MCP server fixture", undefined],
             ["template", template, "mcp"]
