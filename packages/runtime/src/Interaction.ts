@@ -15,12 +15,29 @@ export interface ApprovalRequest {
   readonly tool?: string
   readonly effect?: ToolEffect
   readonly path?: string
+  /** The call's arguments as the model wrote them (JSON text), so a UI can show what will run. */
+  readonly arguments?: string | undefined
+  /** The tool call asking, when it is one. */
+  readonly toolCallId?: string | undefined
 }
 
 /** The answer, and whether a person or a standing policy gave it. */
 export interface ApprovalAnswer {
   readonly approved: boolean
   readonly by: "person" | "policy"
+}
+
+/** A plan put to the person before the work it describes starts (plan review, TL-1). */
+export interface PlanReview {
+  readonly sessionId: SessionId
+  /** The plan, as Markdown. */
+  readonly plan: string
+}
+
+/** What the person said of a plan: go on, or change it as `feedback` says. */
+export interface PlanDecision {
+  readonly approved: boolean
+  readonly feedback?: string | undefined
 }
 
 /** Nobody is there to answer (a headless run). */
@@ -37,6 +54,8 @@ export class Interaction extends Context.Tag("@alisio/runtime/Interaction")<
   {
     readonly approve: (request: ApprovalRequest) => Effect.Effect<ApprovalAnswer>
     readonly ask: (sessionId: SessionId, question: UserQuestion) => Effect.Effect<string, NoPersonError>
+    /** Puts a plan to the person; absent where no UI can show one (then nobody can review it). */
+    readonly reviewPlan?: (review: PlanReview) => Effect.Effect<PlanDecision, NoPersonError>
   }
 >() {}
 

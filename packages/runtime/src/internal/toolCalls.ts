@@ -143,6 +143,8 @@ export const executeToolCall = (
                   summary: request.summary,
                   tool: call.name,
                   effect,
+                  arguments: call.arguments,
+                  toolCallId: call.id,
                   ...(request.path === undefined ? {} : { path: request.path })
                 })
               ).pipe(
