@@ -55,6 +55,8 @@ describe("start-up", () => {
     assert.isFalse(holdsTui(staticGraph(main)), "the command tree")
     assert.isFalse(holdsTui(staticGraph(run)), "alisio run")
     assert.isTrue(holdsTui(staticGraph(tui)), "alisio")
+    // The editor is up before SQLite, the providers and the plugins load (they come with Session).
+    assert.deepStrictEqual(holdsHeavyParts(staticGraph(tui)), { sqlite: false, openai: false })
   })
 
   it("--help loads the command tree without SQLite or the openai SDK; run loads them", () => {

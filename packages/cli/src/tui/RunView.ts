@@ -29,7 +29,8 @@ export class RunView {
 
   constructor(
     private readonly screen: Screen,
-    private readonly now: () => number
+    /** The Effect clock's time, as the session's ticker last read it. */
+    public now: () => number
   ) {}
 
   /** Ctrl-O: every tool card and reasoning block at once, expanded or collapsed. */

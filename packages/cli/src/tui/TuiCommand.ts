@@ -1,29 +1,22 @@
 // `alisio` with no command (CLI-1, UI-1): the interactive UI in the workspace. The editor is up
 // before the runtime is composed (composed once, as for `run`, with the UI's Interaction and
 // PluginUi), so typing starts at once; the first message waits for the runtime if it must.
+
+import * as path from "node:path"
 import type { Limits } from "@alisio/domain/Limits"
-import { CommandCatalog } from "@alisio/runtime/CommandCatalog"
-import { Extensions } from "@alisio/runtime/Extensions"
-import { SessionStore } from "@alisio/runtime/SessionStore"
+import * as Paths from "@alisio/runtime/Paths"
 import { matchesKey, ProcessTerminal } from "@earendil-works/pi-tui"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
-import * as Schedule from "effect/Schedule"
-import { loadSetup, registerProviders, tuiRuntimeLayer } from "../App.js"
-import { CliError, ExitCode, usageError } from "../CliError.js"
+import { usageError } from "../CliError.js"
 import type { TuiFlags } from "../main.js"
-import type { PluginFlags } from "../Plugins.js"
-import { findSession } from "../ShortIds.js"
-import { catalogLayer } from "../Slash.js"
 import { type CommandEntry, Completion } from "./Completion.js"
-import { type Intent, makeConversation } from "./Conversation.js"
+import type { Intent } from "./Conversation.js"
 import { FileIndex } from "./FileIndex.js"
 import { Grants } from "./Grants.js"
 import { historyFile, openHistory } from "./History.js"
-import { PluginSink, pluginUiLayer } from "./Panels.js"
+import { PluginSink } from "./Panels.js"
 import { RunView } from "./RunView.js"
 import { Screen } from "./Screen.js"
 import { colorFor, makeTheme, unicodeFor } from "./Theme.js"
@@ -45,7 +38,6 @@ const limitsOf = (flags: TuiFlags): Limits => {
 }
 
 const EXIT_WINDOW_MS = 2_000
-const TICK = "100 millis"
 
 /**
  * Owns the terminal for the life of the scope: raw mode and the screen on acquire; on release (a
@@ -114,11 +106,8 @@ export const tuiCommand = (flags: TuiFlags) =>
       )
     }
     const limits = limitsOf(flags)
-    const setup = yield* loadSetup({
-      ...(Option.isSome(flags.cwd) ? { cwd: flags.cwd.value } : {}),
-      trustProject: flags.trustProject,
-      flags: { limits }
-    })
+    const cwd = path.resolve(Option.isSome(flags.cwd) ? flags.cwd.value : process.cwd())
+    const paths = yield* Paths.make
     const color = colorFor(true)
     const unicode = unicodeFor()
     const theme = makeTheme({ color, unicode })
@@ -127,14 +116,14 @@ export const tuiCommand = (flags: TuiFlags) =>
     const board = new TuiInteraction.WaitBoard()
     const grants = new Grants()
     const sink = new PluginSink()
-    const history = openHistory(historyFile(setup.paths.stateHome, setup.cwd))
+    const history = openHistory(historyFile(paths.stateHome, cwd))
     for (const entry of history.entries) screen.editor.addToHistory(entry)
     screen.status.update((s) => {
       s.readOnly = flags.readOnly
     })
 
     let commands: ReadonlyArray<CommandEntry> = []
-    screen.editor.setAutocompleteProvider(new Completion(() => commands, new FileIndex(setup.cwd), setup.cwd))
+    screen.editor.setAutocompleteProvider(new Completion(() => commands, new FileIndex(cwd), cwd))
     screen.editor.onSubmit = (text) => {
       screen.editor.addToHistory(text)
       Queue.unsafeOffer(intents, { _tag: "Submit", text })
@@ -184,101 +173,26 @@ export const tuiCommand = (flags: TuiFlags) =>
       return undefined
     })
 
-    const view = new RunView(screen, () => clockNow)
-    let clockNow = yield* Clock.currentTimeMillis
+    const view = new RunView(screen, () => 0)
     yield* ownTerminal(screen)
     yield* showWaits(screen, board, grants)
 
-    const plugins: PluginFlags = {
-      plugins: flags.plugin,
-      disabled: flags.disablePlugin,
-      readOnly: flags.readOnly,
-      trustProject: flags.trustProject
-    }
-    const program = Effect.gen(function* () {
-      sink.attach({
-        notice: (text, level) => screen.notice(text, level),
-        panel: (panel) => {
-          screen.panels.set(panel)
-          screen.tui.requestRender()
-        }
-      })
-      const extensions = yield* Extensions
-      const startup = yield* extensions.renderStartup({
-        columns: screen.tui.terminal.columns,
-        rows: Math.max(4, Math.floor(screen.tui.terminal.rows / 2)),
-        color,
-        unicode
-      })
-      screen.setHeader(startup.lines)
-      yield* registerProviders(setup)
-      const store = yield* SessionStore
-      if (store.interruptRuns !== undefined) yield* store.interruptRuns()
-      const catalog = yield* CommandCatalog
-      commands = (yield* catalog.list("tui")).filter((listing) => listing.shadowedBy === undefined)
-      const conversation = yield* makeConversation({
-        setup,
-        screen,
-        view,
-        grants,
-        history,
-        intents,
-        readOnly: flags.readOnly,
-        yes: flags.yes,
-        limits,
-        model: flags.model
-      })
-      let start: string | undefined
-      if (Option.isSome(flags.session)) start = (yield* findSession(store, flags.session.value)).id
-      else if (flags.continue) {
-        const latest = yield* store.latestSession(setup.cwd)
-        if (Option.isSome(latest)) start = latest.value.id
-        else screen.notice("No earlier session in this directory; this is a new one.")
-      }
-      yield* conversation.switchTo(start as Parameters<typeof conversation.switchTo>[0])
-      const first = flags.prompt.join(" ").trim()
-      if (first !== "") yield* Queue.offer(intents, { _tag: "Submit", text: first })
-
-      // The spinner, the seconds and the active time (which stands still while a wait is open: LIM-1).
-      yield* Effect.forkScoped(
-        Effect.repeat(
-          Effect.gen(function* () {
-            const now = yield* Clock.currentTimeMillis
-            const elapsed = now - clockNow
-            clockNow = now
-            busy.now = conversation.state.busy
-            if (busy.now && board.size === 0) screen.status.state.activeMs += elapsed
-            screen.status.update((s) => {
-              s.waits = board.size
-            })
-            if (screen.status.tick(now)) screen.tui.requestRender()
-          }),
-          Schedule.spaced(TICK)
-        )
-      )
-      let going = true
-      while (going) {
-        const intent = yield* Queue.take(intents)
-        going = yield* conversation.handleIntent(intent)
-        busy.now = conversation.state.busy
-      }
+    const { runSession } = yield* Effect.promise(() => import("./Session.js"))
+    yield* runSession({
+      flags,
+      limits,
+      screen,
+      view,
+      board,
+      grants,
+      sink,
+      history,
+      intents,
+      busy,
+      setCommands: (entries) => {
+        commands = entries
+      },
+      color,
+      unicode
     })
-
-    yield* program.pipe(
-      Effect.scoped,
-      Effect.mapError((error) =>
-        error._tag === "CliError" ? error : new CliError({ message: error.message, exitCode: ExitCode.failed })
-      ),
-      Effect.provide(
-        catalogLayer(setup, flags.trustProject).pipe(
-          Layer.provideMerge(
-            tuiRuntimeLayer(setup, {
-              interaction: TuiInteraction.layer(board, { approveAll: flags.yes, grants }),
-              pluginUi: pluginUiLayer(sink),
-              plugins
-            })
-          )
-        )
-      )
-    )
   }).pipe(Effect.scoped)
