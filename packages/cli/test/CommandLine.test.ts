@@ -123,7 +123,13 @@ describe("CommandLine", () => {
   it("CLI-1 CLI-3 alisio itself takes the conversation's flags and a first message; a lone near-command is a typo", () => {
     const root = (...words: ReadonlyArray<string>) => CommandLine.check(commandLine, words)
     assert.deepStrictEqual(Either.getOrThrow(root("-c")).argv, ["--continue"])
-    assert.deepStrictEqual(Either.getOrThrow(root("-m", "a/b", "fix", "it")).argv, ["--model", "a/b", "--", "fix", "it"])
+    assert.deepStrictEqual(Either.getOrThrow(root("-m", "a/b", "fix", "it")).argv, [
+      "--model",
+      "a/b",
+      "--",
+      "fix",
+      "it"
+    ])
     assert.deepStrictEqual(Either.getOrThrow(root("sessions", "list")).path, ["sessions", "list"])
     assert.deepStrictEqual(Either.getOrThrow(root()).argv, [])
     const typo = Option.getOrUndefined(Either.getLeft(root("sesions")))?.message

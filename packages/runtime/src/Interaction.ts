@@ -1,6 +1,6 @@
 import type { SessionId } from "@alisio/domain/Ids"
 import type { ApprovalKind } from "@alisio/domain/RunEvent"
-import type { ToolEffect, UserQuestion } from "@alisio/domain/Tool"
+import type { PlanDecision, ToolEffect, UserQuestion } from "@alisio/domain/Tool"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -35,10 +35,7 @@ export interface PlanReview {
 }
 
 /** What the person said of a plan: go on, or change it as `feedback` says. */
-export interface PlanDecision {
-  readonly approved: boolean
-  readonly feedback?: string | undefined
-}
+export type { PlanDecision } from "@alisio/domain/Tool"
 
 /** Nobody is there to answer (a headless run). */
 export class NoPersonError extends Schema.TaggedError<NoPersonError>()("NoPersonError", {

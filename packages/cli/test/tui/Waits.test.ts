@@ -34,6 +34,19 @@ const askTool = defineTool({
     Effect.map(context.askUser({ question, options: ["red", "blue"] }), (answer) => textResult(`answer: ${answer}`))
 })
 
+const planTool = defineTool({
+  name: "propose",
+  description: "Puts a plan to the person.",
+  effect: "internal",
+  input: Schema.Struct({ plan: Schema.String }),
+  run: ({ plan }, context) =>
+    context.reviewPlan === undefined
+      ? Effect.succeed(textResult("no review"))
+      : Effect.map(context.reviewPlan(plan), (decision) =>
+          textResult(decision.approved ? "approved" : `changes: ${decision.feedback ?? ""}`)
+        )
+})
+
 const until = (check: () => boolean) =>
   Effect.promise(async () => {
     for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
@@ -145,6 +158,49 @@ describe("TUI waits", () => {
       terminal.send("2")
       yield* Fiber.join(run)
       assert.deepStrictEqual(results, ["answer: blue"])
+    }).pipe(Effect.provide(layer), Effect.scoped)
+  })
+
+  it.live("UI-1 LIM-1 a tool asking for plan review gets the person's decision; the clock pauses meanwhile", () => {
+    const { board, grants, layer } = harness(
+      [
+        FakeProvider.callTools({ id: "p1", name: "propose", args: { plan: "1. read\n2. fix" } }),
+        FakeProvider.answer("ok")
+      ],
+      [planTool]
+    )
+    const terminal = new VirtualTerminal(60, 20)
+    const screen = new Screen(terminal, makeTheme({ color: false }))
+    return Effect.gen(function* () {
+      screen.tui.start()
+      yield* Effect.addFinalizer(() => Effect.sync(() => screen.tui.stop()))
+      yield* showWaits(screen, board, grants)
+      const runner = yield* Runner
+      const waits = yield* HumanWaits
+      const results: Array<string> = []
+      let sessionId: string | undefined
+      const run = yield* Effect.fork(
+        runner.run({
+          cwd: "/tmp",
+          prompt: "plan",
+          model: "fake",
+          onEvent: (event) =>
+            Effect.sync(() => {
+              sessionId ??= event.sessionId
+              if (event.type === "tool_call_completed") results.push(event.data.result)
+            })
+        })
+      )
+      yield* until(() => board.current?._tag === "Plan")
+      const open = yield* waits.openBelow(sessionId as never)
+      assert.strictEqual(yield* open.get, 1)
+      yield* Effect.promise(settle)
+      assert.include((yield* Effect.promise(() => terminal.screen())).join("\n"), "Plan review")
+      terminal.send("n")
+      for (const key of "smaller steps") terminal.send(key)
+      terminal.send("\r")
+      yield* Fiber.join(run)
+      assert.deepStrictEqual(results, ["changes: smaller steps"])
     }).pipe(Effect.provide(layer), Effect.scoped)
   })
 
