@@ -106,3 +106,4 @@ export class Screen {
     this.tui.requestRender()
   }
 }
+export type { Terminal } from "@earendil-works/pi-tui"
