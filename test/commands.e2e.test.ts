@@ -166,6 +166,20 @@ describe("slash commands (end to end)", () => {
     assert.deepStrictEqual(messagesOf(chats(server)[0]!, "user"), ["/usr/bin is what?"])
   })
 
+  it("CMD-1 a project's .claude/commands are read only with --trust-project; without it the error says so", async () => {
+    const { sandbox, server } = await setup({ replies: [{ kind: "text", text: "Deployed." }] })
+    write(join(sandbox.workspace, ".claude", "commands", "deploy.md"), "Deploy $1 to staging.\n")
+    const untrusted = await sandbox.run(["run", "-m", "openai/test-model", "/deploy web"])
+    assert.strictEqual(untrusted.code, 2, untrusted.stderr)
+    assert.include(
+      untrusted.stderr,
+      `The project's ${join(sandbox.workspace, ".claude", "commands")} are read only with --trust-project.`
+    )
+    assert.strictEqual(chats(server).length, 0)
+    ok(await sandbox.run(["run", "-m", "openai/test-model", "--trust-project", "/deploy web"]))
+    assert.deepStrictEqual(messagesOf(chats(server)[0]!, "user"), ["Deploy web to staging."])
+  })
+
   it("CMD-2 /stats with -s prints the session's turns, tokens and time without calling the model; plugin commands run headless", async () => {
     const { sandbox, server } = await setup({ replies: [{ kind: "text", text: "answer" }] })
     const session = await runTask(sandbox, "First task")

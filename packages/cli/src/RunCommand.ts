@@ -1,7 +1,7 @@
 import { RunId, type SessionId } from "@alisio/domain/Ids"
 import type { Limits } from "@alisio/domain/Limits"
 import { isTerminalType, type KnownRunEvent, type RunStatus } from "@alisio/domain/RunEvent"
-import { CommandCatalog, sessionSettings } from "@alisio/runtime/CommandCatalog"
+import { sessionSettings } from "@alisio/runtime/CommandCatalog"
 import { isAlive } from "@alisio/runtime/ProcessOwner"
 import { Runner, type RunOptions } from "@alisio/runtime/Runner"
 import { type RunRecord, SessionStore, type StoredEvent } from "@alisio/runtime/SessionStore"
@@ -26,7 +26,7 @@ import { pluginFlagsOf } from "./Plugins.js"
 import { animate } from "./Progress.js"
 import { makeJsonWriter, makeTextRenderer } from "./Render.js"
 import { findSession } from "./ShortIds.js"
-import { catalogLayer, commandFailure, printOutput, typedCommand } from "./Slash.js"
+import { catalogLayer, runTypedCommand, typedCommand } from "./Slash.js"
 import { encodeRunResult, makeOutcome, summaryLine } from "./Summary.js"
 import { canAnimate, isTerminal, paint } from "./Terminal.js"
 import { summarizeInto, summarizes, TITLE_GRACE } from "./Titles.js"
@@ -261,27 +261,11 @@ export const runCommand = (flags: RunFlags) =>
       const chosen = yield* chooseSession(setup, flags)
       let prompt = typed
       if (Option.isSome(slash)) {
-        // `/name args` (CMD-1): a core command prints its text and ends here, without the model;
-        // a template or skill becomes the prompt.
-        const { args, name } = slash.value
-        const catalog = yield* CommandCatalog
-        const command = yield* Effect.mapError(catalog.resolve(name, "api"), commandFailure)
-        for (const diagnostic of yield* catalog.diagnostics) {
-          if (diagnostic.file === command.from)
-            process.stderr.write(`alisio: warning: ${formatDiagnostic(diagnostic)}\n`)
-        }
-        if (command.execution === "core") yield* Effect.ignore(registerProviders(setup))
-        const invocation = {
-          sessionId: Option.getOrUndefined(chosen.sessionId),
-          cwd: setup.cwd,
-          surface: "api" as const
-        }
-        const output = yield* Effect.mapError(catalog.execute(name, args, invocation), commandFailure)
-        if (output._tag !== "Prompt") {
-          printOutput(name, output, { json: flags.json, quiet: flags.quiet })
-          return setExitCode(ExitCode.completed)
-        }
-        prompt = output.prompt
+        // `/name args` (CMD-1): a core command prints its text and the run ends here, without the
+        // model; a template or skill becomes the prompt.
+        const expanded = yield* runTypedCommand(setup, slash.value, Option.getOrUndefined(chosen.sessionId), flags)
+        if (Option.isNone(expanded)) return setExitCode(ExitCode.completed)
+        prompt = expanded.value
       }
       yield* registerProviders(setup)
       const resumed = Option.isSome(chosen.sessionId) ? yield* lastRun(chosen.sessionId.value) : Option.none()

@@ -4,10 +4,11 @@ import * as os from "node:os"
 import { type CommandError, CommandOutput, parseSlashCommand } from "@alisio/domain/Command"
 import * as CommandCatalog from "@alisio/runtime/CommandCatalog"
 import * as SystemContext from "@alisio/runtime/SystemContext"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type { Setup } from "./App.js"
+import { registerProviders, type Setup } from "./App.js"
 import { CliError, ExitCode } from "./CliError.js"
 
 /**
@@ -36,10 +37,12 @@ export const typedCommand = (words: ReadonlyArray<string>) =>
   words.length === 0 || (words.length === 1 && words[0] === "-") ? Option.none() : parseSlashCommand(words.join(" "))
 
 /** A command error as the CLI reports it: a usage error (exit 2) unless the command itself failed. */
-export const commandFailure = (error: CommandError): CliError => {
+export const commandFailure = (error: CommandError, untrusted: ReadonlyArray<string> = []): CliError => {
+  const unread =
+    untrusted.length === 0 ? "" : ` The project's ${untrusted.join(", ")} are read only with --trust-project.`
   const remedy =
     error.reason === "unknown"
-      ? ` \`alisio commands list\` lists the commands; to send text that starts with / to the model, begin it with a space: alisio run " /${error.command} …"`
+      ? `${unread} \`alisio commands list\` lists the commands; to send text that starts with / to the model, begin it with a space: alisio run " /${error.command} …"`
       : error.reason === "unavailable" && error.message.includes("interactive")
         ? " `alisio commands list` lists what `alisio run` can do."
         : ""
@@ -71,3 +74,36 @@ export const printOutput = (
     )
   }
 }
+
+/**
+ * Runs what `alisio run "/name args"` typed, on the `api` surface: a core command (or a plugin's)
+ * prints its output and gives none; a template or skill gives the prompt to send. Problems with
+ * the command's own file are warnings.
+ */
+export const runTypedCommand = (
+  setup: Setup,
+  typed: { readonly name: string; readonly args: string },
+  sessionId: string | undefined,
+  flags: { readonly json: boolean; readonly quiet: boolean }
+) =>
+  Effect.gen(function* () {
+    const catalog = yield* CommandCatalog.CommandCatalog
+    const { untrusted } = yield* SystemContext.SystemContext
+    const command = yield* Effect.mapError(catalog.resolve(typed.name, "api"), (error) =>
+      commandFailure(error, untrusted)
+    )
+    for (const diagnostic of yield* catalog.diagnostics) {
+      if (diagnostic.file === command.from) {
+        process.stderr.write(`alisio: warning: ${SystemContext.formatDiagnostic(diagnostic)}\n`)
+      }
+    }
+    // `/model` checks the name against the providers; the other core commands need none.
+    if (command.execution === "core") yield* Effect.ignore(registerProviders(setup))
+    const output = yield* Effect.mapError(
+      catalog.execute(typed.name, typed.args, { sessionId, cwd: setup.cwd, surface: "api" }),
+      (error) => commandFailure(error)
+    )
+    if (output._tag === "Prompt") return Option.some(output.prompt)
+    printOutput(typed.name, output, flags)
+    return Option.none<string>()
+  })

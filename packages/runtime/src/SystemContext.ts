@@ -4,7 +4,6 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { type FileDiagnostic, formatDiagnostic } from "./internal/context/frontMatter.js"
 import {
   DEFAULT_INSTRUCTIONS_CAP,
   findRepositoryRoot,
@@ -161,10 +160,6 @@ export const make = (options: Options) =>
 
     return SystemContext.of({ build, instructions, skills, untrusted, options })
   })
-
-/** The problems found with skill files, one line each (naming the file). */
-export const skillDiagnostics = (context: SystemContext["Type"]): ReadonlyArray<string> =>
-  context.skills.diagnostics.map((diagnostic: FileDiagnostic) => formatDiagnostic(diagnostic))
 
 /**
  * The service, and the `skill` tool (origin Core, effect `read`) in `Tools` while there is at

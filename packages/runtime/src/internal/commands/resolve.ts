@@ -70,7 +70,12 @@ export const closeMatches = (typed: string, names: Iterable<string>, limit = 5):
   const scored: Array<{ name: string; score: number }> = []
   for (const name of names) {
     const tail = name.slice(name.lastIndexOf(":") + 1)
-    const distance = Math.min(editDistance(typed, name), editDistance(typed, tail))
+    // The distance is at least the difference in length: most names need no table.
+    const near = (other: string) => Math.abs(other.length - typed.length) <= allowed
+    const distance = Math.min(
+      near(name) ? editDistance(typed, name) : Number.POSITIVE_INFINITY,
+      near(tail) ? editDistance(typed, tail) : Number.POSITIVE_INFINITY
+    )
     if (distance <= allowed) scored.push({ name, score: distance })
     else if (typed.length >= 2 && name.startsWith(typed)) scored.push({ name, score: allowed + 1 })
   }
