@@ -73,6 +73,7 @@ const limitsOf = (flags: RunFlags): Limits => {
     ...pick("firstTokenRetries", flags.firstTokenRetries),
     ...pick("streamIdleTimeoutMs", flags.streamIdleTimeout),
     ...pick("maxOutputTokens", flags.maxOutputTokens),
+    ...pick("maxContextTokens", flags.maxContextTokens),
     ...pick("truncationRecoveries", flags.truncationRecoveries)
   }
 }

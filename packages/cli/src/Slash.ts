@@ -17,7 +17,7 @@ import { CliError, ExitCode } from "./CliError.js"
  * `~/.claude/skills` of the user, and the instruction files.
  */
 export const catalogLayer = (setup: Setup, trustProject: boolean) =>
-  CommandCatalog.layer({ defaultModel: setup.config.defaultModel }).pipe(
+  CommandCatalog.layer({ defaultModel: setup.config.defaultModel, limits: setup.config.limits }).pipe(
     Layer.provideMerge(
       SystemContext.layer({
         cwd: setup.cwd,

@@ -1,5 +1,11 @@
 import { stripVTControlCharacters } from "node:util"
-import { DEFAULT_OUTPUT_BUDGET, defaultLimits, MODEL_OUTPUT_CAP } from "@alisio/domain/Limits"
+import {
+  DEFAULT_CONTEXT_WINDOW,
+  DEFAULT_OUTPUT_BUDGET,
+  defaultLimits,
+  MIN_CONTEXT_TOKENS,
+  MODEL_OUTPUT_CAP
+} from "@alisio/domain/Limits"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
@@ -28,8 +34,10 @@ import { version } from "./Version.js"
 // the handlers, so `--help` stays fast.
 
 /** How a limit's default reads in help: its value, and the `config.yaml` key that changes it. */
-const limitDefault = (key: keyof typeof defaultLimits | "timeoutMs" | "maxOutputTokens", value: string) =>
-  `(default ${value}; config.yaml: limits.${key})`
+const limitDefault = (
+  key: keyof typeof defaultLimits | "timeoutMs" | "maxOutputTokens" | "maxContextTokens",
+  value: string
+) => `(default ${value}; config.yaml: limits.${key})`
 
 const duration = (name: string, description: string) =>
   Options.text(name).pipe(
@@ -164,6 +172,12 @@ export const runFlags = {
       limitDefault("maxOutputTokens", `the model's own, up to ${MODEL_OUTPUT_CAP}, else ${DEFAULT_OUTPUT_BUDGET}`),
     1
   ),
+  maxContextTokens: count(
+    "max-context-tokens",
+    "The model's context window: past 80% of what it leaves for the request, older turns are summarised " +
+      limitDefault("maxContextTokens", `the model's own, else ${DEFAULT_CONTEXT_WINDOW}`),
+    MIN_CONTEXT_TOKENS
+  ),
   truncationRecoveries: count(
     "truncation-recoveries",
     "Requests again after a response cut by the output budget " +
@@ -253,6 +267,7 @@ const configFlags = {
   firstTokenRetries: runFlags.firstTokenRetries,
   streamIdleTimeout: runFlags.streamIdleTimeout,
   maxOutputTokens: runFlags.maxOutputTokens,
+  maxContextTokens: runFlags.maxContextTokens,
   truncationRecoveries: runFlags.truncationRecoveries
 }
 const configPathFlags = { json, cwd: runFlags.cwd, trustProject: runFlags.trustProject }

@@ -7,6 +7,7 @@ import {
 } from "@alisio/domain/Command"
 import type { StoreError } from "@alisio/domain/Errors"
 import type { SessionId } from "@alisio/domain/Ids"
+import type { Limits } from "@alisio/domain/Limits"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -28,8 +29,9 @@ import { discoverTemplates, type Template } from "./internal/commands/templates.
 import type { FileDiagnostic } from "./internal/context/frontMatter.js"
 import { templateRoots } from "./internal/context/sources.js"
 import { PluginHost } from "./PluginHost.js"
-import type { SessionStoreService } from "./SessionStore.js"
+import { SessionStore, type SessionStoreService } from "./SessionStore.js"
 import { SystemContext } from "./SystemContext.js"
+import { Tools } from "./Tools.js"
 
 export { columns } from "./internal/commands/core/shared.js"
 export type {
@@ -48,6 +50,8 @@ export { coreCommands, surfaceCommands }
 export interface Options {
   /** The model new sessions run with (`defaultModel` of the configuration), for `/model`. */
   readonly defaultModel?: string | undefined
+  /** The user's limits (configuration and flags), for commands that talk to the model (`/compact`). */
+  readonly limits?: Limits | undefined
   /** The core commands (default `coreCommands`); more join as values. */
   readonly core?: ReadonlyArray<CoreCommand> | undefined
   /** The surface commands declared for the UIs (default `surfaceCommands`). */
@@ -101,10 +105,12 @@ const unknown = (name: string, available: Iterable<string>) => {
 export const make = (options: Options = {}) =>
   Effect.gen(function* () {
     const context = yield* SystemContext
-    const services = yield* Effect.context<CoreServices>()
+    // Only the services core commands need come from here; optional ones (`Compaction`,
+    // `Providers`, `PluginHost`) are read from the caller's context when a command runs.
+    const services = Context.pick(SessionStore, Tools, SystemContext)(yield* Effect.context<CoreServices>())
     const host = Option.getOrUndefined(yield* Effect.serviceOption(PluginHost))
     const { cwd } = context.options
-    const environment = { services, cwd, defaultModel: options.defaultModel }
+    const environment = { services, cwd, defaultModel: options.defaultModel, limits: options.limits }
     const builtin: ReadonlyArray<CatalogCommand> = [
       ...(options.core ?? coreCommands).map((command) => fromCore(command, environment)),
       ...(options.surface ?? surfaceCommands).map(fromSurface)

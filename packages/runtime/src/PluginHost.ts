@@ -13,6 +13,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { ChildSessions } from "./ChildSessions.js"
+import { CompactionHooks } from "./Compaction.js"
 import * as ExtensionsModule from "./Extensions.js"
 import { Extensions, type ExtensionsService } from "./Extensions.js"
 import { contextFor, contextSections, runCommand } from "./internal/plugins/contributions.js"
@@ -173,6 +174,7 @@ export const make = (options: Options = {}) =>
       contexts: yield* Ref.make<ReadonlyArray<RegisteredContext>>([]),
       commands: yield* Ref.make<ReadonlyMap<string, RegisteredCommand>>(new Map()),
       extensions: Option.getOrUndefined(yield* Effect.serviceOption(Extensions)) ?? (yield* ExtensionsModule.make()),
+      compactionHooks: yield* Effect.serviceOption(CompactionHooks),
       report: (diagnostic) =>
         Effect.zipRight(
           Ref.update(diagnostics, (all) => [...all, diagnostic]),

@@ -9,6 +9,7 @@ import * as Providers from "@alisio/runtime/Providers"
 import { Runner } from "@alisio/runtime/Runner"
 import { SessionStore } from "@alisio/runtime/SessionStore"
 import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
@@ -38,7 +39,11 @@ const script: Fake.Script = [
 
 const withCatalog = <A, E>(
   body: (folders: ReturnType<typeof foldersIn>) => Effect.Effect<A, E, CommandCatalog | Runner | SessionStore>,
-  options: { readonly extra?: Layer.Layer<never> | undefined; readonly compaction?: Layer.Layer<Compaction> } = {}
+  options: {
+    readonly extra?: Layer.Layer<never> | undefined
+    /** Replaces the runtime's Compaction service; `"none"` takes it away. */
+    readonly compaction?: Layer.Layer<Compaction> | "none"
+  } = {}
 ) =>
   Effect.gen(function* () {
     const folders = foldersIn(yield* tempDir)
@@ -49,7 +54,6 @@ const withCatalog = <A, E>(
       host: { plugins: [registering("weather", echo("forecast"))] },
       catalog: { defaultModel: "fake/fake-model" }
     }).pipe(
-      Layer.provideMerge(options.compaction ?? Layer.empty),
       Layer.provideMerge(
         Layer.effectDiscard(
           Effect.flatMap(Providers.Providers, (providers) =>
@@ -66,7 +70,18 @@ const withCatalog = <A, E>(
         ).pipe(Layer.provideMerge(Providers.layerMemory))
       )
     )
-    return yield* Effect.provide(body(folders), layer)
+    const compaction = options.compaction
+    const withCompaction =
+      compaction === undefined
+        ? body(folders)
+        : compaction === "none"
+          ? Effect.mapInputContext(
+              body(folders),
+              (context: Context.Context<CommandCatalog | Runner | SessionStore>) =>
+                Context.omit(Compaction)(context) as Context.Context<CommandCatalog | Runner | SessionStore>
+            )
+          : Effect.provide(body(folders), compaction)
+    return yield* Effect.provide(withCompaction, layer)
   })
 
 /** A session with two runs in `cwd`. */
@@ -250,15 +265,17 @@ describe("core commands", () => {
             }),
           { compaction }
         )
-        yield* withCatalog((folders) =>
-          Effect.gen(function* () {
-            const sessionId = yield* twoRuns(folders.workspace)
-            const missing = yield* failure((yield* CommandCatalog).execute("compact", "", { sessionId }))
-            assert.deepInclude(missing, {
-              reason: "unavailable",
-              message: "Compaction is not available in this build of Alisio."
-            })
-          })
+        yield* withCatalog(
+          (folders) =>
+            Effect.gen(function* () {
+              const sessionId = yield* twoRuns(folders.workspace)
+              const missing = yield* failure((yield* CommandCatalog).execute("compact", "", { sessionId }))
+              assert.deepInclude(missing, {
+                reason: "unavailable",
+                message: "Compaction is not available in this build of Alisio."
+              })
+            }),
+          { compaction: "none" }
         )
       })
   )

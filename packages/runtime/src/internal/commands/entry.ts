@@ -1,3 +1,4 @@
+import type { Limits } from "@alisio/domain/Limits"
 // The shapes the catalog is built from: a command as any source gives it, a core command (a
 // value, run with the catalog's services), a surface command (declared for the UIs only).
 
@@ -50,6 +51,8 @@ export interface CoreInvocation {
   readonly cwd: string
   /** The model new sessions run with (`defaultModel` of the configuration), when known. */
   readonly defaultModel: string | undefined
+  /** The user's limits, when the surface knows them. */
+  readonly limits?: Limits | undefined
 }
 
 /** What core commands may use; optional services (`Providers`, `PluginHost`, `Compaction`) through `Effect.serviceOption`. */

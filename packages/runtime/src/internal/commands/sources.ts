@@ -1,3 +1,4 @@
+import type { Limits } from "@alisio/domain/Limits"
 // The commands of each source as the catalog takes them: the builtin ones, the plugin host's,
 // templates and skills.
 
@@ -15,6 +16,7 @@ export interface CoreEnvironment {
   readonly services: Context.Context<CoreServices>
   readonly cwd: string
   readonly defaultModel: string | undefined
+  readonly limits?: Limits | undefined
 }
 
 const failedToRead = (name: string, file: string) =>
@@ -35,7 +37,8 @@ export const fromCore = (command: CoreCommand, environment: CoreEnvironment): Ca
         args,
         sessionId: invocation.sessionId === undefined ? undefined : SessionId.make(invocation.sessionId),
         cwd: invocation.cwd ?? environment.cwd,
-        defaultModel: environment.defaultModel
+        defaultModel: environment.defaultModel,
+        limits: environment.limits
       }),
       environment.services
     )

@@ -25,7 +25,10 @@ export const compact: CoreCommand = {
         })
       }
       const result = yield* compaction.value
-        .compact(SessionId.make(session.id), invocation.args === "" ? undefined : { focus: invocation.args })
+        .compact(SessionId.make(session.id), {
+          ...(invocation.args === "" ? {} : { focus: invocation.args }),
+          ...(invocation.limits === undefined ? {} : { limits: invocation.limits })
+        })
         .pipe(Effect.mapError((error) => failed(invocation.name, error.message)))
       return text(
         result.messagesCompacted === 0
