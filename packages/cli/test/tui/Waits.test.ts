@@ -34,6 +34,14 @@ const askTool = defineTool({
     Effect.map(context.askUser({ question, options: ["red", "blue"] }), (answer) => textResult(`answer: ${answer}`))
 })
 
+const peekTool = defineTool({
+  name: "peek",
+  description: "Looks at a path.",
+  effect: "read",
+  input: Schema.Struct({ path: Schema.String }),
+  run: ({ path }, context) => Effect.as(context.approveExternalPath(path), textResult(`looked at ${path}`))
+})
+
 const planTool = defineTool({
   name: "propose",
   description: "Puts a plan to the person.",
@@ -98,6 +106,7 @@ describe("TUI waits", () => {
         assert.include(shown, "Allow note (write)?")
         assert.include(shown, "text: one")
         assert.include(shown, "Yes, and allow note for this session")
+        assert.include(shown, "waiting for you · clock paused", "the status line says the clock stands still")
         terminal.send("a")
         const outcome = yield* Fiber.join(run)
         assert.strictEqual(outcome.status, "completed")
@@ -203,6 +212,63 @@ describe("TUI waits", () => {
       assert.deepStrictEqual(results, ["changes: smaller steps"])
     }).pipe(Effect.provide(layer), Effect.scoped)
   })
+
+  it.live(
+    "UI-1 TL-3 an access outside the workspace is a dialog naming the path; 'always' grants its folder for the session",
+    () => {
+      const { board, grants, layer } = harness(
+        [
+          FakeProvider.callTools({ id: "e1", name: "peek", args: { path: "/etc/hosts" } }),
+          FakeProvider.callTools({ id: "e2", name: "peek", args: { path: "/etc/passwd" } }),
+          FakeProvider.callTools({ id: "e3", name: "peek", args: { path: "/var/log" } }),
+          FakeProvider.answer("done")
+        ],
+        [peekTool]
+      )
+      const terminal = new VirtualTerminal(70, 20)
+      const screen = new Screen(terminal, makeTheme({ color: false }))
+      return Effect.gen(function* () {
+        screen.tui.start()
+        yield* Effect.addFinalizer(() => Effect.sync(() => screen.tui.stop()))
+        yield* showWaits(screen, board, grants)
+        const runner = yield* Runner
+        const events: Array<KnownRunEvent> = []
+        const run = yield* Effect.fork(
+          runner.run({
+            cwd: "/tmp/workspace",
+            prompt: "peek",
+            model: "fake",
+            onEvent: (event) => Effect.sync(() => events.push(event))
+          })
+        )
+        yield* until(() => board.size === 1)
+        yield* Effect.promise(settle)
+        const first = (yield* Effect.promise(() => terminal.screen())).join("\n")
+        assert.include(first, "Allow peek to access a path outside the workspace?")
+        assert.include(first, "/etc/hosts")
+        assert.include(first, "Yes, and allow access to /etc for this session")
+        terminal.send("a")
+        // /etc/passwd is under the granted folder; /var/log is not, and the person says no.
+        yield* until(() => board.current?._tag === "Approval" && board.current.request.path === "/var/log")
+        terminal.send("n")
+        const outcome = yield* Fiber.join(run)
+        assert.strictEqual(outcome.status, "completed")
+        const requested = events.flatMap((event) => (event.type === "approval_requested" ? [event.data.kind] : []))
+        assert.deepStrictEqual(requested, ["external_directory", "external_directory", "external_directory"])
+        const resolved = events.flatMap((event) => (event.type === "approval_resolved" ? [event.data] : []))
+        assert.deepStrictEqual(
+          resolved.map((data) => [data.approved, data.by]),
+          [
+            [true, "person"],
+            [true, "policy"],
+            [false, "person"]
+          ]
+        )
+        const results = events.flatMap((event) => (event.type === "tool_call_completed" ? [event.data.status] : []))
+        assert.deepStrictEqual(results, ["completed", "completed", "error"])
+      }).pipe(Effect.provide(layer), Effect.scoped)
+    }
+  )
 
   it("UI-1 a bash grant covers a command prefix, never a compound command; a folder grant covers what is under it", () => {
     assert.strictEqual(commandPrefix("git status --short"), "git status")
