@@ -28,6 +28,8 @@ const makeTmux = (tmux: string, socket: string) => {
     screen: () => run("capture-pane", "-p", "-t", "ui", "-S", "-").stdout,
     /** The same, with the escape sequences of colours and attributes. */
     styled: () => run("capture-pane", "-p", "-e", "-t", "ui", "-S", "-").stdout,
+    /** tmux's view of the pane's modes (`cursor_flag`: the cursor shows; `mouse_any_flag`…). */
+    flag: (name: string) => run("display-message", "-p", "-t", "ui", `#{${name}}`).stdout.trim(),
     kill: () => run("kill-server")
   }
 }
@@ -77,6 +79,9 @@ const makeReplies = () => {
     return { kind: "text", text: "I did not understand." }
   }
 }
+
+/** Run in the pane once alisio has ended: its exit code, and whether the terminal is back in its cooked mode. */
+const afterExit = `echo "ALISIO EXITED $?"; if stty -a | grep -q -- "-icanon"; then echo "TERMINAL RAW"; else echo "TERMINAL COOKED"; fi; sleep 60`
 
 const occurrences = (text: string, part: string) => text.split(part).length - 1
 
@@ -146,7 +151,7 @@ if (tmuxPath === undefined) {
         .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`)
         .join(" ")
       const launch = (...args: ReadonlyArray<string>) =>
-        `env -i ${env} ${shellQuote(process.execPath)} ${shellQuote(cliBin)} ${args.map(shellQuote).join(" ")}; echo "ALISIO EXITED $?"; sleep 60`
+        `env -i ${env} ${shellQuote(process.execPath)} ${shellQuote(cliBin)} ${args.map(shellQuote).join(" ")}; ${afterExit}`
       try {
         tmux.start(launch(), sandbox.workspace)
         await waitFor(tmux.screen, "ctrl-d exit")
@@ -225,6 +230,9 @@ if (tmuxPath === undefined) {
 
         tmux.keys("C-d")
         await waitFor(tmux.screen, "ALISIO EXITED 0")
+        // The terminal is given back as it was: cooked mode, the cursor shown.
+        await waitFor(tmux.screen, "TERMINAL COOKED")
+        assert.strictEqual(tmux.flag("cursor_flag"), "1")
         tmux.kill()
 
         // Again, and back to that session with /resume and its picker.
@@ -257,6 +265,7 @@ if (tmuxPath === undefined) {
         await waitFor(tmux.screen, "Press Ctrl-C again to exit")
         tmux.keys("C-c")
         await waitFor(tmux.screen, "ALISIO EXITED 0")
+        await waitFor(tmux.screen, "TERMINAL COOKED")
         tmux.kill()
 
         // `alisio -c` goes on with the latest session of the workspace.
@@ -327,6 +336,62 @@ if (tmuxPath === undefined) {
         sandbox.cleanup()
       }
     }, 240_000)
+
+    it("UI-1 CLI-2 a crash inside the process stops the screen, prints the error, leaves the terminal clean and records the run cancelled", async () => {
+      const server = await startOpenAiServer({ replyFor: makeReplies() })
+      const sandbox = makeSandbox(server.baseURL)
+      const tmux = makeTmux(tmuxBin, `alisio-e2e-crash-${process.pid}`)
+      // A plugin whose timer throws once a run has started: an uncaught exception in the process.
+      const plugin = join(sandbox.workspace, "..", "crasher.mjs")
+      writeFileSync(
+        plugin,
+        [
+          'import { definePlugin, PluginApi } from "@alisio/domain/Plugin"',
+          'import * as Effect from "effect/Effect"',
+          "export default definePlugin({",
+          '  id: "crasher",',
+          '  version: "1.0.0",',
+          "  setup: Effect.gen(function* () {",
+          "    const api = yield* PluginApi",
+          '    yield* api.events.on("run_started", () =>',
+          "      Effect.sync(() => {",
+          '        setTimeout(() => { throw new Error("boom from a plugin") }, 1500)',
+          "      })",
+          "    )",
+          "  })",
+          "})",
+          ""
+        ].join("\n")
+      )
+      const env = Object.entries({ ...sandbox.env, TERM: "xterm-256color", LANG: "C.UTF-8" })
+        .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`)
+        .join(" ")
+      try {
+        tmux.start(
+          `env -i ${env} ${shellQuote(process.execPath)} ${shellQuote(cliBin)} --plugin ${shellQuote(plugin)} "write slowly"; ${afterExit}`,
+          sandbox.workspace
+        )
+        await waitFor(tmux.screen, "word after word, Slowly")
+        const crashed = await waitFor(tmux.screen, "ALISIO EXITED 1")
+        assert.include(crashed, "alisio: internal error in the interactive interface")
+        assert.include(crashed, "boom from a plugin")
+        await waitFor(tmux.screen, "TERMINAL COOKED")
+        assert.strictEqual(tmux.flag("cursor_flag"), "1", "the cursor is shown again")
+        assert.strictEqual(tmux.flag("mouse_any_flag"), "0")
+        const listed = await sandbox.run(["sessions", "list", "--json"])
+        const id = (JSON.parse(listed.stdout.trim().split("\n")[0] ?? "{}") as { readonly id?: string }).id
+        assert.isDefined(id)
+        const shown = JSON.parse((await sandbox.run(["sessions", "show", "--json", id!])).stdout) as ShownSession
+        assert.deepStrictEqual(
+          shown.runs.map((run) => run.status),
+          ["cancelled"]
+        )
+      } finally {
+        tmux.kill()
+        await server.close()
+        sandbox.cleanup()
+      }
+    }, 60_000)
 
     it("UI-1 CLI-2 closing the terminal while a run streams (SIGHUP) records the run cancelled and ends the process", async () => {
       const server = await startOpenAiServer({ replyFor: makeReplies() })
