@@ -8,6 +8,7 @@ import { Markdown } from "@earendil-works/pi-tui"
 import { ReasoningEntry, UserEntry } from "./Entries.js"
 import { sanitize } from "./Sanitize.js"
 import type { Screen } from "./Screen.js"
+import { compactCount } from "./StatusLine.js"
 import { StreamingMarkdown } from "./StreamingMarkdown.js"
 import { ToolCard } from "./ToolCard.js"
 
@@ -167,6 +168,31 @@ export class RunView {
           `The answer was cut at ${event.data.maxOutputTokens} output tokens (${event.data.source}).`,
           "warning"
         )
+        break
+      case "compaction_started":
+        this.endBlocks()
+        status.update((s) => {
+          s.activity = { _tag: "Compacting", since: this.now() }
+          s.contextWindow = event.data.contextWindow
+        })
+        break
+      case "compaction_completed":
+        screen.notice(
+          `${screen.theme.glyphs.retry} compacted the history: ${event.data.newlyCompacted} older messages summarised, about ${compactCount(event.data.tokensBefore)} → ${compactCount(event.data.tokensAfter)} tokens`
+        )
+        status.update((s) => {
+          s.contextTokens = event.data.tokensAfter
+          s.activity = { _tag: "FirstToken", since: this.now() }
+        })
+        break
+      case "compaction_failed":
+        screen.notice(
+          `Could not compact the history (${event.data.error})${event.data.continued ? "; going on with it as it is" : ""}.`,
+          "warning"
+        )
+        status.update((s) => {
+          s.activity = { _tag: "FirstToken", since: this.now() }
+        })
         break
       case "child_session_started":
         screen.notice(

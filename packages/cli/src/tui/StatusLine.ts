@@ -12,6 +12,7 @@ export type Activity =
   | { readonly _tag: "Streaming" }
   | { readonly _tag: "Thinking"; readonly since: number }
   | { readonly _tag: "Tool"; readonly name: string; readonly since: number }
+  | { readonly _tag: "Compacting"; readonly since: number }
   | { readonly _tag: "Cancelling" }
 
 export interface StatusState {
@@ -103,6 +104,8 @@ export class StatusLine implements Component {
         return `${spinner} answering`
       case "Tool":
         return `${spinner} ${s.activity.name} ${seconds(s.activity.since)}`
+      case "Compacting":
+        return `${spinner} compacting the history ${seconds(s.activity.since)}`
       case "Cancelling":
         return t.warn("cancelling…")
     }

@@ -125,6 +125,41 @@ describe("TUI screen", () => {
     })
   })
 
+  it("UI-1 CTX-1 a compaction shows on the status line while it runs, then as a notice; the context left follows it", async () => {
+    await onScreen({ columns: 120, rows: 20 }, async (screen, terminal) => {
+      const view = new RunView(screen, () => 5_000)
+      view.apply(event("run_started", { provider: "p", model: "m", readOnly: false }))
+      view.apply(
+        event("compaction_started", {
+          reason: "threshold",
+          tokens: 90_000,
+          contextWindow: 100_000,
+          source: "model",
+          threshold: 80_000
+        })
+      )
+      assert.include(await shown(terminal), "compacting the history 0s")
+      view.apply(
+        event("compaction_completed", {
+          tokensBefore: 90_000,
+          tokensAfter: 12_000,
+          messagesCompacted: 40,
+          newlyCompacted: 40,
+          durationMs: 800
+        })
+      )
+      const after = await shown(terminal)
+      assert.include(after, "compacted the history: 40 older messages summarised, about 90k → 12k tokens")
+      assert.include(after, "88% context left")
+      assert.notInclude(after, "compacting the history 0s")
+      view.apply(event("compaction_failed", { error: "the summary request failed", continued: true }))
+      assert.include(
+        await shown(terminal),
+        "Could not compact the history (the summary request failed); going on with it as it is."
+      )
+    })
+  })
+
   it("UI-1 reasoning is dimmed, shows its last lines while it streams, then folds to one line; Ctrl-O opens it", async () => {
     const coloured = makeTheme({ color: true })
     await onScreen(
