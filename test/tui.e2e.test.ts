@@ -142,7 +142,7 @@ if (tmuxPath === undefined) {
 } else {
   const tmuxBin = tmuxPath
   describe("interactive UI in a terminal", () => {
-    it("UI-1 CLI-1 CLI-2 a person types, approves with y, denies with n, answers, sees a retry, cancels with Esc and Ctrl-C, queues a message, resumes with /resume and -c, leaves with Ctrl-D and Ctrl-C twice; the database holds what the screen showed", async () => {
+    it("UI-1 CLI-1 CLI-2 a person types, approves with y, denies with n, answers, sees a retry, cancels with Esc and Ctrl-C, queues a message, resumes with /resume, -c and -s, leaves with Ctrl-D, Ctrl-C twice and /exit; the database holds what the screen showed", async () => {
       const server = await startOpenAiServer({ replyFor: makeReplies() })
       const sandbox = makeSandbox(server.baseURL)
       const tmux = makeTmux(tmuxBin, `alisio-e2e-${process.pid}`)
@@ -274,12 +274,21 @@ if (tmuxPath === undefined) {
         assert.include(continued, "Served after a retry.")
         tmux.keys("C-d")
         await waitFor(tmux.screen, "ALISIO EXITED 0")
+        tmux.kill()
 
         const listed = await sandbox.run(["sessions", "list", "--json"])
         const sessions = listed.stdout
           .trim()
           .split("\n")
           .map((line) => JSON.parse(line) as { readonly id: string })
+
+        // `alisio -s <id>` opens that session; /exit leaves.
+        tmux.start(launch("-s", sessions[0]!.id.slice(0, 8)), sandbox.workspace)
+        const chosen = await waitFor(tmux.screen, "Goodbye from the model.")
+        assert.include(chosen, `session ${sessions[0]!.id.slice(0, 8)}`)
+        tmux.text("/exit")
+        tmux.keys("Enter")
+        await waitFor(tmux.screen, "ALISIO EXITED 0")
         assert.strictEqual(sessions.length, 1, "one session: the resumed one went on, none was added")
         const shown = await sandbox.run(["sessions", "show", "--json", sessions[0]!.id])
         const session = JSON.parse(shown.stdout) as ShownSession
