@@ -1,6 +1,6 @@
 import { Markdown, visibleWidth } from "@earendil-works/pi-tui"
 import { assert, describe, it } from "@effect/vitest"
-import { ApprovalDialog, QuestionDialog } from "../../src/tui/Dialogs.js"
+import { ApprovalDialog, PlanDialog, QuestionDialog } from "../../src/tui/Dialogs.js"
 import { Screen } from "../../src/tui/Screen.js"
 import { lastBoundary, StreamingMarkdown } from "../../src/tui/StreamingMarkdown.js"
 import { colorFor, makeTheme } from "../../src/tui/Theme.js"
@@ -139,5 +139,27 @@ describe("TUI components", () => {
     for (const key of "Ada") open.handleInput(key)
     open.handleInput("\r")
     assert.deepStrictEqual(answers, ["blue", "green", "Ada"])
+  })
+
+  it("UI-1 a plan review approves with y, sends back what to change with n, and Esc declines", () => {
+    const decisions: Array<readonly [boolean, string | undefined]> = []
+    const dialog = () =>
+      new PlanDialog(plain, "# Plan\n\n1. read\n2. fix", (approved, feedback) => decisions.push([approved, feedback]))
+    const shown = dialog().render(40).join("\n")
+    assert.include(shown, "1. read")
+    assert.include(shown, "Ask for changes")
+    dialog().handleInput("y")
+    const changes = dialog()
+    changes.focused = true
+    changes.handleInput("n")
+    assert.include(changes.render(40).join("\n"), "What should change?")
+    for (const key of "tests first") changes.handleInput(key)
+    changes.handleInput("\r")
+    dialog().handleInput("\x1b")
+    assert.deepStrictEqual(decisions, [
+      [true, undefined],
+      [false, "tests first"],
+      [false, undefined]
+    ])
   })
 })

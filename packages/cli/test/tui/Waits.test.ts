@@ -3,6 +3,7 @@ import { defineTool, textResult } from "@alisio/domain/Tool"
 import * as FakeProvider from "@alisio/providers/FakeProvider"
 import * as AgentRuntime from "@alisio/runtime/AgentRuntime"
 import { HumanWaits } from "@alisio/runtime/HumanWaits"
+import * as Interaction from "@alisio/runtime/Interaction"
 import { Runner } from "@alisio/runtime/Runner"
 import * as SessionStore from "@alisio/runtime/SessionStore"
 import { assert, describe, it } from "@effect/vitest"
@@ -204,7 +205,11 @@ describe("TUI waits", () => {
       const open = yield* waits.openBelow(sessionId as never)
       assert.strictEqual(yield* open.get, 1)
       yield* Effect.promise(settle)
-      assert.include((yield* Effect.promise(() => terminal.screen())).join("\n"), "Plan review")
+      const review = (yield* Effect.promise(() => terminal.screen())).join("\n")
+      assert.include(review, "Plan review")
+      assert.include(review, "2. fix", "the plan is shown")
+      assert.include(review, "Approve the plan")
+      assert.include(review, "waiting for you · clock paused")
       terminal.send("n")
       for (const key of "smaller steps") terminal.send(key)
       terminal.send("\r")
@@ -267,6 +272,46 @@ describe("TUI waits", () => {
         const results = events.flatMap((event) => (event.type === "tool_call_completed" ? [event.data.status] : []))
         assert.deepStrictEqual(results, ["completed", "completed", "error"])
       }).pipe(Effect.provide(layer), Effect.scoped)
+    }
+  )
+
+  it.live(
+    "UI-1 headless runs keep their policy: a plan review has nobody to ask, an approval follows the policy",
+    () => {
+      const layer = AgentRuntime.layer({
+        tools: [planTool, noteTool],
+        interaction: Interaction.layerHeadless({ approveAll: false })
+      }).pipe(
+        Layer.provideMerge(
+          FakeProvider.layer([
+            FakeProvider.callTools(
+              { id: "p1", name: "propose", args: { plan: "1. read" } },
+              { id: "n1", name: "note", args: { text: "x" } }
+            ),
+            FakeProvider.answer("ok")
+          ])
+        ),
+        Layer.provideMerge(SessionStore.layerMemory)
+      )
+      return Effect.gen(function* () {
+        const runner = yield* Runner
+        const completed: Array<readonly [string, string]> = []
+        const outcome = yield* runner.run({
+          cwd: "/tmp",
+          prompt: "plan",
+          model: "fake",
+          onEvent: (event) =>
+            Effect.sync(() => {
+              if (event.type === "tool_call_completed") completed.push([event.data.status, event.data.result])
+            })
+        })
+        assert.strictEqual(outcome.status, "completed")
+        assert.deepStrictEqual(completed[0], [
+          "error",
+          "No person is available to review a plan here; go on with your best judgement."
+        ])
+        assert.strictEqual(completed[1]?.[0], "denied")
+      }).pipe(Effect.provide(layer))
     }
   )
 
