@@ -2,7 +2,7 @@
 // local OpenAI-compatible server, keys are typed with send-keys and the screen read with
 // capture-pane; then the session database is read back with `alisio sessions show --json`.
 import { spawnSync } from "node:child_process"
-import { existsSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { cliBin, makeSandbox } from "./support/cli.js"
@@ -74,6 +74,10 @@ const makeReplies = () => {
             name: "ask_user_question",
             args: { question: "Which colour?", options: ["red", "blue"] }
           }
+    if (prompt.includes("run a long command"))
+      return afterTool
+        ? { kind: "text", text: "The command ended." }
+        : { kind: "tool", id: "call_long", name: "bash", args: { command: "sleep 30 & echo $! > sleeper.pid; wait" } }
     if (prompt.includes("write slowly"))
       return { kind: "text", text: "Slowly, word after word, ".repeat(200), chunks: 400, delayMs: 50 }
     return { kind: "text", text: "I did not understand." }
@@ -345,6 +349,65 @@ if (tmuxPath === undefined) {
         sandbox.cleanup()
       }
     }, 240_000)
+
+    it("UI-1 CLI-2 Esc while a bash command runs stops the command and its children; the session stays open", async () => {
+      const server = await startOpenAiServer({ replyFor: makeReplies() })
+      const sandbox = makeSandbox(server.baseURL)
+      const tmux = makeTmux(tmuxBin, `alisio-e2e-esc-${process.pid}`)
+      const env = Object.entries({ ...sandbox.env, TERM: "xterm-256color", LANG: "C.UTF-8" })
+        .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`)
+        .join(" ")
+      const pidFile = join(sandbox.workspace, "sleeper.pid")
+      const alive = (pid: number) => {
+        try {
+          process.kill(pid, 0)
+          return true
+        } catch {
+          return false
+        }
+      }
+      let sleeper: number | undefined
+      try {
+        tmux.start(
+          `env -i ${env} ${shellQuote(process.execPath)} ${shellQuote(cliBin)} "run a long command"; ${afterExit}`,
+          sandbox.workspace
+        )
+        await waitFor(tmux.screen, "Allow bash")
+        tmux.text("y")
+        for (let i = 0; i < 200 && sleeper === undefined; i++) {
+          if (existsSync(pidFile)) {
+            const text = readFileSync(pidFile, "utf8").trim()
+            if (text !== "") sleeper = Number(text)
+          }
+          if (sleeper === undefined) await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+        assert.isDefined(sleeper, "the command started")
+        assert.isTrue(alive(sleeper!))
+        tmux.keys("Escape")
+        await waitFor(tmux.screen, "Cancelled.")
+        for (let i = 0; i < 100 && alive(sleeper!); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+        assert.isFalse(alive(sleeper!), "the command's child was stopped with the run")
+        tmux.text("say hello")
+        tmux.keys("Enter")
+        await waitFor(tmux.screen, "Hello from the model.")
+        tmux.keys("C-d")
+        await waitFor(tmux.screen, "ALISIO EXITED 0")
+        const listed = await sandbox.run(["sessions", "list", "--json"])
+        const lines = listed.stdout.trim().split("\n")
+        assert.strictEqual(lines.length, 1, "the next message went on in the same session")
+        const id = (JSON.parse(lines[0]!) as { readonly id: string }).id
+        const shown = JSON.parse((await sandbox.run(["sessions", "show", "--json", id])).stdout) as ShownSession
+        assert.deepStrictEqual(
+          shown.runs.map((run) => run.status),
+          ["cancelled", "completed"]
+        )
+      } finally {
+        if (sleeper !== undefined && alive(sleeper)) process.kill(sleeper, "SIGKILL")
+        tmux.kill()
+        await server.close()
+        sandbox.cleanup()
+      }
+    }, 60_000)
 
     it("UI-1 CLI-2 a crash inside the process stops the screen, prints the error, leaves the terminal clean and records the run cancelled", async () => {
       const server = await startOpenAiServer({ replyFor: makeReplies() })
