@@ -16,12 +16,20 @@ const tmuxPath = (process.env.PATH ?? "")
 
 const shellQuote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`
 
-/** One tmux server of the test's own (its socket), so nothing else a person runs is touched. */
+/**
+ * tmux servers of the test's own (their sockets), so nothing else a person runs is touched. Each
+ * start gets a server of its own: a server being killed cannot take the next launch with it.
+ */
 const makeTmux = (tmux: string, socket: string) => {
-  const run = (...args: ReadonlyArray<string>) => spawnSync(tmux, ["-L", socket, ...args], { encoding: "utf8" })
+  let launches = 0
+  let current = `${socket}-0`
+  const run = (...args: ReadonlyArray<string>) => spawnSync(tmux, ["-L", current, ...args], { encoding: "utf8" })
   return {
-    start: (command: string, cwd: string) =>
-      run("new-session", "-d", "-s", "ui", "-x", "100", "-y", "40", "-c", cwd, command),
+    start: (command: string, cwd: string) => {
+      current = `${socket}-${++launches}`
+      const started = run("new-session", "-d", "-s", "ui", "-x", "100", "-y", "40", "-c", cwd, command)
+      if (started.status !== 0) throw new Error(`tmux could not start: ${started.stderr}`)
+    },
     keys: (...keys: ReadonlyArray<string>) => run("send-keys", "-t", "ui", ...keys),
     text: (text: string) => run("send-keys", "-t", "ui", "-l", text),
     /** The whole pane, its scrollback included. */
