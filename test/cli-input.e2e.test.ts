@@ -76,7 +76,12 @@ describe("alisio's input (end to end)", () => {
       await sandbox.run(["models", "-x"]),
       "alisio: unknown option -x for models (see alisio models --help)"
     )
-    assertUsageLine(await sandbox.run(["bogus"]), "alisio: unknown command bogus (see alisio --help)")
+    // A lone word is the interactive UI's first message, unless it is nearly a command's name.
+    assertUsageLine(await sandbox.run(["--bogus"]), "alisio: unknown option --bogus (see alisio --help)")
+    assertUsageLine(
+      await sandbox.run(["sesions"]),
+      'alisio: unknown command sesions (did you mean sessions?); to send "sesions" as a message, write alisio -- sesions (see alisio --help)'
+    )
     assertUsageLine(
       await sandbox.run(["sessions", "bogus"]),
       "alisio: unknown command bogus for sessions (see alisio sessions --help)"

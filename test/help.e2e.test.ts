@@ -31,7 +31,7 @@ describe("alisio's help (end to end)", () => {
     assert.strictEqual(result.stderr, "")
     const text = result.stdout
     assert.notInclude(text, "\x1b")
-    assert.match(text, /^Usage: alisio <command>/)
+    assert.match(text, /^Usage: alisio \[options\] \[<prompt>\.\.\.\]\n {7}alisio <command>/)
     for (const command of [
       "run [<prompt>...]",
       "sessions list",

@@ -33,6 +33,10 @@ const holdsHeavyParts = (files: ReadonlyArray<string>) => {
   return { sqlite: text.includes("better-sqlite3"), openai: /\bOpenAI = class\b|\bclass OpenAI\b/.test(text) }
 }
 
+/** Whether pi-tui (the interactive UI's renderer) is among the files. */
+const holdsTui = (files: ReadonlyArray<string>) =>
+  files.some((file) => /\bTuiMainScreen\b/.test(readFileSync(file, "utf8")))
+
 describe("start-up", () => {
   it("--version prints the version and loads nothing but the entry", () => {
     const result = spawnSync(process.execPath, [cliBin, "--version"], { encoding: "utf8" })
@@ -41,6 +45,18 @@ describe("start-up", () => {
     }
     assert.strictEqual(result.stdout, `alisio ${manifest.version}\n`)
     assert.deepStrictEqual(holdsHeavyParts(staticGraph(cliBin)), { sqlite: false, openai: false })
+    assert.isFalse(holdsTui(staticGraph(cliBin)), "--version does not load the interactive UI")
+  })
+
+  it("CLI-1 the interactive UI loads only with `alisio` itself: run and --help never load pi-tui", () => {
+    const main = dynamicTarget(cliBin, /main-[A-Z0-9]+\.js/)
+    const run = dynamicTarget(main, /RunCommand-[A-Z0-9]+\.js/)
+    const tui = dynamicTarget(main, /TuiCommand-[A-Z0-9]+\.js/)
+    assert.isFalse(holdsTui(staticGraph(main)), "the command tree")
+    assert.isFalse(holdsTui(staticGraph(run)), "alisio run")
+    assert.isTrue(holdsTui(staticGraph(tui)), "alisio")
+    // The editor is up before SQLite, the providers and the plugins load (they come with Session).
+    assert.deepStrictEqual(holdsHeavyParts(staticGraph(tui)), { sqlite: false, openai: false })
   })
 
   it("--help loads the command tree without SQLite or the openai SDK; run loads them", () => {

@@ -3,9 +3,12 @@ import type { LanguageModelService } from "@alisio/domain/LanguageModel"
 import * as OpenAiCompatible from "@alisio/providers/OpenAiCompatible"
 import * as AgentRuntime from "@alisio/runtime/AgentRuntime"
 import * as Config from "@alisio/runtime/Config"
+import * as Extensions from "@alisio/runtime/Extensions"
 import * as Interaction from "@alisio/runtime/Interaction"
 import * as McpServers from "@alisio/runtime/McpServers"
 import * as Paths from "@alisio/runtime/Paths"
+import * as PluginHost from "@alisio/runtime/PluginHost"
+import type * as PluginUi from "@alisio/runtime/PluginUi"
 import * as Providers from "@alisio/runtime/Providers"
 import * as SessionStore from "@alisio/runtime/SessionStore"
 import { builtinTools } from "@alisio/runtime/tools/BuiltinTools"
@@ -15,7 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { CliError, ExitCode, usageError } from "./CliError.js"
-import { noPluginFlags, type PluginFlags, pluginHostLayer } from "./Plugins.js"
+import { hostOptions, noPluginFlags, type PluginFlags, pluginHostLayer } from "./Plugins.js"
 import { version } from "./Version.js"
 
 /** Where a command runs and with what configuration. */
@@ -155,6 +158,33 @@ export const runtimeLayer = (
       AgentRuntime.layer({
         tools: headlessTools(setup),
         interaction: Interaction.layerHeadless({ approveAll: options.approveAll })
+      })
+    ),
+    Layer.provideMerge(Providers.layer()),
+    Layer.provideMerge(storeLayer(setup))
+  )
+
+/**
+ * The runtime as the interactive UI uses it: composed once, as for `run`, but with the UI's
+ * Interaction (a person answers approvals and questions, so `ask_user_question` is offered) and
+ * the UI's PluginUi (notifications and panels go to the screen, not to stderr), and the MCP servers.
+ */
+export const tuiRuntimeLayer = (
+  setup: Setup,
+  options: {
+    readonly interaction: Layer.Layer<Interaction.Interaction>
+    readonly pluginUi: Layer.Layer<PluginUi.PluginUi>
+    readonly plugins: PluginFlags
+  }
+) =>
+  PluginHost.layer(hostOptions(setup, options.plugins)).pipe(
+    Layer.provideMerge(Layer.mergeAll(options.pluginUi, Extensions.layer({ version }))),
+    // A server's failure reaches the screen as its `mcp_server_failed` event, never as stderr.
+    Layer.provideMerge(mcpServersLayer(setup, { silent: true })),
+    Layer.provideMerge(
+      AgentRuntime.layer({
+        tools: builtinTools({ bash: { environment: policyFromConfig(setup.config) } }),
+        interaction: options.interaction
       })
     ),
     Layer.provideMerge(Providers.layer()),

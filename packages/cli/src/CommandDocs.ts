@@ -8,9 +8,13 @@ export const docs = {
   alisio: {
     description:
       "Alisio runs a language model with tools on a task in this directory, against any OpenAI-compatible " +
-      "server, and keeps every session so it can be resumed, read or replayed.",
+      "server, and keeps every session so it can be resumed, read or replayed. Without a command it opens " +
+      "the interactive interface on a terminal: type a message, watch the answer and the tools, approve " +
+      "what they do; / lists the commands, @ completes file names, Esc cancels, Ctrl-D leaves.",
     sections: ["environment", "files"],
     examples: [
+      { does: "Talk with it in this directory (a terminal is needed):", command: "alisio" },
+      { does: "Go on with the latest session here:", command: "alisio -c" },
       { does: "Run a task; the answer comes on stdout:", command: 'alisio run "Explain what this project does"' },
       { does: "Go on with the latest session of this directory:", command: 'alisio run -c "Now add tests for it"' },
       { does: "See what ran here before:", command: "alisio sessions list" }

@@ -137,6 +137,28 @@ const looksLikeFlag = (word: string) => word.startsWith("-") && word !== "-"
 /** The command as a user types it: `alisio sessions list`. */
 export const commandName = (root: string, path: ReadonlyArray<string>) => [root, ...path].join(" ")
 
+/** The edit distance between two short words (insertions, deletions, substitutions). */
+const editDistance = (a: string, b: string): number => {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++) {
+      row.push(Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)))
+    }
+    previous = row
+  }
+  return previous[b.length]!
+}
+
+/**
+ * A lone word that is nearly a subcommand's name (`alisio sesions`) where the command also takes
+ * words (`alisio "fix it"`): a typo far likelier than a one-word message, so it is refused.
+ */
+const closeCommand = (word: string, group: Group): string | undefined => {
+  if (group.own === undefined || group.own.maxWords === 0 || word.length < 3 || looksLikeFlag(word)) return undefined
+  return Object.keys(group.children).find((name) => editDistance(word.toLowerCase(), name) <= (name.length > 4 ? 2 : 1))
+}
+
 /**
  * Checks `words` (argv without node and the script) against the command tree. An unknown flag, a
  * flag missing its value and an unknown command are mistakes, unless they come after `--`.
@@ -153,6 +175,13 @@ export const check = (shape: Shape, words: ReadonlyArray<string>): Either.Either
     const word = words[index]
     if (word === undefined) return Either.right({ argv: words, path })
     const child = Object.hasOwn(current.children, word) ? current.children[word] : undefined
+    const misspelt = child === undefined && index === words.length - 1 ? closeCommand(word, current) : undefined
+    if (misspelt !== undefined) {
+      return mistake(
+        `unknown command ${word}${where("for")} (did you mean ${misspelt}?); ` +
+          `to send "${word}" as a message, write ${commandName("alisio", [...path, "--", word])}`
+      )
+    }
     if (child === undefined && current.own !== undefined && (looksLikeFlag(word) || current.own.maxWords > 0)) {
       current = current.own
       continue

@@ -300,6 +300,9 @@ export const render = (root: CommandLine.Shape, path: ReadonlyArray<string>, lay
   const doc = shape.doc
   if (shape._tag === "Leaf") {
     out.push(`${p.bold("Usage:")} ${[name, commandUsage(shape)].filter((part) => part !== "").join(" ")}`)
+  } else if (shape.own !== undefined) {
+    out.push(`${p.bold("Usage:")} ${[name, commandUsage(shape.own)].filter((part) => part !== "").join(" ")}`)
+    out.push(`       ${name} <command> [options]`)
   } else {
     out.push(`${p.bold("Usage:")} ${name} <command> [options]`)
   }
@@ -329,7 +332,11 @@ export const render = (root: CommandLine.Shape, path: ReadonlyArray<string>, lay
     const help: ReadonlyArray<Row> =
       path.length === 0 ? [["help [<command>]", "Show a command's options and examples (as <command> --help)"]] : []
     section("Commands", table([...commands, ...help], layout.width, p))
-    section("Options", table(builtIns, layout.width, p))
+    const own =
+      shape.own === undefined ? [] : flagsOf(shape.own.config).map((flag): Row => [flag.label, flag.description])
+    if (shape.own !== undefined) section("Arguments", table(argsOf(shape.own.config), layout.width, p))
+    section("Options", table([...own, ...builtIns], layout.width, p))
+    if (own.some(([label]) => label.endsWith("<duration>"))) out.push("", ...wrap(durationNote, layout.width))
   }
   const sections = doc?.sections ?? []
   if (sections.includes("environment")) section("Environment", table(environment, layout.width, p))

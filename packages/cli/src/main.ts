@@ -485,7 +485,50 @@ const commands = Command.make("commands").pipe(
   Command.withSubcommands([commandsList])
 )
 
-export const alisio = Command.make("alisio").pipe(
+/**
+ * What `alisio` itself takes: it opens the interactive UI (CLI-1) with the run flags that make
+ * sense for a conversation; `--json`, `--final`, `--quiet` and the request ids stay `run`'s.
+ */
+export const tuiFlags = {
+  model: runFlags.model,
+  session: runFlags.session,
+  continue: runFlags.continue,
+  readOnly: runFlags.readOnly,
+  yes: Options.boolean("yes").pipe(
+    Options.withDescription("Approve every tool request and access outside the workspace without asking")
+  ),
+  trustProject: runFlags.trustProject,
+  plugin: pluginOption,
+  disablePlugin: disablePluginOption,
+  cwd: runFlags.cwd,
+  maxTurns: runFlags.maxTurns,
+  timeout: runFlags.timeout,
+  firstTokenTimeout: runFlags.firstTokenTimeout,
+  firstTokenRetries: runFlags.firstTokenRetries,
+  streamIdleTimeout: runFlags.streamIdleTimeout,
+  maxOutputTokens: runFlags.maxOutputTokens,
+  truncationRecoveries: runFlags.truncationRecoveries,
+  prompt: Args.text({ name: "prompt" }).pipe(
+    Args.withDescription("A first message, sent as soon as the interface opens"),
+    Args.repeated
+  )
+}
+
+export type TuiFlags = {
+  readonly [K in keyof typeof tuiFlags]: (typeof tuiFlags)[K] extends Options.Options<infer A>
+    ? A
+    : (typeof tuiFlags)[K] extends Args.Args<infer B>
+      ? B
+      : never
+}
+
+// The UI (pi-tui and its components) is imported only here: `run` and `--version` never load it.
+export const alisio = Command.make("alisio", tuiFlags, (flags) =>
+  Effect.flatMap(
+    Effect.promise(() => import("./tui/TuiCommand.js")),
+    (m) => m.tuiCommand(flags)
+  )
+).pipe(
   Command.withDescription(docs.alisio.description),
   Command.withSubcommands([run, sessions, models, config, events, plugins, commands, mcp])
 )
@@ -537,7 +580,7 @@ export const commandLine = CommandLine.group(
       { doc: docs.mcp }
     )
   },
-  { doc: docs.alisio }
+  { own: CommandLine.leaf(tuiFlags), doc: docs.alisio }
 )
 
 const isCliError = (error: unknown): error is CliError => Predicate.isTagged(error, "CliError")

@@ -119,4 +119,24 @@ describe("CommandLine", () => {
     const config = commandLine.children.config
     assert.isTrue(config?._tag === "Group" && config.own?.flags.has("--trust-project") === true)
   })
+
+  it("CLI-1 CLI-3 alisio itself takes the conversation's flags and a first message; a lone near-command is a typo", () => {
+    const root = (...words: ReadonlyArray<string>) => CommandLine.check(commandLine, words)
+    assert.deepStrictEqual(Either.getOrThrow(root("-c")).argv, ["--continue"])
+    assert.deepStrictEqual(Either.getOrThrow(root("-m", "a/b", "fix", "it")).argv, [
+      "--model",
+      "a/b",
+      "--",
+      "fix",
+      "it"
+    ])
+    assert.deepStrictEqual(Either.getOrThrow(root("sessions", "list")).path, ["sessions", "list"])
+    assert.deepStrictEqual(Either.getOrThrow(root()).argv, [])
+    const typo = Option.getOrUndefined(Either.getLeft(root("sesions")))?.message
+    assert.include(typo, "unknown command sesions (did you mean sessions?)")
+    assert.include(typo, "alisio -- sesions")
+    assert.deepStrictEqual(Either.getOrThrow(root("--", "sesions")).argv, ["--", "sesions"])
+    assert.deepStrictEqual(Either.getOrThrow(root("fix")).argv, ["--", "fix"])
+    assert.include(Option.getOrUndefined(Either.getLeft(root("--json")))?.message ?? "", "unknown option --json")
+  })
 })

@@ -42,6 +42,18 @@ export interface ToolContext {
   readonly approveExternalPath: (path: string) => Effect.Effect<void, ToolError>
   /** Asks the person a question (`ask_user_question`); fails with a `ToolError` when nobody can answer. */
   readonly askUser: (question: UserQuestion) => Effect.Effect<string, ToolError>
+  /**
+   * Puts a plan (Markdown) to the person before the work starts (plan review): approved, or sent
+   * back with what to change. Fails with a `ToolError` when nobody can review it. Absent in hosts
+   * older than this method.
+   */
+  readonly reviewPlan?: (plan: string) => Effect.Effect<PlanDecision, ToolError>
+}
+
+/** What the person said of a plan. */
+export interface PlanDecision {
+  readonly approved: boolean
+  readonly feedback?: string | undefined
 }
 
 /** A question for the person running the agent, with optional suggested answers. */

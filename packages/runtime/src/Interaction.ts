@@ -1,6 +1,6 @@
 import type { SessionId } from "@alisio/domain/Ids"
 import type { ApprovalKind } from "@alisio/domain/RunEvent"
-import type { ToolEffect, UserQuestion } from "@alisio/domain/Tool"
+import type { PlanDecision, ToolEffect, UserQuestion } from "@alisio/domain/Tool"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -15,6 +15,10 @@ export interface ApprovalRequest {
   readonly tool?: string
   readonly effect?: ToolEffect
   readonly path?: string
+  /** The call's arguments as the model wrote them (JSON text), so a UI can show what will run. */
+  readonly arguments?: string | undefined
+  /** The tool call asking, when it is one. */
+  readonly toolCallId?: string | undefined
 }
 
 /** The answer, and whether a person or a standing policy gave it. */
@@ -22,6 +26,16 @@ export interface ApprovalAnswer {
   readonly approved: boolean
   readonly by: "person" | "policy"
 }
+
+/** A plan put to the person before the work it describes starts (plan review, TL-1). */
+export interface PlanReview {
+  readonly sessionId: SessionId
+  /** The plan, as Markdown. */
+  readonly plan: string
+}
+
+/** What the person said of a plan: go on, or change it as `feedback` says. */
+export type { PlanDecision } from "@alisio/domain/Tool"
 
 /** Nobody is there to answer (a headless run). */
 export class NoPersonError extends Schema.TaggedError<NoPersonError>()("NoPersonError", {
@@ -37,6 +51,8 @@ export class Interaction extends Context.Tag("@alisio/runtime/Interaction")<
   {
     readonly approve: (request: ApprovalRequest) => Effect.Effect<ApprovalAnswer>
     readonly ask: (sessionId: SessionId, question: UserQuestion) => Effect.Effect<string, NoPersonError>
+    /** Puts a plan to the person; absent where no UI can show one (then nobody can review it). */
+    readonly reviewPlan?: (review: PlanReview) => Effect.Effect<PlanDecision, NoPersonError>
   }
 >() {}
 

@@ -143,6 +143,8 @@ export const executeToolCall = (
                   summary: request.summary,
                   tool: call.name,
                   effect,
+                  arguments: call.arguments,
+                  toolCallId: call.id,
                   ...(request.path === undefined ? {} : { path: request.path })
                 })
               ).pipe(
@@ -231,7 +233,15 @@ export const executeToolCall = (
           askUser: (question) =>
             waits
               .around(run.sessionId, "question", interaction.ask(run.sessionId, question))
-              .pipe(Effect.mapError((error) => new ToolError({ message: error.message })))
+              .pipe(Effect.mapError((error) => new ToolError({ message: error.message }))),
+          reviewPlan: (plan) =>
+            interaction.reviewPlan === undefined
+              ? new ToolError({
+                  message: "No person is available to review a plan here; go on with your best judgement."
+                })
+              : waits
+                  .around(run.sessionId, "plan_review", interaction.reviewPlan({ sessionId: run.sessionId, plan }))
+                  .pipe(Effect.mapError((error) => new ToolError({ message: error.message })))
         }
 
         const outcome = yield* tool.execute(args.value, context).pipe(

@@ -1,0 +1,81 @@
+// What the editor completes: `/` at the start of a message lists the command catalog's commands
+// with their descriptions (CMD-1), `@` a workspace file from the bounded index.
+import {
+  type AutocompleteItem,
+  type AutocompleteProvider,
+  type AutocompleteSuggestions,
+  CombinedAutocompleteProvider,
+  fuzzyFilter
+} from "@earendil-works/pi-tui"
+import type { FileIndex } from "./FileIndex.js"
+
+export interface CommandEntry {
+  readonly name: string
+  readonly description: string
+  readonly argumentHint?: string | undefined
+}
+
+const MAX_FILES = 50
+
+export class Completion implements AutocompleteProvider {
+  readonly triggerCharacters = ["@"]
+  // Applying a completion (where the cursor goes, quoting, the space after) is pi-tui's own logic.
+  private readonly applier: CombinedAutocompleteProvider
+
+  constructor(
+    private readonly commands: () => ReadonlyArray<CommandEntry>,
+    private readonly files: FileIndex,
+    cwd: string
+  ) {
+    this.applier = new CombinedAutocompleteProvider([], cwd, null)
+  }
+
+  async getSuggestions(
+    lines: Array<string>,
+    cursorLine: number,
+    cursorCol: number,
+    options: { signal: AbortSignal; force?: boolean }
+  ): Promise<AutocompleteSuggestions | null> {
+    const before = (lines[cursorLine] ?? "").slice(0, cursorCol)
+    const at = /(?:^|[\s([{<`])(@[^\s]*)$/.exec(before)
+    if (at !== null) {
+      const token = at[1]!
+      const query = token.slice(1)
+      const all = await this.files.list()
+      if (options.signal.aborted) return null
+      const matches =
+        query === "" ? all.slice(0, MAX_FILES) : fuzzyFilter(all, query, (file) => file).slice(0, MAX_FILES)
+      if (matches.length === 0) return null
+      return {
+        prefix: token,
+        items: matches.map((file): AutocompleteItem => ({ value: `@${file}`, label: file }))
+      }
+    }
+    const text = before.trimStart()
+    if (cursorLine === 0 && text.startsWith("/") && !text.includes(" ") && !options.force) {
+      const items = this.commands().map((command) => ({
+        value: command.name,
+        label: command.name,
+        description:
+          command.argumentHint === undefined ? command.description : `${command.argumentHint} — ${command.description}`
+      }))
+      const matches = fuzzyFilter(items, text.slice(1), (item) => item.value)
+      return matches.length === 0 ? null : { prefix: text, items: matches }
+    }
+    return null
+  }
+
+  applyCompletion(
+    lines: Array<string>,
+    cursorLine: number,
+    cursorCol: number,
+    item: AutocompleteItem,
+    prefix: string
+  ): { lines: Array<string>; cursorLine: number; cursorCol: number } {
+    return this.applier.applyCompletion(lines, cursorLine, cursorCol, item, prefix)
+  }
+
+  shouldTriggerFileCompletion(lines: Array<string>, cursorLine: number, cursorCol: number): boolean {
+    return /(?:^|\s)@[^\s]*$/.test((lines[cursorLine] ?? "").slice(0, cursorCol))
+  }
+}

@@ -1,0 +1,285 @@
+// The conversation as the UI drives it: one run at a time, forked so the screen stays live; the
+// messages typed meanwhile queue and go out when it ends; Esc or Ctrl-C interrupts it (the runner
+// records run_cancelled and stops its children); commands go through the catalog. Everything the
+// screen asks for arrives as an intent on one queue, handled in order by one fiber.
+import { parseSlashCommand } from "@alisio/domain/Command"
+import type { SessionId } from "@alisio/domain/Ids"
+import type { Limits } from "@alisio/domain/Limits"
+import { CommandCatalog, sessionSettings } from "@alisio/runtime/CommandCatalog"
+import type { Providers, ResolvedModel } from "@alisio/runtime/Providers"
+import { Runner } from "@alisio/runtime/Runner"
+import { SessionStore } from "@alisio/runtime/SessionStore"
+import { fromPrompt } from "@alisio/runtime/SessionTitles"
+import { SystemContext } from "@alisio/runtime/SystemContext"
+import { approveAll } from "@alisio/runtime/Tools"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as FiberHandle from "effect/FiberHandle"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import type { Setup } from "../App.js"
+import { chooseModel } from "../ModelChoice.js"
+import { shortId } from "../ShortIds.js"
+import { runCommand } from "./Commands.js"
+import { UserEntry } from "./Entries.js"
+import type { Grants } from "./Grants.js"
+import type { History } from "./History.js"
+import type { RunView } from "./RunView.js"
+import type { Screen } from "./Screen.js"
+
+export type Intent =
+  | { readonly _tag: "Submit"; readonly text: string }
+  | { readonly _tag: "Cancel" }
+  | { readonly _tag: "Exit" }
+  | { readonly _tag: "Ended" }
+  | { readonly _tag: "Switch"; readonly sessionId: SessionId | undefined; readonly note?: string | undefined }
+
+export interface ConversationOptions {
+  readonly setup: Setup
+  readonly screen: Screen
+  readonly view: RunView
+  readonly grants: Grants
+  readonly history: History
+  readonly intents: Queue.Queue<Intent>
+  readonly readOnly: boolean
+  readonly yes: boolean
+  readonly limits: Limits
+  readonly model: Option.Option<string>
+}
+
+/** What the conversation holds between intents. */
+export interface ConversationState {
+  sessionId: SessionId | undefined
+  model: ResolvedModel | undefined
+  /** `-m`, or what /model chose before the session existed. */
+  modelFlag: Option.Option<string>
+  busy: boolean
+  readonly queued: Array<{ readonly text: string; readonly entry: UserEntry }>
+}
+
+export const makeConversation = (options: ConversationOptions) =>
+  Effect.gen(function* () {
+    const { screen, view, setup } = options
+    const runner = yield* Runner
+    const store = yield* SessionStore
+    const catalog = yield* CommandCatalog
+    const context = yield* SystemContext
+    const handle = yield* FiberHandle.make()
+    const services = yield* Effect.context<Providers>()
+    const state: ConversationState = {
+      sessionId: undefined,
+      model: undefined,
+      modelFlag: options.model,
+      busy: false,
+      queued: []
+    }
+    const offer = (intent: Intent) => Queue.offer(options.intents, intent)
+
+    const setBusy = (busy: boolean) => {
+      state.busy = busy
+      screen.status.update((s) => {
+        s.queued = state.queued.length
+        if (!busy) s.activity = { _tag: "Idle" }
+      })
+      screen.tui.requestRender()
+    }
+
+    /** The model of the next run: -m or /model, the session's setting or last run, the default. */
+    const resolveModel = Effect.gen(function* () {
+      const settings = state.sessionId === undefined ? {} : yield* sessionSettings(store, state.sessionId)
+      const runs = state.sessionId === undefined || store.runs === undefined ? [] : yield* store.runs(state.sessionId)
+      const flag = Option.orElse(state.modelFlag, () => Option.fromNullable(settings.model))
+      const model = yield* Effect.provide(chooseModel(setup, flag, Option.fromNullable(runs.at(-1))), services)
+      state.model = model
+      screen.status.update((s) => {
+        s.model = `${model.provider}/${model.model}`
+        s.contextWindow = Option.getOrUndefined(model.info)?.contextWindow
+      })
+      return { model, effort: settings.effort }
+    })
+
+    /** Shows a session: its stored conversation, its totals; the next runs go on in it. */
+    const switchTo = (sessionId: SessionId | undefined) =>
+      Effect.gen(function* () {
+        state.sessionId = sessionId
+        options.grants.switchTo(sessionId)
+        screen.clearTranscript()
+        let inputTokens = 0
+        let outputTokens = 0
+        if (sessionId !== undefined) {
+          const stored = yield* store.messages(sessionId)
+          view.replay(stored.map((entry) => entry.message))
+          for (const run of store.runs === undefined ? [] : yield* store.runs(sessionId)) {
+            inputTokens += run.usage?.inputTokens ?? 0
+            outputTokens += run.usage?.outputTokens ?? 0
+          }
+        }
+        screen.status.update((s) => {
+          s.session = sessionId === undefined ? undefined : shortId(sessionId)
+          s.turns = 0
+          s.inputTokens = inputTokens
+          s.outputTokens = outputTokens
+          s.contextTokens = undefined
+          s.activeMs = 0
+        })
+        yield* Effect.ignore(resolveModel)
+      })
+
+    const run = (prompt: string) =>
+      Effect.gen(function* () {
+        const chosen = yield* resolveModel
+        const system = yield* context.build({ sessionId: state.sessionId, prompt, model: chosen.model.model })
+        for (const notice of system.notices) screen.notice(notice, "warning")
+        const started = yield* Clock.currentTimeMillis
+        screen.status.update((s) => {
+          s.activity = { _tag: "Starting" }
+          s.activeMs = 0
+          s.turns = 0
+          s.hint = undefined
+        })
+        const outcome = yield* runner.run({
+          cwd: setup.cwd,
+          ...(state.sessionId === undefined ? { title: fromPrompt(prompt) } : { sessionId: state.sessionId }),
+          prompt,
+          model: chosen.model.model,
+          provider: chosen.model.service,
+          ...(Option.isSome(chosen.model.info) ? { modelInfo: chosen.model.info.value } : {}),
+          system: system.text,
+          ...(chosen.effort === undefined ? {} : { effort: chosen.effort }),
+          readOnly: options.readOnly,
+          ...(options.yes
+            ? { approvals: approveAll }
+            : setup.config.approvals === undefined
+              ? {}
+              : { approvals: setup.config.approvals }),
+          limits: { ...setup.config.limits, ...options.limits },
+          onEvent: (event) =>
+            Effect.sync(() => {
+              if (event.type === "run_started" && state.sessionId === undefined) {
+                state.sessionId = event.sessionId
+                options.grants.adopt(event.sessionId)
+                screen.status.update((s) => {
+                  s.session = shortId(event.sessionId)
+                })
+              }
+              view.apply(event)
+            })
+        })
+        const ended = yield* Clock.currentTimeMillis
+        if (outcome.status === "completed" && outcome.text === "" && outcome.turns === 0) {
+          screen.notice(`The run ended after ${ended - started} ms with nothing to show.`)
+        }
+      }).pipe(
+        Effect.catchAll((error) =>
+          Effect.sync(() => screen.notice(error.message, error._tag === "SessionLockedError" ? "warning" : "error"))
+        )
+      )
+
+    /** Starts work in the background; the loop hears `Ended` when it is over, however it ended. */
+    const startBusy = <E, R>(work: Effect.Effect<void, E, R>) =>
+      Effect.gen(function* () {
+        setBusy(true)
+        yield* FiberHandle.run(
+          handle,
+          work.pipe(
+            Effect.catchAllCause((cause) =>
+              Effect.sync(() => {
+                if (!Cause.isInterruptedOnly(cause)) screen.notice(Cause.pretty(cause), "error")
+              })
+            ),
+            Effect.ensuring(offer({ _tag: "Ended" }))
+          )
+        )
+      })
+
+    const send = (text: string) =>
+      Effect.gen(function* () {
+        options.history.add(text)
+        const slash = parseSlashCommand(text)
+        if (Option.isSome(slash)) {
+          screen.add(new UserEntry(text, screen.theme))
+          const { name, args } = slash.value
+          yield* startBusy(
+            runCommand({
+              name,
+              args,
+              catalog,
+              store,
+              screen,
+              view,
+              state,
+              setup,
+              offer: (intent) => Queue.unsafeOffer(options.intents, intent),
+              send: (prompt) => Queue.unsafeOffer(options.intents, { _tag: "Submit", text: ` ${prompt}` }),
+              resolveModel
+            })
+          )
+          return
+        }
+        screen.add(new UserEntry(text.replace(/^ /, ""), screen.theme))
+        yield* startBusy(run(text.replace(/^ /, "")))
+      })
+
+    const handleIntent = (intent: Intent): Effect.Effect<boolean> =>
+      Effect.gen(function* () {
+        switch (intent._tag) {
+          case "Submit": {
+            if (intent.text.trim() === "") return true
+            if (state.busy) {
+              const entry = screen.queue(intent.text)
+              state.queued.push({ text: intent.text, entry })
+              screen.status.update((s) => {
+                s.queued = state.queued.length
+              })
+              return true
+            }
+            yield* send(intent.text)
+            return true
+          }
+          case "Cancel": {
+            if (!state.busy) return true
+            // What was queued goes back to the editor, to send again or change, as the run it followed stops.
+            if (state.queued.length > 0) {
+              const texts = state.queued.splice(0).map((queued) => {
+                screen.unqueue(queued.entry)
+                return queued.text
+              })
+              const draft = screen.editor.getText()
+              screen.editor.setText([...texts, ...(draft === "" ? [] : [draft])].join("\n"))
+            }
+            screen.status.update((s) => {
+              s.activity = { _tag: "Cancelling" }
+            })
+            screen.tui.requestRender()
+            // Interrupting returns once the run's finalizer recorded run_cancelled and stopped its children.
+            yield* FiberHandle.clear(handle)
+            return true
+          }
+          case "Ended": {
+            setBusy(false)
+            const next = state.queued.shift()
+            if (next !== undefined) {
+              screen.unqueue(next.entry)
+              screen.status.update((s) => {
+                s.queued = state.queued.length
+              })
+              yield* send(next.text)
+            }
+            return true
+          }
+          case "Switch": {
+            yield* Effect.ignore(switchTo(intent.sessionId))
+            if (intent.note !== undefined) screen.notice(intent.note, "command")
+            return true
+          }
+          case "Exit": {
+            state.queued.length = 0
+            yield* FiberHandle.clear(handle)
+            return false
+          }
+        }
+      })
+
+    return { state, switchTo, handleIntent, resolveModel }
+  })

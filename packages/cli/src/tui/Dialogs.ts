@@ -1,0 +1,266 @@
+// The dialogs that take the editor's place while the person is asked something: a tool approval
+// (yes / yes for this session / no), a question with its options or an answer of their own, a plan
+// to approve or send back, and a list to pick from (the session picker of /resume).
+import {
+  type Component,
+  type Focusable,
+  Input,
+  Markdown,
+  matchesKey,
+  truncateToWidth,
+  wrapTextWithAnsi
+} from "@earendil-works/pi-tui"
+import type { GrantOffer } from "./Grants.js"
+import { sanitize } from "./Sanitize.js"
+import type { Theme } from "./Theme.js"
+
+export interface Choice {
+  readonly label: string
+  /** A key that picks it at once (`y`, `n`, `1`…). */
+  readonly key?: string | undefined
+  readonly detail?: string | undefined
+}
+
+const wrapLines = (text: string, width: number, style: (line: string) => string, indent: string) =>
+  text
+    .split("\n")
+    .flatMap((line) => wrapTextWithAnsi(line, Math.max(1, width - indent.length)))
+    .map((line) => truncateToWidth(indent + style(line), width, "…"))
+
+/** A list of choices moved through with ↑/↓ (or picked by key), chosen with Enter; Esc cancels. */
+export class ChoiceList implements Component {
+  selected = 0
+  constructor(
+    readonly choices: ReadonlyArray<Choice>,
+    private readonly theme: Theme,
+    private readonly onChoose: (index: number) => void,
+    private readonly onCancel: () => void,
+    private readonly maxVisible = 8
+  ) {}
+
+  invalidate(): void {}
+
+  handleInput(data: string): void {
+    if (matchesKey(data, "up")) this.selected = (this.selected + this.choices.length - 1) % this.choices.length
+    else if (matchesKey(data, "down")) this.selected = (this.selected + 1) % this.choices.length
+    else if (matchesKey(data, "enter")) this.onChoose(this.selected)
+    else if (matchesKey(data, "escape")) this.onCancel()
+    else {
+      const index = this.choices.findIndex((choice) => choice.key !== undefined && choice.key === data.toLowerCase())
+      if (index !== -1) this.onChoose(index)
+    }
+  }
+
+  render(width: number): ReadonlyArray<string> {
+    const t = this.theme
+    const start = Math.max(
+      0,
+      Math.min(this.selected - Math.floor(this.maxVisible / 2), this.choices.length - this.maxVisible)
+    )
+    const shown = this.choices.slice(start, start + this.maxVisible)
+    const lines = shown.map((choice, offset) => {
+      const index = start + offset
+      const mine = index === this.selected
+      const key = choice.key === undefined ? "" : t.dim(` (${choice.key})`)
+      const label = `${mine ? t.accent(`${t.glyphs.prompt} `) : "  "}${mine ? t.bold(choice.label) : choice.label}${key}`
+      const detail = choice.detail === undefined ? "" : `  ${t.dim(choice.detail)}`
+      return truncateToWidth(label + detail, width, "…")
+    })
+    if (this.choices.length > this.maxVisible) lines.push(t.dim(`  ${this.selected + 1}/${this.choices.length}`))
+    return lines
+  }
+}
+
+/** What a dialog gives back to the screen. */
+export interface Dialog extends Component, Focusable {}
+
+abstract class Framed implements Dialog {
+  focused = false
+  constructor(protected readonly theme: Theme) {}
+  protected abstract body(width: number): Array<string>
+  abstract handleInput(data: string): void
+  invalidate(): void {}
+  render(width: number): ReadonlyArray<string> {
+    const t = this.theme
+    const rule = t.dim(t.glyphs.rule.repeat(Math.max(1, width)))
+    return [rule, ...this.body(width), rule]
+  }
+}
+
+/** A tool approval: what will run, and yes / yes for this session / no. */
+export class ApprovalDialog extends Framed {
+  private readonly list: ChoiceList
+  constructor(
+    theme: Theme,
+    private readonly title: string,
+    private readonly details: string,
+    offer: GrantOffer | undefined,
+    answer: (choice: "yes" | "always" | "no") => void
+  ) {
+    super(theme)
+    const choices: Array<Choice & { readonly value: "yes" | "always" | "no" }> = [
+      { label: "Yes", key: "y", value: "yes" },
+      ...(offer === undefined
+        ? []
+        : [{ label: `Yes, and allow ${offer.label} for this session`, key: "a", value: "always" as const }]),
+      { label: "No", key: "n", value: "no" }
+    ]
+    this.list = new ChoiceList(
+      choices,
+      theme,
+      (index) => answer(choices[index]!.value),
+      () => answer("no")
+    )
+  }
+  handleInput(data: string): void {
+    this.list.handleInput(data)
+  }
+  protected body(width: number): Array<string> {
+    const t = this.theme
+    return [
+      truncateToWidth(t.bold(t.warn(this.title)), width, "…"),
+      ...wrapLines(sanitize(this.details), width, t.code, "  ").slice(0, 12),
+      ...this.list.render(width)
+    ]
+  }
+}
+
+/** A question from the model: its options, or an answer typed by the person. */
+export class QuestionDialog extends Framed {
+  private readonly input = new Input()
+  private readonly list: ChoiceList | undefined
+  private typing: boolean
+
+  constructor(
+    theme: Theme,
+    private readonly question: string,
+    options: ReadonlyArray<string>,
+    answer: (text: string) => void
+  ) {
+    super(theme)
+    const choices: Array<Choice> = [
+      ...options.map((option, index) => ({ label: sanitize(option), key: index < 9 ? String(index + 1) : undefined })),
+      { label: "Type an answer of my own", key: undefined }
+    ]
+    this.list =
+      options.length === 0
+        ? undefined
+        : new ChoiceList(
+            choices,
+            theme,
+            (index) => {
+              if (index < options.length) answer(options[index]!)
+              else this.startTyping()
+            },
+            () => answer("(The person dismissed the question without answering.)")
+          )
+    this.typing = this.list === undefined
+    this.input.onSubmit = (value) => {
+      if (value.trim() !== "") answer(value.trim())
+    }
+    this.input.onEscape = () => {
+      if (this.list !== undefined) this.typing = false
+      else answer("(The person dismissed the question without answering.)")
+    }
+  }
+
+  private startTyping(): void {
+    this.typing = true
+    this.input.focused = this.focused
+  }
+
+  handleInput(data: string): void {
+    if (this.typing) this.input.handleInput(data)
+    else this.list?.handleInput(data)
+  }
+
+  protected body(width: number): Array<string> {
+    const t = this.theme
+    this.input.focused = this.focused && this.typing
+    const lines = [
+      truncateToWidth(t.bold(t.accent("Question")), width, "…"),
+      ...wrapLines(sanitize(this.question), width, (line) => line, "  ")
+    ]
+    if (this.list !== undefined && !this.typing) lines.push(...this.list.render(width))
+    if (this.typing) {
+      lines.push(t.dim("  Your answer (Enter sends, Esc goes back):"))
+      lines.push(...this.input.render(width))
+    }
+    return lines
+  }
+}
+
+/** A plan to approve, or to send back with what to change. */
+export class PlanDialog extends Framed {
+  private readonly markdown: Markdown
+  private readonly list: ChoiceList
+  private readonly input = new Input()
+  private typing = false
+
+  constructor(theme: Theme, plan: string, answer: (approved: boolean, feedback?: string) => void) {
+    super(theme)
+    this.markdown = new Markdown(sanitize(plan), 2, 0, theme.markdown)
+    this.list = new ChoiceList(
+      [
+        { label: "Approve the plan", key: "y" },
+        { label: "Ask for changes", key: "n" }
+      ],
+      theme,
+      (index) => {
+        if (index === 0) answer(true)
+        else this.typing = true
+      },
+      () => answer(false)
+    )
+    this.input.onSubmit = (value) => answer(false, value.trim() === "" ? undefined : value.trim())
+    this.input.onEscape = () => {
+      this.typing = false
+    }
+  }
+
+  handleInput(data: string): void {
+    if (this.typing) this.input.handleInput(data)
+    else this.list.handleInput(data)
+  }
+
+  protected body(width: number): Array<string> {
+    const t = this.theme
+    this.input.focused = this.focused && this.typing
+    const lines = [truncateToWidth(t.bold(t.accent("Plan review")), width, "…"), ...this.markdown.render(width)]
+    if (this.typing) {
+      lines.push(t.dim("  What should change? (Enter sends, Esc goes back)"), ...this.input.render(width))
+    } else lines.push(...this.list.render(width))
+    return lines
+  }
+}
+
+/** A list to pick from, with a title (the /resume session picker). */
+export class PickerDialog extends Framed {
+  private readonly list: ChoiceList
+  constructor(
+    theme: Theme,
+    private readonly title: string,
+    choices: ReadonlyArray<Choice>,
+    pick: (index: number | undefined) => void
+  ) {
+    super(theme)
+    this.list = new ChoiceList(
+      choices,
+      theme,
+      (index) => pick(index),
+      () => pick(undefined),
+      10
+    )
+  }
+  handleInput(data: string): void {
+    this.list.handleInput(data)
+  }
+  protected body(width: number): Array<string> {
+    const t = this.theme
+    return [
+      truncateToWidth(t.bold(t.accent(this.title)), width, "…"),
+      ...this.list.render(width),
+      t.dim("  ↑/↓ choose · Enter opens · Esc closes")
+    ]
+  }
+}

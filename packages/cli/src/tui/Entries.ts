@@ -1,0 +1,124 @@
+// The blocks of a conversation other than tool cards: what the person wrote, the model's
+// reasoning, notices (retries, errors, command output) and the start-up screen.
+import { type Component, truncateToWidth, wrapTextWithAnsi } from "@earendil-works/pi-tui"
+import { sanitize } from "./Sanitize.js"
+import type { Theme } from "./Theme.js"
+
+/** Lines wrapped to the width, each styled on its own (styles never run across lines). */
+const wrapped = (text: string, width: number, style: (line: string) => string, indent = ""): Array<string> => {
+  const lines: Array<string> = []
+  const room = Math.max(1, width - indent.length)
+  for (const line of text.split("\n")) {
+    for (const part of wrapTextWithAnsi(line, room)) lines.push(truncateToWidth(indent + style(part), width, ""))
+  }
+  return lines
+}
+
+abstract class Cached implements Component {
+  private cache: { width: number; lines: ReadonlyArray<string> } | undefined
+  protected abstract draw(width: number): ReadonlyArray<string>
+  invalidate(): void {
+    this.cache = undefined
+  }
+  render(width: number): ReadonlyArray<string> {
+    if (this.cache?.width !== width) this.cache = { width, lines: this.draw(width) }
+    return this.cache.lines
+  }
+}
+
+/** A message the person sent (or queued: shown dimmed until it is sent). */
+export class UserEntry extends Cached {
+  constructor(
+    readonly text: string,
+    private readonly theme: Theme,
+    private queued = false
+  ) {
+    super()
+  }
+  send(): void {
+    this.queued = false
+    this.invalidate()
+  }
+  protected draw(width: number): ReadonlyArray<string> {
+    const t = this.theme
+    const prefix = `${t.glyphs.prompt} `
+    const lines = wrapped(sanitize(this.text), width - prefix.length, this.queued ? t.dim : t.user)
+    const out = lines.map((line, index) => (index === 0 ? t.user(prefix) : "  ") + line)
+    if (this.queued) out.push(t.dim("  (queued: sent when the current run ends)"))
+    return out
+  }
+}
+
+/** The model's reasoning: dimmed; while it streams the last lines show, then one line unless expanded. */
+export class ReasoningEntry extends Cached {
+  private text = ""
+  private done = false
+  expanded = false
+  constructor(private readonly theme: Theme) {
+    super()
+  }
+  append(delta: string): void {
+    this.text += sanitize(delta)
+    this.invalidate()
+  }
+  finish(): void {
+    this.done = true
+    this.invalidate()
+  }
+  setExpanded(expanded: boolean): void {
+    this.expanded = expanded
+    this.invalidate()
+  }
+  protected draw(width: number): ReadonlyArray<string> {
+    const t = this.theme
+    const body = this.text.trim()
+    const lines = wrapped(body, width, t.dim, "  ")
+    const glyph = this.expanded ? t.glyphs.expanded : t.glyphs.collapsed
+    const head = t.dim(
+      t.italic(
+        `${glyph} ${this.done ? "Thought" : "Thinking…"} (${lines.length} line${lines.length === 1 ? "" : "s"}${this.expanded ? "" : "; Ctrl-O shows it"})`
+      )
+    )
+    if (this.expanded) return [truncateToWidth(head, width, "…"), ...lines]
+    return this.done ? [truncateToWidth(head, width, "…")] : [truncateToWidth(head, width, "…"), ...lines.slice(-3)]
+  }
+}
+
+export type NoticeLevel = "info" | "warning" | "error" | "retry" | "command"
+
+/** A line (or a few) about the session: a retry, an error, what a command printed. */
+export class NoticeEntry extends Cached {
+  constructor(
+    private readonly text: string,
+    private readonly level: NoticeLevel,
+    private readonly theme: Theme
+  ) {
+    super()
+  }
+  protected draw(width: number): ReadonlyArray<string> {
+    const t = this.theme
+    const text = sanitize(this.text).replace(/\s+$/, "")
+    switch (this.level) {
+      case "error":
+        return wrapped(text, width, t.error, "")
+      case "warning":
+        return wrapped(text, width, t.warn, "")
+      case "retry":
+        return wrapped(`${t.glyphs.retry} ${text}`, width, t.warn, "")
+      case "command":
+        return wrapped(text, width, (line) => line, "  ")
+      case "info":
+        return wrapped(text, width, t.dim, "")
+    }
+  }
+}
+
+/** Lines drawn by someone else (the start-up screen): already sanitized and styled, cut to the width. */
+export class LinesEntry extends Cached {
+  constructor(private readonly lines: ReadonlyArray<string>) {
+    super()
+  }
+  protected draw(width: number): ReadonlyArray<string> {
+    return this.lines.map((line) => truncateToWidth(line, width, ""))
+  }
+}

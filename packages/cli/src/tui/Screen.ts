@@ -1,0 +1,109 @@
+// The screen's layout, top to bottom: the conversation (the start-up screen first), the plugins'
+// panels, the messages queued while a run streams, the editor (or the dialog that takes its place
+// while the person is asked something), and the status line. Rendered by pi-tui on the main screen,
+// so the conversation stays in the terminal's scrollback.
+import { type Component, Container, Editor, type Terminal, type TUI, TuiMainScreen } from "@earendil-works/pi-tui"
+import type { Dialog } from "./Dialogs.js"
+import { LinesEntry, NoticeEntry, type NoticeLevel, UserEntry } from "./Entries.js"
+import { PanelRegion } from "./Panels.js"
+import { StatusLine } from "./StatusLine.js"
+import type { Theme } from "./Theme.js"
+
+/** A blank line between the blocks of the conversation. */
+class Gap implements Component {
+  invalidate(): void {}
+  render(): ReadonlyArray<string> {
+    return [""]
+  }
+}
+
+export class Screen {
+  readonly tui: TUI
+  readonly header = new Container()
+  readonly transcript = new Container()
+  readonly panels: PanelRegion
+  readonly queued = new Container()
+  readonly input = new Container()
+  readonly editor: Editor
+  readonly status: StatusLine
+  private dialog: Dialog | undefined
+
+  constructor(
+    terminal: Terminal,
+    readonly theme: Theme
+  ) {
+    this.tui = new TuiMainScreen(terminal)
+    this.panels = new PanelRegion(theme)
+    this.status = new StatusLine(theme)
+    this.status.onChange = () => this.tui.requestRender()
+    this.editor = new Editor(this.tui, theme.editor, { paddingX: 0, autocompleteMaxVisible: 8 })
+    this.tui.addChild(this.header)
+    this.tui.addChild(this.transcript)
+    this.tui.addChild(this.panels)
+    this.tui.addChild(this.queued)
+    this.tui.addChild(this.input)
+    this.tui.addChild(this.status)
+    this.input.addChild(this.editor)
+    this.tui.setFocus(this.editor)
+  }
+
+  /** Adds a block to the conversation, with a blank line before it. */
+  add(component: Component): void {
+    if (this.transcript.children.length > 0) this.transcript.addChild(new Gap())
+    this.transcript.addChild(component)
+    this.tui.requestRender()
+  }
+
+  notice(text: string, level: NoticeLevel = "info"): void {
+    this.add(new NoticeEntry(text, level, this.theme))
+  }
+
+  setHeader(lines: ReadonlyArray<string>): void {
+    this.header.clear()
+    if (lines.length > 0) {
+      this.header.addChild(new LinesEntry(lines))
+      this.header.addChild(new Gap())
+    }
+    this.tui.requestRender()
+  }
+
+  /** Forgets the conversation shown (a new or another session); the scrollback keeps what was. */
+  clearTranscript(): void {
+    this.transcript.clear()
+    this.tui.requestRender()
+  }
+
+  queue(text: string): UserEntry {
+    const entry = new UserEntry(text, this.theme, true)
+    this.queued.addChild(entry)
+    this.tui.requestRender()
+    return entry
+  }
+
+  unqueue(entry: UserEntry): void {
+    this.queued.removeChild(entry)
+    this.tui.requestRender()
+  }
+
+  get dialogOpen(): boolean {
+    return this.dialog !== undefined
+  }
+
+  showDialog(dialog: Dialog): void {
+    this.dialog = dialog
+    this.input.clear()
+    this.input.addChild(dialog)
+    this.tui.setFocus(dialog)
+    this.tui.requestRender()
+  }
+
+  closeDialog(dialog?: Dialog): void {
+    if (this.dialog === undefined || (dialog !== undefined && dialog !== this.dialog)) return
+    this.dialog = undefined
+    this.input.clear()
+    this.input.addChild(this.editor)
+    this.tui.setFocus(this.editor)
+    this.tui.requestRender()
+  }
+}
+export type { Terminal } from "@earendil-works/pi-tui"

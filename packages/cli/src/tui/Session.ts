@@ -1,0 +1,151 @@
+// The runtime side of the interactive UI, imported once the screen is up (so the editor takes keys
+// while SQLite, the providers and the plugins load): the setup, the runtime composed once as for
+// `run` (with the UI's Interaction and PluginUi), the catalog, and the loop over the screen's intents.
+import type { Limits } from "@alisio/domain/Limits"
+import { CommandCatalog } from "@alisio/runtime/CommandCatalog"
+import { Extensions } from "@alisio/runtime/Extensions"
+import { SessionStore } from "@alisio/runtime/SessionStore"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import { loadSetup, registerProviders, tuiRuntimeLayer } from "../App.js"
+import { CliError, ExitCode } from "../CliError.js"
+import type { TuiFlags } from "../main.js"
+import type { PluginFlags } from "../Plugins.js"
+import { findSession } from "../ShortIds.js"
+import { catalogLayer } from "../Slash.js"
+import type { CommandEntry } from "./Completion.js"
+import { type Intent, makeConversation } from "./Conversation.js"
+import type { Grants } from "./Grants.js"
+import type { History } from "./History.js"
+import { type PluginSink, pluginUiLayer } from "./Panels.js"
+import type { RunView } from "./RunView.js"
+import type { Screen } from "./Screen.js"
+import * as TuiInteraction from "./TuiInteraction.js"
+
+const TICK = "100 millis"
+
+export interface SessionInput {
+  readonly flags: TuiFlags
+  readonly limits: Limits
+  readonly screen: Screen
+  readonly view: RunView
+  readonly board: TuiInteraction.WaitBoard
+  readonly grants: Grants
+  readonly sink: PluginSink
+  readonly history: History
+  readonly intents: Queue.Queue<Intent>
+  /** Whether a run (or a command) is going on, for the keys. */
+  readonly busy: { now: boolean }
+  readonly setCommands: (commands: ReadonlyArray<CommandEntry>) => void
+  readonly color: boolean
+  readonly unicode: boolean
+}
+
+export const runSession = (input: SessionInput) =>
+  Effect.gen(function* () {
+    const { flags, limits, screen, view, board, grants, sink, history, intents, busy, color, unicode } = input
+    const setup = yield* loadSetup({
+      ...(Option.isSome(flags.cwd) ? { cwd: flags.cwd.value } : {}),
+      trustProject: flags.trustProject,
+      projectMcp: true,
+      flags: { limits }
+    })
+    let clockNow = yield* Clock.currentTimeMillis
+    view.now = () => clockNow
+    const plugins: PluginFlags = {
+      plugins: flags.plugin,
+      disabled: flags.disablePlugin,
+      readOnly: flags.readOnly,
+      trustProject: flags.trustProject
+    }
+    const program = Effect.gen(function* () {
+      sink.attach({
+        notice: (text, level) => screen.notice(text, level),
+        panel: (panel) => {
+          screen.panels.set(panel)
+          screen.tui.requestRender()
+        }
+      })
+      const extensions = yield* Extensions
+      const startup = yield* extensions.renderStartup({
+        columns: screen.tui.terminal.columns,
+        rows: Math.max(4, Math.floor(screen.tui.terminal.rows / 2)),
+        color,
+        unicode
+      })
+      screen.setHeader(startup.lines)
+      yield* registerProviders(setup)
+      const store = yield* SessionStore
+      if (store.interruptRuns !== undefined) yield* store.interruptRuns()
+      const catalog = yield* CommandCatalog
+      input.setCommands((yield* catalog.list("tui")).filter((listing) => listing.shadowedBy === undefined))
+      const conversation = yield* makeConversation({
+        setup,
+        screen,
+        view,
+        grants,
+        history,
+        intents,
+        readOnly: flags.readOnly,
+        yes: flags.yes,
+        limits,
+        model: flags.model
+      })
+      let start: string | undefined
+      if (Option.isSome(flags.session)) start = (yield* findSession(store, flags.session.value)).id
+      else if (flags.continue) {
+        const latest = yield* store.latestSession(setup.cwd)
+        if (Option.isSome(latest)) start = latest.value.id
+        else screen.notice("No earlier session in this directory; this is a new one.")
+      }
+      yield* conversation.switchTo(start as Parameters<typeof conversation.switchTo>[0])
+      const first = flags.prompt.join(" ").trim()
+      if (first !== "") yield* Queue.offer(intents, { _tag: "Submit", text: first })
+
+      // The spinner, the seconds and the active time (which stands still while a wait is open: LIM-1).
+      yield* Effect.forkScoped(
+        Effect.repeat(
+          Effect.gen(function* () {
+            const now = yield* Clock.currentTimeMillis
+            const elapsed = now - clockNow
+            clockNow = now
+            busy.now = conversation.state.busy
+            if (busy.now && board.size === 0) screen.status.state.activeMs += elapsed
+            screen.status.update((s) => {
+              s.waits = board.size
+            })
+            if (screen.status.tick(now)) screen.tui.requestRender()
+          }),
+          Schedule.spaced(TICK)
+        )
+      )
+      let going = true
+      while (going) {
+        const intent = yield* Queue.take(intents)
+        going = yield* conversation.handleIntent(intent)
+        busy.now = conversation.state.busy
+      }
+    })
+
+    yield* program.pipe(
+      Effect.scoped,
+      Effect.mapError((error) =>
+        error._tag === "CliError" ? error : new CliError({ message: error.message, exitCode: ExitCode.failed })
+      ),
+      Effect.provide(
+        catalogLayer(setup, flags.trustProject).pipe(
+          Layer.provideMerge(
+            tuiRuntimeLayer(setup, {
+              interaction: TuiInteraction.layer(board, { approveAll: flags.yes, grants }),
+              pluginUi: pluginUiLayer(sink),
+              plugins
+            })
+          )
+        )
+      )
+    )
+  })

@@ -1,0 +1,142 @@
+// A tool call as a card: its name, its arguments summarised, the output it streams, how it ended
+// and how long it took. Collapsed it shows a few lines; expanded (Ctrl-O) the whole result.
+import { formatDuration } from "@alisio/domain/Durations"
+import type { ToolCallStatus } from "@alisio/domain/RunEvent"
+import { type Component, truncateToWidth, visibleWidth, wrapTextWithAnsi } from "@earendil-works/pi-tui"
+import { sanitize } from "./Sanitize.js"
+import type { Theme } from "./Theme.js"
+
+const COLLAPSED_LINES = 3
+const EXPANDED_LINES = 400
+
+const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
+
+/** What a call does, in a few words: a command, a path, a pattern; else its arguments as JSON. */
+export const summariseArguments = (name: string, text: string): string => {
+  let args: Record<string, unknown> | undefined
+  try {
+    const parsed = JSON.parse(text === "" ? "{}" : text) as unknown
+    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed))
+      args = parsed as Record<string, unknown>
+  } catch {
+    return oneLine(text)
+  }
+  if (args === undefined) return oneLine(text)
+  const pick =
+    (name === "bash" ? str(args.command) : undefined) ??
+    (name === "ask_user_question" ? str(args.question) : undefined) ??
+    (name === "grep" || name === "glob"
+      ? [str(args.pattern), str(args.path)].filter((part) => part !== undefined).join(" in ")
+      : undefined) ??
+    str(args.path) ??
+    str(args.file) ??
+    str(args.command) ??
+    str(args.query)
+  if (pick !== undefined && pick !== "") return oneLine(pick)
+  return oneLine(JSON.stringify(args))
+}
+
+const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim()
+
+export type CardStatus = ToolCallStatus | "running" | "waiting"
+
+export class ToolCard implements Component {
+  status: CardStatus = "running"
+  durationMs: number | undefined
+  private output = ""
+  private result = ""
+  expanded = false
+  private cache: { width: number; lines: ReadonlyArray<string> } | undefined
+
+  constructor(
+    readonly id: string,
+    readonly name: string,
+    readonly args: string,
+    private readonly theme: Theme
+  ) {}
+
+  progress(text: string): void {
+    this.output += sanitize(text)
+    // Keeps memory bounded for a command that prints without end; the card shows the tail anyway.
+    if (this.output.length > 200_000) this.output = this.output.slice(-100_000)
+    this.invalidate()
+  }
+
+  waiting(on: boolean): void {
+    if (this.status === "running" || this.status === "waiting") this.status = on ? "waiting" : "running"
+    this.invalidate()
+  }
+
+  complete(status: ToolCallStatus, result: string, durationMs: number): void {
+    this.status = status
+    this.result = sanitize(result)
+    this.durationMs = durationMs
+    this.invalidate()
+  }
+
+  setExpanded(expanded: boolean): void {
+    if (this.expanded === expanded) return
+    this.expanded = expanded
+    this.invalidate()
+  }
+
+  invalidate(): void {
+    this.cache = undefined
+  }
+
+  render(width: number): ReadonlyArray<string> {
+    if (this.cache?.width === width) return this.cache.lines
+    const t = this.theme
+    const g = t.glyphs
+    const mark =
+      this.status === "completed"
+        ? t.ok(g.ok)
+        : this.status === "error"
+          ? t.error(g.failed)
+          : this.status === "denied"
+            ? t.warn(g.denied)
+            : this.status === "cancelled"
+              ? t.warn(g.denied)
+              : this.status === "waiting"
+                ? t.warn(g.pause)
+                : t.accent(g.running)
+    const tail =
+      this.status === "waiting"
+        ? t.warn(" waiting for approval")
+        : this.status === "denied"
+          ? t.warn(" denied")
+          : this.status === "cancelled"
+            ? t.warn(" cancelled")
+            : this.durationMs === undefined
+              ? ""
+              : t.dim(` ${formatDuration(this.durationMs)}`)
+    const summary = sanitize(summariseArguments(this.name, this.args))
+    const head = `${mark} ${t.bold(this.name)} ${summary}`
+    const lines: Array<string> = []
+    const tailWidth = visibleWidth(tail)
+    if (visibleWidth(head) + tailWidth <= width) lines.push(head + tail)
+    else lines.push(truncateToWidth(head, Math.max(1, width - tailWidth), "…") + (tailWidth < width ? tail : ""))
+    const body = this.status === "running" || this.status === "waiting" ? this.output : this.result || this.output
+    const bodyLines = body
+      .replace(/\s+$/, "")
+      .split("\n")
+      .filter((line, _index, all) => all.length > 1 || line !== "")
+    const limit = this.expanded ? EXPANDED_LINES : COLLAPSED_LINES
+    const shown = this.status === "running" ? bodyLines.slice(-limit) : bodyLines.slice(0, limit)
+    const indent = "  "
+    for (const line of shown) {
+      for (const wrapped of wrapTextWithAnsi(t.dim(line), Math.max(1, width - indent.length)).slice(
+        0,
+        this.expanded ? 20 : 1
+      ))
+        lines.push(truncateToWidth(indent + wrapped, width, "…"))
+    }
+    const hidden = bodyLines.length - shown.length
+    if (hidden > 0) {
+      const more = `${indent}${t.dim(`… ${hidden} more line${hidden === 1 ? "" : "s"}${this.expanded ? "" : " (Ctrl-O shows them)"}`)}`
+      lines.push(truncateToWidth(more, width, "…"))
+    }
+    this.cache = { width, lines }
+    return lines
+  }
+}

@@ -1,0 +1,81 @@
+// Puts the oldest open wait on the screen as a dialog in the editor's place, and the next one when
+// it is answered or withdrawn (the run cancelled). An approval says what will run; "always" grants
+// the tool, the command prefix or the folder for the rest of the session.
+import * as Effect from "effect/Effect"
+import { ApprovalDialog, type Dialog, PlanDialog, QuestionDialog } from "./Dialogs.js"
+import { type Grants, offerFor } from "./Grants.js"
+import type { Screen } from "./Screen.js"
+import { summariseArguments } from "./ToolCard.js"
+import type { Wait, WaitBoard } from "./TuiInteraction.js"
+
+const dialogFor = (screen: Screen, wait: Wait, grants: Grants): Dialog => {
+  switch (wait._tag) {
+    case "Approval": {
+      const request = wait.request
+      const offer = offerFor(request)
+      const title =
+        request.kind === "external_directory"
+          ? `Allow ${request.tool ?? "the tool"} to access a path outside the workspace?`
+          : `Allow ${request.tool ?? "this tool"} (${request.effect ?? "external"})?`
+      const details =
+        request.kind === "external_directory"
+          ? (request.path ?? request.summary)
+          : request.tool !== undefined && request.arguments !== undefined
+            ? request.tool === "bash"
+              ? summariseArguments(request.tool, request.arguments)
+              : prettyArguments(request.arguments)
+            : request.summary
+      return new ApprovalDialog(screen.theme, title, details, offer, (choice) => {
+        if (choice === "always" && offer !== undefined) grants.grant(offer.key)
+        wait.answer({ approved: choice !== "no", by: "person" })
+      })
+    }
+    case "Question":
+      return new QuestionDialog(screen.theme, wait.question.question, wait.question.options ?? [], wait.answer)
+    case "Plan":
+      return new PlanDialog(screen.theme, wait.review.plan, (approved, feedback) =>
+        wait.answer({ approved, ...(feedback === undefined ? {} : { feedback }) })
+      )
+  }
+}
+
+const prettyArguments = (text: string): string => {
+  try {
+    const value = JSON.parse(text) as unknown
+    if (value !== null && typeof value === "object") {
+      return Object.entries(value as Record<string, unknown>)
+        .map(([key, field]) => {
+          const shown = typeof field === "string" ? field : JSON.stringify(field)
+          return `${key}: ${shown.length > 400 ? `${shown.slice(0, 400)}…` : shown}`
+        })
+        .join("\n")
+    }
+  } catch {
+    // Shown as it came.
+  }
+  return text
+}
+
+/** Follows the board for the life of the scope. */
+export const showWaits = (screen: Screen, board: WaitBoard, grants: Grants) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      let shown: { readonly wait: Wait; readonly dialog: Dialog } | undefined
+      const sync = () => {
+        const current = board.current
+        if (shown !== undefined && shown.wait === current) return
+        if (shown !== undefined) screen.closeDialog(shown.dialog)
+        shown = undefined
+        if (current !== undefined) {
+          const dialog = dialogFor(screen, current, grants)
+          shown = { wait: current, dialog }
+          screen.showDialog(dialog)
+        }
+        screen.status.update((s) => {
+          s.waits = board.size
+        })
+      }
+      return board.onChange(sync)
+    }),
+    (unsubscribe) => Effect.sync(unsubscribe)
+  )

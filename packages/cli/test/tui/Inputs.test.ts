@@ -1,0 +1,93 @@
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Completion } from "../../src/tui/Completion.js"
+import { FileIndex, walkFiles } from "../../src/tui/FileIndex.js"
+import { historyFile, openHistory } from "../../src/tui/History.js"
+
+const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "alisio-tui-"))
+
+const suggest = (completion: Completion, line: string, force = false) =>
+  completion.getSuggestions([line], 0, line.length, { signal: new AbortController().signal, force })
+
+describe("TUI inputs", () => {
+  it("UI-1 ST-6 history is kept per workspace under the state folder, 0600 in a 0700 folder", () => {
+    const state = tempDir()
+    try {
+      const file = historyFile(state, "/work/project")
+      assert.notStrictEqual(file, historyFile(state, "/work/other"))
+      assert.notInclude(file, "project", "the workspace's path does not show in the file name")
+      const first = openHistory(file)
+      first.add("fix the tests")
+      first.add("fix the tests")
+      first.add("now the docs\nwith two lines")
+      assert.strictEqual(fs.statSync(file).mode & 0o777, 0o600)
+      assert.strictEqual(fs.statSync(path.dirname(file)).mode & 0o777, 0o700)
+      assert.deepStrictEqual(openHistory(file).entries, ["fix the tests", "now the docs\nwith two lines"])
+    } finally {
+      fs.rmSync(state, { recursive: true, force: true })
+    }
+  })
+
+  it("UI-1 TL-5 @ completion walks the workspace without .gitignore'd files and never enters a link out of it", async () => {
+    const root = tempDir()
+    const outside = tempDir()
+    try {
+      fs.mkdirSync(path.join(root, "src/deep"), { recursive: true })
+      fs.writeFileSync(path.join(root, "src/deep/parser.ts"), "")
+      fs.writeFileSync(path.join(root, "README.md"), "")
+      fs.mkdirSync(path.join(root, "dist"))
+      fs.writeFileSync(path.join(root, "dist/bundle.js"), "")
+      fs.writeFileSync(path.join(root, "debug.log"), "")
+      fs.writeFileSync(path.join(root, ".gitignore"), "dist/\n*.log\n")
+      fs.mkdirSync(path.join(root, "node_modules/x"), { recursive: true })
+      fs.writeFileSync(path.join(outside, "secret.txt"), "")
+      fs.symlinkSync(outside, path.join(root, "elsewhere"))
+      const files = await walkFiles(root)
+      assert.include(files, "src/deep/parser.ts")
+      assert.include(files, "README.md")
+      assert.include(files, "elsewhere", "a link is listed")
+      for (const hidden of ["dist/", "dist/bundle.js", "debug.log", "node_modules/", "elsewhere/secret.txt"])
+        assert.notInclude(files, hidden)
+      const bounded = await walkFiles(root, { maxEntries: 2, maxDepth: 16, maxMs: 1000 })
+      assert.strictEqual(bounded.length, 2)
+      const completion = new Completion(() => [], new FileIndex(root), root)
+      const found = await suggest(completion, "look at @parser")
+      assert.deepStrictEqual(
+        found?.items.map((item) => item.value),
+        ["@src/deep/parser.ts"]
+      )
+      assert.strictEqual(found?.prefix, "@parser")
+      const applied = completion.applyCompletion(["look at @parser"], 0, 15, found!.items[0]!, found!.prefix)
+      assert.strictEqual(applied.lines[0], "look at @src/deep/parser.ts ")
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+      fs.rmSync(outside, { recursive: true, force: true })
+    }
+  })
+
+  it("UI-1 CMD-1 / completion lists the catalog's commands with their descriptions", async () => {
+    const completion = new Completion(
+      () => [
+        { name: "model", description: "Show or set the model", argumentHint: "[provider/model]" },
+        { name: "resume", description: "Go on with an earlier session" },
+        { name: "help", description: "Show the commands and keys" }
+      ],
+      new FileIndex(os.tmpdir()),
+      os.tmpdir()
+    )
+    const all = await suggest(completion, "/")
+    assert.deepStrictEqual(
+      all?.items.map((item) => item.value),
+      ["model", "resume", "help"]
+    )
+    const res = await suggest(completion, "/res")
+    assert.deepStrictEqual(res?.items, [
+      { value: "resume", label: "resume", description: "Go on with an earlier session" }
+    ])
+    assert.include((await suggest(completion, "/mod"))?.items[0]?.description ?? "", "[provider/model] — Show")
+    assert.isNull(await suggest(completion, "/model gpt"), "arguments are not command names")
+    assert.isNull(await suggest(completion, "plain text"))
+  })
+})
