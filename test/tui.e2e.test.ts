@@ -398,6 +398,8 @@ if (tmuxPath === undefined) {
         tmux.text("say hello")
         tmux.keys("Enter")
         await waitFor(tmux.screen, "Hello from the model.")
+        // The answer is on screen before its run has ended: Ctrl-D waits for the idle editor.
+        await waitFor(tmux.screen, "ctrl-d exit")
         tmux.keys("C-d")
         await waitFor(tmux.screen, "ALISIO EXITED 0")
         const listed = await sandbox.run(["sessions", "list", "--json"])
