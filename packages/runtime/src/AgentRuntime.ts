@@ -5,10 +5,11 @@ import * as HumanWaits from "./HumanWaits.js"
 import type * as Interaction from "./Interaction.js"
 import * as RunEvents from "./RunEvents.js"
 import * as Runner from "./Runner.js"
+import * as SessionNotices from "./SessionNotices.js"
 import * as Tools from "./Tools.js"
 
 /**
- * The runtime composed once: Runner and ChildSessions over RunEvents, HumanWaits, the Tools
+ * The runtime composed once: Runner and ChildSessions over RunEvents, HumanWaits, SessionNotices, the Tools
  * registry and the given Interaction. It needs a `SessionStore`, and a `LanguageModel` for runs
  * that name no provider of their own (the CLI's `main`, tests with the FakeProvider).
  */
@@ -20,6 +21,12 @@ export const layer = (options: {
   ChildSessions.layer(options.childSessions).pipe(
     Layer.provideMerge(Runner.layer),
     Layer.provideMerge(
-      Layer.mergeAll(RunEvents.layer, HumanWaits.layer, Tools.layer(options.tools), options.interaction)
+      Layer.mergeAll(
+        RunEvents.layer,
+        HumanWaits.layer,
+        SessionNotices.layer,
+        Tools.layer(options.tools),
+        options.interaction
+      )
     )
   )

@@ -15,6 +15,8 @@ export interface ApprovalRequest {
   readonly tool?: string
   readonly effect?: ToolEffect
   readonly path?: string
+  /** Who asks, when it is a child session: its path of labels, e.g. "general › explore". */
+  readonly label?: string
 }
 
 /** The answer, and whether a person or a standing policy gave it. */

@@ -133,7 +133,8 @@ export const executeToolCall = (
                 tool: call.name,
                 effect,
                 ...(request.path === undefined ? {} : { path: request.path }),
-                summary: request.summary
+                summary: request.summary,
+                ...(run.label === undefined ? {} : { label: run.label })
               })
               const answer = yield* restoreWait(
                 interaction.approve({
@@ -143,7 +144,8 @@ export const executeToolCall = (
                   summary: request.summary,
                   tool: call.name,
                   effect,
-                  ...(request.path === undefined ? {} : { path: request.path })
+                  ...(request.path === undefined ? {} : { path: request.path }),
+                  ...(run.label === undefined ? {} : { label: run.label })
                 })
               ).pipe(
                 Effect.onInterrupt(() =>

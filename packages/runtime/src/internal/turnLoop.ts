@@ -17,6 +17,7 @@ import type { HumanWaits } from "../HumanWaits.js"
 import type { Interaction } from "../Interaction.js"
 import type { SessionStore } from "../SessionStore.js"
 import { continuationNotice, toRequestMessages } from "./history.js"
+import { awaitNotices, takeNotices } from "./notices.js"
 import { type RunState, storeTurn } from "./runState.js"
 import { streamResponse } from "./streamResponse.js"
 import { cancelledResult, executeToolCall } from "./toolCalls.js"
@@ -96,6 +97,7 @@ export const turnLoop = (state: RunState, tools: RunTools): Effect.Effect<LoopRe
     let notices: ReadonlyArray<Message> = []
     for (;;) {
       if (state.turns >= limits.maxTurns) return { _tag: "TurnsExceeded" } as const
+      yield* takeNotices(state)
       const budget = resolveOutputBudget(limits.maxOutputTokens, options.modelInfo?.maxOutputTokens)
       const request: ModelRequest = {
         model: options.model,
@@ -169,6 +171,7 @@ export const turnLoop = (state: RunState, tools: RunTools): Effect.Effect<LoopRe
       }
       if (complete.length === 0) {
         if (message.content.length > 0) yield* storeTurn(state, [message])
+        if (yield* awaitNotices(state)) continue
         return { _tag: "Completed", text: response.text } as const
       }
       yield* runTools(state, tools, message)

@@ -1,0 +1,115 @@
+// Where agent definitions come from, first found wins: the project's `.alisio/agents/` and
+// `.claude/agents/` (only in a trusted project), `<config>/agents/`, `~/.claude/agents/`, the
+// `agents/` folders of installed plugins, then the builtins.
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import * as Effect from "effect/Effect"
+import { type AgentDefinition, type AgentDiagnostic, type AgentSource, parseAgentFile } from "./AgentDefinition.js"
+import { builtinAgents } from "./BuiltinAgents.js"
+
+export interface DiscoveryInput {
+  /** The workspace. */
+  readonly cwd: string
+  /** Whether the project's own files may steer the model (`--trust-project`). */
+  readonly trustProject: boolean
+  /** Alisio's configuration folder, `<config>`. */
+  readonly configHome: string
+  /** The person's home folder (for `~/.claude/agents/`). */
+  readonly homeDir: string
+}
+
+export interface Discovered {
+  /** The agents offered, in discovery order: files first, builtins last. */
+  readonly agents: ReadonlyArray<AgentDefinition>
+  /** Definitions hidden by an earlier one of the same name. */
+  readonly shadowed: ReadonlyArray<AgentDefinition>
+  readonly diagnostics: ReadonlyArray<AgentDiagnostic>
+}
+
+const listDir = (dir: string) =>
+  Effect.promise(() => fs.readdir(dir, { withFileTypes: true }).catch(() => [] as Array<import("node:fs").Dirent>))
+
+const agentFiles = (dir: string) =>
+  Effect.map(listDir(dir), (entries) =>
+    entries
+      .filter((entry) => (entry.isFile() || entry.isSymbolicLink()) && entry.name.toLowerCase().endsWith(".md"))
+      .map((entry) => path.join(dir, entry.name))
+      .sort()
+  )
+
+/** The `agents/` folders of the plugins installed under `folder` (folders and npm packages). */
+const pluginAgentDirs = (folder: string) =>
+  Effect.gen(function* () {
+    const dirs: Array<string> = []
+    for (const entry of yield* listDir(folder)) {
+      if (!entry.isDirectory() || entry.name.startsWith(".")) continue
+      if (entry.name === "node_modules") {
+        for (const pkg of yield* listDir(path.join(folder, entry.name))) {
+          if (pkg.name.startsWith(".")) continue
+          if (pkg.name.startsWith("@")) {
+            for (const scoped of yield* listDir(path.join(folder, entry.name, pkg.name))) {
+              dirs.push(path.join(folder, entry.name, pkg.name, scoped.name, "agents"))
+            }
+          } else dirs.push(path.join(folder, entry.name, pkg.name, "agents"))
+        }
+      } else dirs.push(path.join(folder, entry.name, "agents"))
+    }
+    return dirs.sort()
+  })
+
+/** Reads every definition in the discovery order; the first of each name wins. */
+export const discoverAgents = (input: DiscoveryInput): Effect.Effect<Discovered> =>
+  Effect.gen(function* () {
+    const project = [
+      { dir: path.join(input.cwd, ".alisio", "agents"), source: "project" as const },
+      { dir: path.join(input.cwd, ".claude", "agents"), source: "project-claude" as const }
+    ]
+    const folders: Array<{ readonly dir: string; readonly source: AgentSource }> = [
+      ...(input.trustProject ? project : []),
+      { dir: path.join(input.configHome, "agents"), source: "user" },
+      { dir: path.join(input.homeDir, ".claude", "agents"), source: "user-claude" },
+      ...(yield* pluginAgentDirs(path.join(input.configHome, "plugins"))).map((dir) => ({
+        dir,
+        source: "plugin" as const
+      })),
+      ...(input.trustProject
+        ? (yield* pluginAgentDirs(path.join(input.cwd, ".alisio", "plugins"))).map((dir) => ({
+            dir,
+            source: "plugin" as const
+          }))
+        : [])
+    ]
+    const diagnostics: Array<AgentDiagnostic> = []
+    if (!input.trustProject) {
+      for (const { dir } of project) {
+        const files = yield* agentFiles(dir)
+        if (files.length === 0) continue
+        diagnostics.push({
+          file: dir,
+          severity: "warning",
+          message: `${files.length} agent file${files.length === 1 ? " is" : "s are"} not read: the project is not trusted (--trust-project)`
+        })
+      }
+    }
+    const found: Array<AgentDefinition> = []
+    for (const { dir, source } of folders) {
+      for (const file of yield* agentFiles(dir)) {
+        const text = yield* Effect.promise(() => fs.readFile(file, "utf8").catch(() => undefined))
+        if (text === undefined) continue
+        const parsed = parseAgentFile(file, text, source)
+        diagnostics.push(...parsed.diagnostics)
+        if (parsed.agent !== undefined) found.push(parsed.agent)
+      }
+    }
+    const agents: Array<AgentDefinition> = []
+    const shadowed: Array<AgentDefinition> = []
+    const seen = new Set<string>()
+    for (const agent of [...found, ...builtinAgents]) {
+      if (seen.has(agent.name)) shadowed.push(agent)
+      else {
+        seen.add(agent.name)
+        agents.push(agent)
+      }
+    }
+    return { agents, shadowed, diagnostics }
+  })
