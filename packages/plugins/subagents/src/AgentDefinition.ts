@@ -122,6 +122,23 @@ const claudeAliases = new Set(["sonnet", "opus", "haiku", "opusplan", "default"]
 
 const namePattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
 
+/** Splits `Read, Bash(git diff:*), Task(a, b)` on the commas outside parentheses. */
+const splitTools = (text: string): Array<string> => {
+  const items: Array<string> = []
+  let depth = 0
+  let current = ""
+  for (const c of text) {
+    if (c === "(") depth++
+    else if (c === ")") depth = Math.max(0, depth - 1)
+    if (c === "," && depth === 0) {
+      items.push(current)
+      current = ""
+    } else current += c
+  }
+  items.push(current)
+  return items.map((item) => item.trim()).filter((item) => item !== "")
+}
+
 type Parsed = { readonly agent?: AgentDefinition | undefined; readonly diagnostics: ReadonlyArray<AgentDiagnostic> }
 
 const describe = (value: YamlValue): string => JSON.stringify(value)
@@ -220,11 +237,7 @@ export const parseAgentFile = (file: string, text: string, source: AgentSource):
     return name
   }
   const list = (value: YamlValue): Array<string> | undefined => {
-    if (typeof value === "string")
-      return value
-        .split(",")
-        .map((item) => item.trim())
-        .filter((item) => item !== "")
+    if (typeof value === "string") return splitTools(value)
     if (Array.isArray(value) && value.every((item) => typeof item === "string")) return value as Array<string>
     return undefined
   }

@@ -66,6 +66,8 @@ export interface LiveTask {
   fiber?: Fiber.RuntimeFiber<void> | undefined
   /** Its result reached the model already (a foreground call, `task_wait`, `task_status`). */
   delivered: boolean
+  /** Calls waiting for its result now: the result goes to them rather than into a notice. */
+  waiters: number
 }
 
 export interface Tasks {
@@ -394,7 +396,7 @@ export const makeTasks = (
             yield* scheduler.leave(task.record.id)
             yield* Deferred.succeed(task.done, end)
             yield* Deferred.succeed(task.started, undefined)
-            if (task.record.background && !task.delivered) {
+            if (task.record.background && !task.delivered && task.waiters === 0) {
               yield* api.sessions.notify(
                 task.record.parentSessionId as SessionId,
                 noticeText(end.ending, task.record.description, config.maxResultChars)
@@ -453,7 +455,8 @@ export const makeTasks = (
           discovered,
           started: yield* Deferred.make<void>(),
           done: yield* Deferred.make<TaskEnd>(),
-          delivered: false
+          delivered: false,
+          waiters: 0
         }
         tasks.set(id, task)
         const accepted = yield* Deferred.make<void, ToolError>()
@@ -465,10 +468,27 @@ export const makeTasks = (
     const cancel = (task: LiveTask) =>
       task.fiber === undefined ? Effect.void : Effect.asVoid(Fiber.interrupt(task.fiber))
 
-    const wait: Tasks["wait"] = (task, caller) => scheduler.blockedWhile(caller, Deferred.await(task.done))
+    /** Counts a caller waiting for the task's result, blocked on it for the scheduler. */
+    const waiting = <A>(task: LiveTask, caller: SessionId, effect: Effect.Effect<A>) =>
+      scheduler.blockedWhile(
+        caller,
+        Effect.acquireUseRelease(
+          Effect.sync(() => {
+            task.waiters += 1
+          }),
+          () => effect,
+          () =>
+            Effect.sync(() => {
+              task.waiters -= 1
+            })
+        )
+      )
+
+    const wait: Tasks["wait"] = (task, caller) => waiting(task, caller, Deferred.await(task.done))
 
     const waitWithin: Tasks["waitWithin"] = (task, caller, timeoutMs) =>
-      scheduler.blockedWhile(
+      waiting(
+        task,
         caller,
         Effect.gen(function* () {
           const began = yield* Clock.currentTimeMillis

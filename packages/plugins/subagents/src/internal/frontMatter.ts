@@ -214,9 +214,14 @@ const blockScalar = (indicator: string, lines: ReadonlyArray<Line>, raw: Readonl
   const folded = indicator.startsWith(">")
   let out = ""
   texts.forEach((text, i) => {
+    const previous = texts[i - 1]
     if (i === 0) out = text
-    else if (folded && text !== "" && texts[i - 1] !== "" && !/^\s/.test(text)) out += ` ${text}`
-    else out += `\n${text}`
+    else if (!folded) out += `\n${text}`
+    // Folding: an empty line is a line break; other breaks between plain lines become spaces.
+    else if (text === "") out += "\n"
+    else if (previous === "") out += text
+    else if (/^\s/.test(text) || /^\s/.test(previous ?? "")) out += `\n${text}`
+    else out += ` ${text}`
   })
   if (indicator.includes("-")) return out
   return `${out}\n`

@@ -118,7 +118,7 @@ export const makeScheduler = (limits: SchedulerLimits): Effect.Effect<Scheduler>
                   reason: "queue_full",
                   message:
                     `The subagent queue is full: ${queued} task${queued === 1 ? " waits" : "s wait"} for a slot already ` +
-                    `(${limits.maxConcurrentPerParent} subagents run at once for one session, ${limits.maxConcurrentPerRoot} for a session tree). ` +
+                    `(at most ${limits.maxConcurrentPerParent} run at once for one session and ${limits.maxConcurrentPerRoot} for a session tree). ` +
                     "Wait for one to finish (task_wait), or do it yourself."
                 }),
                 s
