@@ -137,7 +137,7 @@ export const agentsCommand = (tasks: Tasks, api: PluginApiService): PluginComman
           )
         case "Merged": {
           yield* removeWorktree(tree.repoRoot, tree.dir, tree.branch)
-          yield* tasks.records.save({ ...record, worktree: { ...tree, state: "merged" } })
+          yield* tasks.update({ ...record, worktree: { ...tree, state: "merged" } })
           return `Merged ${tree.branch} into ${tree.target}${result.files.length === 0 ? "" : `: ${result.files.join(", ")}`}. The worktree and the branch were removed.`
         }
       }
@@ -152,7 +152,7 @@ export const agentsCommand = (tasks: Tasks, api: PluginApiService): PluginComman
         return `Task ${record.id} has no worktree to discard.`
       }
       yield* removeWorktree(tree.repoRoot, tree.dir, tree.branch)
-      yield* tasks.records.save({ ...record, worktree: { ...tree, state: "discarded" } })
+      yield* tasks.update({ ...record, worktree: { ...tree, state: "discarded" } })
       return `Discarded the work of task ${record.id}: its worktree ${tree.dir} and the branch ${tree.branch} were removed.`
     })
 

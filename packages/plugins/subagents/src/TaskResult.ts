@@ -77,7 +77,7 @@ const worktreeNote = (ending: TaskEnding): string | undefined => {
   const from = `${tree.base.slice(0, 7)}${tree.baseBranch === undefined ? "" : ` (HEAD of ${tree.baseBranch})`}`
   const missing =
     ending.uncommitted !== undefined && ending.uncommitted > 0
-      ? `; the ${ending.uncommitted} uncommitted change${ending.uncommitted === 1 ? "" : "s"} of the workspace were not in it (they are untouched)`
+      ? `; it did not see the workspace's ${ending.uncommitted} uncommitted change${ending.uncommitted === 1 ? "" : "s"} (still there, untouched)`
       : ""
   if (tree.state === "removed") {
     return `It worked in a git worktree of its own, started from ${from}${missing}. It changed nothing, so the worktree was removed.`

@@ -82,6 +82,8 @@ export interface Tasks {
   readonly all: Effect.Effect<ReadonlyArray<LiveTask>>
   readonly byId: (id: string) => LiveTask | undefined
   readonly records: TaskRecords
+  /** Saves a changed record, the live task's too when it is of this process. */
+  readonly update: (record: TaskRecord) => Effect.Effect<void>
   readonly discover: (cwd: string) => Effect.Effect<Discovered>
 }
 
@@ -531,6 +533,12 @@ export const makeTasks = (
       all: Effect.sync(() => [...tasks.values()]),
       byId: (id) => tasks.get(id),
       records,
+      update: (record) =>
+        Effect.suspend(() => {
+          const live = tasks.get(record.id)
+          if (live === undefined) return records.save(record)
+          return save(live, record)
+        }),
       discover
     }
   })
