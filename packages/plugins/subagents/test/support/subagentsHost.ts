@@ -22,7 +22,7 @@ export interface HostOptions {
   /** `builtinPlugins.subagents`. */
   readonly config?: Record<string, unknown> | undefined
   readonly interaction?: Layer.Layer<Interaction.Interaction> | undefined
-  readonly store?: Layer.Layer<SessionStore.SessionStore> | undefined
+  readonly store?: Layer.Layer<SessionStore.SessionStore, unknown> | undefined
   readonly homes?: PluginHost.PluginHomes | undefined
   /** Where `~/.claude/agents/` is read; a folder that does not exist by default. */
   readonly homeDir?: string | undefined
