@@ -1,6 +1,7 @@
 // Where agent definitions come from, first found wins: the project's `.alisio/agents/` and
 // `.claude/agents/` (only in a trusted project), `<config>/agents/`, `~/.claude/agents/`, the
 // `agents/` folders of installed plugins, then the builtins.
+import { statSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
@@ -24,6 +25,8 @@ export interface Discovered {
   /** Definitions hidden by an earlier one of the same name. */
   readonly shadowed: ReadonlyArray<AgentDefinition>
   readonly diagnostics: ReadonlyArray<AgentDiagnostic>
+  /** The folders and files read: when none of them changed, neither did the result. */
+  readonly watched: ReadonlyArray<string>
 }
 
 const listDir = (dir: string) =>
@@ -92,8 +95,16 @@ export const discoverAgents = (input: DiscoveryInput): Effect.Effect<Discovered>
       }
     }
     const found: Array<AgentDefinition> = []
+    const watched = [
+      ...project.map((p) => p.dir),
+      path.join(input.configHome, "plugins"),
+      path.join(input.configHome, "plugins", "node_modules"),
+      path.join(input.cwd, ".alisio", "plugins"),
+      ...folders.map((f) => f.dir)
+    ]
     for (const { dir, source } of folders) {
       for (const file of yield* agentFiles(dir)) {
+        watched.push(file)
         const text = yield* Effect.promise(() => fs.readFile(file, "utf8").catch(() => undefined))
         if (text === undefined) continue
         const parsed = parseAgentFile(file, text, source)
@@ -111,5 +122,33 @@ export const discoverAgents = (input: DiscoveryInput): Effect.Effect<Discovered>
         agents.push(agent)
       }
     }
-    return { agents, shadowed, diagnostics }
+    return { agents, shadowed, diagnostics, watched: [...new Set(watched)] }
   })
+
+/** When each watched path last changed (or that it is missing): equal stamps, equal discoveries. */
+const stampOf = (paths: ReadonlyArray<string>): string =>
+  paths
+    .map((p) => {
+      try {
+        return String(statSync(p).mtimeMs)
+      } catch {
+        return "-"
+      }
+    })
+    .join("|")
+
+/**
+ * Discovery for each workspace, read again only when a watched folder or file changed: a `task`
+ * call then costs a few `stat` calls instead of reading every folder (about 0.6 ms).
+ */
+export const makeDiscovery = (base: Omit<DiscoveryInput, "cwd">) => {
+  const cache = new Map<string, { readonly stamp: string; readonly found: Discovered }>()
+  return (cwd: string): Effect.Effect<Discovered> =>
+    Effect.suspend(() => {
+      const cached = cache.get(cwd)
+      if (cached !== undefined && stampOf(cached.found.watched) === cached.stamp) return Effect.succeed(cached.found)
+      return Effect.tap(discoverAgents({ ...base, cwd }), (found) =>
+        Effect.sync(() => cache.set(cwd, { stamp: stampOf(found.watched), found }))
+      )
+    })
+}

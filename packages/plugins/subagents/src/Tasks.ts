@@ -20,7 +20,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type { AgentDefinition, Permission } from "./AgentDefinition.js"
-import { type Discovered, discoverAgents } from "./AgentDiscovery.js"
+import { type Discovered, makeDiscovery } from "./AgentDiscovery.js"
 import { makeScheduler } from "./internal/scheduler.js"
 import { makeWriteLocks } from "./internal/writeLocks.js"
 import type { SubagentsConfig } from "./SubagentsConfig.js"
@@ -129,8 +129,7 @@ export const makeTasks = (
     const bySession = new Map<string, LiveTask>()
     const homeDir = options.homeDir ?? os.homedir()
 
-    const discover = (cwd: string) =>
-      discoverAgents({ cwd, trustProject: api.trustProject, configHome: api.paths.configHome, homeDir })
+    const discover = makeDiscovery({ trustProject: api.trustProject, configHome: api.paths.configHome, homeDir })
 
     const save = (task: LiveTask, change: Partial<TaskRecord>) =>
       Effect.suspend(() => {
@@ -396,6 +395,7 @@ export const makeTasks = (
             const outcome = task.handle === undefined ? undefined : yield* outcomeOf(task.handle, restore)
             const end = yield* finish(task, outcome, failure, prepared.value)
             yield* scheduler.leave(task.record.id)
+            if (task.handle !== undefined) bySession.delete(task.handle.sessionId)
             yield* Deferred.succeed(task.done, end)
             yield* Deferred.succeed(task.started, undefined)
             if (task.record.background && !task.delivered && task.waiters === 0) {
