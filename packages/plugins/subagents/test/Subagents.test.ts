@@ -1,7 +1,7 @@
 // The subagents plugin over the real runner, child sessions and plugin host, on the FakeProvider
 // (CH-4): parallel tasks, the depth and queue limits, failures, cancellation, approvals, background
 // tasks.
-import { copyFileSync, mkdirSync } from "node:fs"
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { ProviderError } from "@alisio/domain/Errors"
@@ -10,6 +10,7 @@ import * as Fake from "@alisio/providers/FakeProvider"
 import * as ChildSessions from "@alisio/runtime/ChildSessions"
 import * as Interaction from "@alisio/runtime/Interaction"
 import * as PluginHost from "@alisio/runtime/PluginHost"
+import * as PluginUi from "@alisio/runtime/PluginUi"
 import { Runner } from "@alisio/runtime/Runner"
 import { SessionStore } from "@alisio/runtime/SessionStore"
 import { assert, describe, it } from "@effect/vitest"
@@ -471,5 +472,101 @@ describe("subagents", () => {
           })
         )
       )
+  )
+})
+
+describe("subagents: surfaces", () => {
+  it.scoped("CH-4 /agents cancel stops a running background subagent; the panel shows the tree; /agents lists it", () =>
+    Effect.gen(function* () {
+      const cwd = yield* tempDir
+      const fiber = yield* Effect.fork(run(cwd))
+      yield* waitUntil(requestsOf, (requests) => requests.some((r) => agentOf(r) === "explore"))
+      const ui = yield* PluginUi.PluginUi
+      const panel = yield* waitUntil(ui.panels, (panels) =>
+        panels.some((p) => p.lines[0] === "agents: 1 running, 0 queued")
+      )
+      assert.match(panel[0]!.lines[1]!, /^[0-9a-f]{8} running explore: slow look$/)
+      const store = yield* SessionStore
+      const [root] = yield* store.sessions({ parentId: null })
+      const host = yield* PluginHost.PluginHost
+      const id = /^([0-9a-f]{8}) {2}running/m.exec(
+        yield* host.commands.run("agents", "list", { sessionId: root!.id, cwd })
+      )![1]!
+      assert.strictEqual(
+        yield* host.commands.run("agents", `cancel ${id}`, { sessionId: root!.id, cwd }),
+        `Cancelled task ${id}: it is cancelled.`
+      )
+      const outcome = yield* Fiber.join(fiber)
+      assert.strictEqual(outcome.status, "completed")
+      assert.strictEqual(outcome.text, "noted")
+      const listing = yield* host.commands.run("agents", "", { sessionId: root!.id, cwd })
+      assert.match(
+        listing.split("\n")[1]!,
+        new RegExp(`^${id}  cancelled  explore  \\S+ +0 +cancelled$`)
+      )
+      assert.strictEqual(
+        yield* host.commands.run("agents", `cancel ${id}`, { sessionId: root!.id, cwd }),
+        `Task ${id} is not running in this process (it is cancelled).`
+      )
+      assert.strictEqual(
+        yield* host.commands.run("agents", "merge", { sessionId: root!.id, cwd }),
+        "Usage: /agents [list] | /agents cancel <id> | /agents merge <id> | /agents discard <id> | /agents defs"
+      )
+    }).pipe(
+      Effect.provide(
+        subagentsLayer({
+          script: (request) => {
+            if (agentOf(request) !== undefined) return [...Fake.text("looking"), Fake.silence]
+            const last = JSON.stringify(request.messages.at(-1))
+            if (last.includes("[notice]")) return Fake.answer("noted")
+            return answered(request)
+              ? Fake.answer("waiting")
+              : Fake.callTools({
+                  id: "b1",
+                  name: "task",
+                  args: { description: "slow look", prompt: "look", subagent_type: "explore", background: true }
+                })
+          }
+        })
+      )
+    )
+  )
+
+  it.scoped("CH-4 /agents defs lists every agent with where it comes from, and the problems of agent files", () =>
+    Effect.gen(function* () {
+      const cwd = yield* tempDir
+      mkdirSync(path.join(cwd, ".alisio", "agents"), { recursive: true })
+      writeFileSync(
+        path.join(cwd, ".alisio", "agents", "explore.md"),
+        "---\ndescription: My explore\ntools: Read\n---\nLook.\n"
+      )
+      writeFileSync(path.join(cwd, ".alisio", "agents", "broken.md"), "---\ndescription: d\nmaxTurns: -1\n---\nB\n")
+      const host = yield* PluginHost.PluginHost
+      const defs = yield* host.commands.run("agents", "defs", { cwd })
+      const lines = defs.split("\n")
+      assert.strictEqual(lines[0], "Agents (the first of each name wins):")
+      assert.strictEqual(
+        lines[1],
+        `explore  project (.alisio/agents) ${path.join(cwd, ".alisio", "agents", "explore.md")}`
+      )
+      assert.include(defs, "general  builtin\n    General-purpose agent")
+      assert.include(defs, "Hidden by an agent of the same name found first:\nexplore  builtin")
+      assert.include(
+        defs,
+        `  error: ${path.join(cwd, ".alisio", "agents", "broken.md")}:3: maxTurns: expected a positive whole number, got -1`
+      )
+      const context = yield* host.contextFor({ cwd, prompt: "hi", model: "fake-model" })
+      assert.include(
+        context,
+        "Subagents you can delegate to with the task tool (subagent_type: description):\n- explore: My explore\n"
+      )
+      const ui = yield* PluginUi.PluginUi
+      assert.deepStrictEqual(
+        (yield* ui.notifications).map((n) => `${n.level}: ${n.message}`),
+        [
+          `error: agent file: ${path.join(cwd, ".alisio", "agents", "broken.md")}:3: maxTurns: expected a positive whole number, got -1`
+        ]
+      )
+    }).pipe(Effect.provide(subagentsLayer({ script: [], trustProject: true })))
   )
 })
