@@ -500,10 +500,7 @@ describe("subagents: surfaces", () => {
       assert.strictEqual(outcome.status, "completed")
       assert.strictEqual(outcome.text, "noted")
       const listing = yield* host.commands.run("agents", "", { sessionId: root!.id, cwd })
-      assert.match(
-        listing.split("\n")[1]!,
-        new RegExp(`^${id}  cancelled  explore  \\S+ +0 +cancelled$`)
-      )
+      assert.match(listing.split("\n")[1]!, new RegExp(`^${id}  cancelled  explore  \\S+ +0 +cancelled$`))
       assert.strictEqual(
         yield* host.commands.run("agents", `cancel ${id}`, { sessionId: root!.id, cwd }),
         `Task ${id} is not running in this process (it is cancelled).`

@@ -70,7 +70,12 @@ export const startPluginSession = (
       id: plugin.id,
       builtin: true,
       config: options.config,
-      paths: { state: options.stateDir, config: options.stateDir, cache: options.stateDir, configHome: options.stateDir },
+      paths: {
+        state: options.stateDir,
+        config: options.stateDir,
+        cache: options.stateDir,
+        configHome: options.stateDir
+      },
       trustProject: false,
       tools: {
         register: (tool) =>
