@@ -79,5 +79,20 @@ export const docs = {
     ]
   },
   pluginsList: { description: "List the plugins: where each comes from, what it registered, its problems" },
-  pluginsInstall: { description: "Install a plugin with npm into the config folder and add it to config.yaml" }
+  pluginsInstall: { description: "Install a plugin with npm into the config folder and add it to config.yaml" },
+  commands: {
+    description:
+      'The slash commands: builtin ones, plugins\', prompt templates and skills. `alisio run "/name args"` runs ' +
+      "one headless: a core command prints its answer, a template or skill becomes the prompt.",
+    examples: [
+      { does: "What can be typed after /, and where each comes from:", command: "alisio commands list" },
+      { does: "Turns, tokens and time of the latest session here:", command: 'alisio run -c "/stats"' },
+      { does: "Run a prompt template with arguments:", command: 'alisio run "/review src/parser.ts"' }
+    ]
+  },
+  commandsList: {
+    description:
+      "List the slash commands with their source and where each comes from; a command whose name another " +
+      "holds is listed as shadowed"
+  }
 } satisfies Record<string, CommandLine.Doc>

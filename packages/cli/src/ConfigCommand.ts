@@ -24,6 +24,7 @@ const limitFlags = [
   ["firstTokenRetries", "firstTokenRetries", "--first-token-retries"],
   ["streamIdleTimeout", "streamIdleTimeoutMs", "--stream-idle-timeout"],
   ["maxOutputTokens", "maxOutputTokens", "--max-output-tokens"],
+  ["maxContextTokens", "maxContextTokens", "--max-context-tokens"],
   ["truncationRecoveries", "truncationRecoveries", "--truncation-recoveries"]
 ] as const satisfies ReadonlyArray<readonly [keyof RunFlags, keyof Limits, string]>
 

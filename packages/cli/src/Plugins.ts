@@ -1,14 +1,11 @@
 // The plugin host as the CLI composes it: the builtin registry, the plugins the configuration and
 // the flags name, and the folders of the Alisio homes.
-import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import type { ContextInput } from "@alisio/domain/Plugin"
 import * as Extensions from "@alisio/runtime/Extensions"
 import type { AlisioPaths } from "@alisio/runtime/Paths"
 import * as PluginHost from "@alisio/runtime/PluginHost"
 import * as PluginUi from "@alisio/runtime/PluginUi"
-import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { Setup } from "./App.js"
 import { builtinPlugins } from "./BuiltinPlugins.js"
@@ -81,19 +78,3 @@ export const pluginFlagsOf = (flags: RunFlags): PluginFlags => ({
   readOnly: flags.readOnly,
   trustProject: flags.trustProject
 })
-
-const realpath = (dir: string): string => {
-  try {
-    return fs.realpathSync(dir)
-  } catch {
-    return dir
-  }
-}
-
-/** The system prompt with what the plugins' context providers add for this run (CTX-2). */
-export const withPluginContext = (system: string, input: ContextInput) =>
-  Effect.gen(function* () {
-    const host = yield* PluginHost.PluginHost
-    const context = yield* host.contextFor({ ...input, cwd: realpath(input.cwd) })
-    return context === "" ? system : `${system}\n\n${context}`
-  })

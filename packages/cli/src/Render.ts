@@ -203,6 +203,14 @@ export const makeTextRenderer = (options: TextOptions): Renderer => {
             `↻ the response was cut by the ${event.data.maxOutputTokens}-token output limit; asking again (${event.data.attempt}/${event.data.of})`
           )
         )
+      case "compaction_completed":
+        return note(
+          p.dim(
+            `↻ compacted the history: ${event.data.newlyCompacted} older messages summarised, about ${event.data.tokensBefore} → ${event.data.tokensAfter} tokens`
+          )
+        )
+      case "compaction_failed":
+        return note(p.dim(`↻ could not compact the history (${oneLine(event.data.error, 160)})`))
       case "response_truncated":
         finishAnswer()
         return note(p.dim(`(the answer was cut by the ${event.data.maxOutputTokens}-token output limit)`))

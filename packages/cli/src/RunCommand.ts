@@ -1,10 +1,12 @@
 import { RunId, type SessionId } from "@alisio/domain/Ids"
 import type { Limits } from "@alisio/domain/Limits"
 import { isTerminalType, type KnownRunEvent, type RunStatus } from "@alisio/domain/RunEvent"
+import { sessionSettings } from "@alisio/runtime/CommandCatalog"
 import { isAlive } from "@alisio/runtime/ProcessOwner"
 import { Runner, type RunOptions } from "@alisio/runtime/Runner"
 import { type RunRecord, SessionStore, type StoredEvent } from "@alisio/runtime/SessionStore"
 import { fromPrompt } from "@alisio/runtime/SessionTitles"
+import { formatDiagnostic, SystemContext } from "@alisio/runtime/SystemContext"
 import { approveAll } from "@alisio/runtime/Tools"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
@@ -12,6 +14,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { loadSetup, registerProviders, runtimeLayer, type Setup } from "./App.js"
 import * as BrokenPipe from "./BrokenPipe.js"
@@ -19,10 +22,11 @@ import { CliError, ExitCode, setExitCode, usageError } from "./CliError.js"
 import { chooseModel } from "./ModelChoice.js"
 import type { RunFlags } from "./main.js"
 import { checkFolder, writeAtomically } from "./OutputFile.js"
-import { pluginFlagsOf, withPluginContext } from "./Plugins.js"
+import { pluginFlagsOf } from "./Plugins.js"
 import { animate } from "./Progress.js"
 import { makeJsonWriter, makeTextRenderer } from "./Render.js"
 import { findSession } from "./ShortIds.js"
+import { catalogLayer, runTypedCommand, typedCommand } from "./Slash.js"
 import { encodeRunResult, makeOutcome, summaryLine } from "./Summary.js"
 import { canAnimate, isTerminal, paint } from "./Terminal.js"
 import { summarizeInto, summarizes, TITLE_GRACE } from "./Titles.js"
@@ -69,17 +73,10 @@ const limitsOf = (flags: RunFlags): Limits => {
     ...pick("firstTokenRetries", flags.firstTokenRetries),
     ...pick("streamIdleTimeoutMs", flags.streamIdleTimeout),
     ...pick("maxOutputTokens", flags.maxOutputTokens),
+    ...pick("maxContextTokens", flags.maxContextTokens),
     ...pick("truncationRecoveries", flags.truncationRecoveries)
   }
 }
-
-const systemPrompt = (cwd: string): string =>
-  [
-    "You are Alisio, a coding agent working in a person's project.",
-    `The workspace is ${cwd}; paths are relative to it.`,
-    "Use the tools to read, search, change files and run commands; check your work before you answer.",
-    "Answer concisely in plain text."
-  ].join("\n")
 
 /**
  * The session to run in — `--session` (its id or the first characters of it), `--continue`, or a
@@ -249,7 +246,8 @@ export const runCommand = (flags: RunFlags) =>
       return yield* usageError("--final goes with --json: write `alisio run --json --final …` (see alisio run --help)")
     }
     if (Option.isSome(flags.outputLastMessage)) yield* checkFolder(flags.outputLastMessage.value)
-    const prompt = yield* readPrompt(flags.prompt)
+    const typed = yield* readPrompt(flags.prompt)
+    const slash = typedCommand(flags.prompt)
     const setup = yield* loadSetup({
       ...(Option.isSome(flags.cwd) ? { cwd: flags.cwd.value } : {}),
       trustProject: flags.trustProject,
@@ -259,18 +257,36 @@ export const runCommand = (flags: RunFlags) =>
     // How the run ended, when it is known without a terminal event (a followed run whose process died).
     let ended: RunStatus | undefined
     const program = Effect.gen(function* () {
-      yield* registerProviders(setup)
       const store = yield* SessionStore
       if (store.interruptRuns !== undefined) yield* store.interruptRuns()
       const chosen = yield* chooseSession(setup, flags)
+      let prompt = typed
+      if (Option.isSome(slash)) {
+        // `/name args` (CMD-1): a core command prints its text and the run ends here, without the
+        // model; a template or skill becomes the prompt.
+        const expanded = yield* runTypedCommand(setup, slash.value, Option.getOrUndefined(chosen.sessionId), flags)
+        if (Option.isNone(expanded)) return setExitCode(ExitCode.completed)
+        prompt = expanded.value
+      }
+      yield* registerProviders(setup)
       const resumed = Option.isSome(chosen.sessionId) ? yield* lastRun(chosen.sessionId.value) : Option.none()
-      const model = yield* chooseModel(setup, flags.model, resumed)
-      const system = yield* withPluginContext(systemPrompt(setup.cwd), {
+      // What /model and /effort set for the session, unless -m says otherwise.
+      const settings = Option.isSome(chosen.sessionId) ? yield* sessionSettings(store, chosen.sessionId.value) : {}
+      const model = yield* chooseModel(
+        setup,
+        Option.orElse(flags.model, () => Option.fromNullable(settings.model)),
+        resumed
+      )
+      const context = yield* SystemContext
+      const system = yield* context.build({
         sessionId: Option.getOrUndefined(chosen.sessionId),
-        cwd: setup.cwd,
         prompt,
         model: model.model
       })
+      for (const notice of system.notices) process.stderr.write(`alisio: warning: ${notice}\n`)
+      for (const diagnostic of context.skills.diagnostics) {
+        process.stderr.write(`alisio: warning: ${formatDiagnostic(diagnostic)}\n`)
+      }
       const replay = (event: KnownRunEvent) => output.observe(event, Date.parse(event.time))
       const requestId = Option.getOrElse(flags.requestId, () => "")
       const quietNotes = flags.json || flags.quiet
@@ -281,7 +297,7 @@ export const runCommand = (flags: RunFlags) =>
       const runner = cancelledWhenStdoutCloses(yield* Runner)
       if (output.progress) yield* Effect.forkScoped(animate(output.renderer.tick))
       // A new session is titled after its prompt at once; the model's summary may follow (CLI-1).
-      const title = Option.isNone(chosen.sessionId) ? fromPrompt(prompt) : undefined
+      const title = Option.isNone(chosen.sessionId) ? fromPrompt(typed) : undefined
       const started = yield* Deferred.make<SessionId>()
       const summary =
         title !== undefined && summarizes(setup, model.provider)
@@ -294,7 +310,8 @@ export const runCommand = (flags: RunFlags) =>
         model: model.model,
         provider: model.service,
         ...(Option.isSome(model.info) ? { modelInfo: model.info.value } : {}),
-        system,
+        system: system.text,
+        ...(settings.effort === undefined ? {} : { effort: settings.effort }),
         readOnly: flags.readOnly,
         ...(flags.yes
           ? { approvals: approveAll }
@@ -344,6 +361,12 @@ export const runCommand = (flags: RunFlags) =>
         SessionNotFoundError: (error) => Effect.fail(usageError(error.message)),
         StoreError: (error) => Effect.fail(new CliError({ message: error.message, exitCode: ExitCode.failed }))
       }),
-      Effect.provide(runtimeLayer(setup, { approveAll: flags.yes, plugins: pluginFlagsOf(flags), quiet: flags.quiet }))
+      Effect.provide(
+        catalogLayer(setup, flags.trustProject).pipe(
+          Layer.provideMerge(
+            runtimeLayer(setup, { approveAll: flags.yes, plugins: pluginFlagsOf(flags), quiet: flags.quiet })
+          )
+        )
+      )
     )
   })

@@ -1,5 +1,11 @@
 import { stripVTControlCharacters } from "node:util"
-import { DEFAULT_OUTPUT_BUDGET, defaultLimits, MODEL_OUTPUT_CAP } from "@alisio/domain/Limits"
+import {
+  DEFAULT_CONTEXT_WINDOW,
+  DEFAULT_OUTPUT_BUDGET,
+  defaultLimits,
+  MIN_CONTEXT_TOKENS,
+  MODEL_OUTPUT_CAP
+} from "@alisio/domain/Limits"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
@@ -28,8 +34,10 @@ import { version } from "./Version.js"
 // the handlers, so `--help` stays fast.
 
 /** How a limit's default reads in help: its value, and the `config.yaml` key that changes it. */
-const limitDefault = (key: keyof typeof defaultLimits | "timeoutMs" | "maxOutputTokens", value: string) =>
-  `(default ${value}; config.yaml: limits.${key})`
+const limitDefault = (
+  key: keyof typeof defaultLimits | "timeoutMs" | "maxOutputTokens" | "maxContextTokens",
+  value: string
+) => `(default ${value}; config.yaml: limits.${key})`
 
 const duration = (name: string, description: string) =>
   Options.text(name).pipe(
@@ -164,6 +172,12 @@ export const runFlags = {
       limitDefault("maxOutputTokens", `the model's own, up to ${MODEL_OUTPUT_CAP}, else ${DEFAULT_OUTPUT_BUDGET}`),
     1
   ),
+  maxContextTokens: count(
+    "max-context-tokens",
+    "The model's context window: past 80% of what it leaves for the request, older turns are summarised " +
+      limitDefault("maxContextTokens", `the model's own, else ${DEFAULT_CONTEXT_WINDOW}`),
+    MIN_CONTEXT_TOKENS
+  ),
   truncationRecoveries: count(
     "truncation-recoveries",
     "Requests again after a response cut by the output budget " +
@@ -253,6 +267,7 @@ const configFlags = {
   firstTokenRetries: runFlags.firstTokenRetries,
   streamIdleTimeout: runFlags.streamIdleTimeout,
   maxOutputTokens: runFlags.maxOutputTokens,
+  maxContextTokens: runFlags.maxContextTokens,
   truncationRecoveries: runFlags.truncationRecoveries
 }
 const configPathFlags = { json, cwd: runFlags.cwd, trustProject: runFlags.trustProject }
@@ -370,9 +385,42 @@ const plugins = Command.make("plugins").pipe(
   Command.withSubcommands([pluginsList, pluginsInstall])
 )
 
+const commandsListFlags = {
+  json: Options.boolean("json").pipe(
+    Options.withDescription("One JSON document: the commands (shadowed ones too), problems with their files")
+  ),
+  cwd: Options.directory("cwd").pipe(
+    Options.withPseudoName("dir"),
+    Options.withDescription("List for this workspace instead of the current directory"),
+    Options.optional
+  ),
+  trustProject: Options.boolean("trust-project").pipe(
+    Options.withDescription(
+      "Include the project's templates and skills (.alisio/prompts, .claude/commands, .alisio/skills, …) and plugins"
+    )
+  ),
+  plugin: pluginOption,
+  disablePlugin: disablePluginOption,
+  readOnly: Options.boolean("read-only").pipe(
+    Options.withDescription("List as a --read-only run would: no external plugins")
+  )
+}
+
+const commandsList = Command.make("list", commandsListFlags, (flags) =>
+  Effect.flatMap(
+    Effect.promise(() => import("./CommandsCommand.js")),
+    (m) => m.listCommands(flags)
+  )
+).pipe(Command.withDescription(docs.commandsList.description))
+
+const commands = Command.make("commands").pipe(
+  Command.withDescription(docs.commands.description),
+  Command.withSubcommands([commandsList])
+)
+
 export const alisio = Command.make("alisio").pipe(
   Command.withDescription(docs.alisio.description),
-  Command.withSubcommands([run, sessions, models, config, events, plugins])
+  Command.withSubcommands([run, sessions, models, config, events, plugins, commands])
 )
 
 export const cli = Command.run(alisio, { name: "alisio", version })
@@ -407,6 +455,10 @@ export const commandLine = CommandLine.group(
         install: CommandLine.leaf(pluginsInstallFlags, docs.pluginsInstall)
       },
       { doc: docs.plugins }
+    ),
+    commands: CommandLine.group(
+      { list: CommandLine.leaf(commandsListFlags, docs.commandsList) },
+      { doc: docs.commands }
     )
   },
   { doc: docs.alisio }

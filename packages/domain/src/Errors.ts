@@ -1,5 +1,5 @@
 import * as Schema from "effect/Schema"
-import { TimeoutInfo, TruncationInfo } from "./Limits.js"
+import { ContextInfo, TimeoutInfo, TruncationInfo } from "./Limits.js"
 
 /** A provider stopped because the output budget ran out (LIM-6). */
 export class OutputTruncatedError extends Schema.TaggedError<OutputTruncatedError>()("OutputTruncatedError", {
@@ -15,7 +15,9 @@ export const ProviderErrorCode = Schema.Literal(
   "network",
   "bad_request",
   "output_truncated",
-  "invalid_response"
+  "invalid_response",
+  /** The request did not fit the model's context window (CTX-1): compacting may help. */
+  "context_length_exceeded"
 )
 export type ProviderErrorCode = typeof ProviderErrorCode.Type
 
@@ -25,7 +27,9 @@ export class ProviderError extends Schema.TaggedError<ProviderError>()("Provider
   message: Schema.String,
   provider: Schema.optional(Schema.String),
   status: Schema.optional(Schema.Number),
-  retryAfterMs: Schema.optional(Schema.Number)
+  retryAfterMs: Schema.optional(Schema.Number),
+  /** With `context_length_exceeded`: the context window the server named, when it named one. */
+  contextWindow: Schema.optional(Schema.Number)
 }) {}
 
 /** Whether a provider failure may succeed when the same request is sent again. */
@@ -46,6 +50,14 @@ export class OutputBudgetExhaustedError extends Schema.TaggedError<OutputBudgetE
     truncation: TruncationInfo
   }
 ) {}
+
+/** A run whose requests no longer fit the model's context window, even compacted (CTX-1). */
+export class ContextExhaustedError extends Schema.TaggedError<ContextExhaustedError>()("ContextExhaustedError", {
+  message: Schema.String,
+  context: ContextInfo,
+  /** The provider's code when the provider refused the request (`context_length_exceeded`). */
+  providerCode: Schema.optional(Schema.String)
+}) {}
 
 /** No session with that id exists. */
 export class SessionNotFoundError extends Schema.TaggedError<SessionNotFoundError>()("SessionNotFoundError", {

@@ -1,6 +1,9 @@
 import * as Schema from "effect/Schema"
 
 const Millis = Schema.Int.pipe(Schema.positive())
+
+/** The smallest context window Alisio accepts: below it a request cannot hold a summary and a turn. */
+export const MIN_CONTEXT_TOKENS = 1_024
 const Count = Schema.NonNegativeInt
 
 /**
@@ -13,6 +16,8 @@ const Count = Schema.NonNegativeInt
  * - `maxOutputTokens` (default: model catalog value capped at 65 536, else 16 384) (LIM-5).
  * - `truncationRecoveries` (default 2): re-requests after an output-budget cut (LIM-6).
  * - `toolConcurrency` (default 4): tool calls of one response run at once.
+ * - `maxContextTokens` (default: the model catalog's `contextWindow`, else 128 000): the context
+ *   window requests are kept within; older turns are compacted before a request would pass it (CTX-1).
  */
 export const Limits = Schema.Struct({
   maxTurns: Schema.optional(Schema.Int.pipe(Schema.positive())),
@@ -22,11 +27,12 @@ export const Limits = Schema.Struct({
   streamIdleTimeoutMs: Schema.optional(Millis),
   maxOutputTokens: Schema.optional(Schema.Int.pipe(Schema.positive())),
   truncationRecoveries: Schema.optional(Count),
-  toolConcurrency: Schema.optional(Schema.Int.pipe(Schema.positive()))
+  toolConcurrency: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  maxContextTokens: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(MIN_CONTEXT_TOKENS)))
 })
 export type Limits = typeof Limits.Type
 
-/** Limits with every default applied; `timeoutMs` and `maxOutputTokens` stay optional. */
+/** Limits with every default applied; `timeoutMs`, `maxOutputTokens` and `maxContextTokens` stay optional. */
 export interface ResolvedLimits {
   readonly maxTurns: number
   readonly timeoutMs?: number
@@ -36,6 +42,7 @@ export interface ResolvedLimits {
   readonly maxOutputTokens?: number
   readonly truncationRecoveries: number
   readonly toolConcurrency: number
+  readonly maxContextTokens?: number
 }
 
 /** The documented defaults of `Limits`. */
@@ -83,6 +90,40 @@ export const resolveOutputBudget = (explicit: number | undefined, catalog: numbe
     : catalog !== undefined
       ? { maxOutputTokens: Math.min(catalog, MODEL_OUTPUT_CAP), source: "model" }
       : { maxOutputTokens: DEFAULT_OUTPUT_BUDGET, source: "default" }
+
+/** The context window used when neither the user nor the model catalog gives one (CTX-1). */
+export const DEFAULT_CONTEXT_WINDOW = 128_000
+
+/**
+ * Where an effective context window came from: `limits.maxContextTokens`, the model catalog, the
+ * default, or the provider (a refusal that named the model's window, CTX-1).
+ */
+export const ContextWindowSource = Schema.Literal("user", "model", "default", "provider")
+export type ContextWindowSource = typeof ContextWindowSource.Type
+
+/** The context window requests are kept within, and its source (CTX-1). */
+export interface ContextWindow {
+  readonly tokens: number
+  readonly source: ContextWindowSource
+}
+
+/** Resolves the context window: explicit `maxContextTokens` > catalog `contextWindow` > 128 000. */
+export const resolveContextWindow = (explicit: number | undefined, catalog: number | undefined): ContextWindow =>
+  explicit !== undefined
+    ? { tokens: explicit, source: "user" }
+    : catalog !== undefined
+      ? { tokens: catalog, source: "model" }
+      : { tokens: DEFAULT_CONTEXT_WINDOW, source: "default" }
+
+/** The `context` object of a `run_failed` event with `code: "context_exhausted"` (CTX-1). */
+export const ContextInfo = Schema.Struct({
+  /** The estimated tokens of the request that could not be sent. */
+  tokens: Schema.NonNegativeInt,
+  contextWindow: Schema.Int.pipe(Schema.positive()),
+  source: ContextWindowSource,
+  model: Schema.String
+})
+export type ContextInfo = typeof ContextInfo.Type
 
 /** Which limit stopped a run. */
 export const TimeoutKind = Schema.Literal("run", "first_token", "stream_idle", "tool")

@@ -54,6 +54,40 @@ export interface ContextInput {
 /** Text a plugin adds to the system context of a run; `undefined` or `""` adds nothing. */
 export type ContextProvider = (input: ContextInput) => Effect.Effect<string | undefined>
 
+/** What a `compaction.before` hook is told: a compaction is about to summarise older turns (CTX-1). */
+export interface BeforeCompactInput {
+  readonly sessionId: SessionId
+  /** The run compacting, absent for `/compact` outside a run. */
+  readonly runId?: string | undefined
+  /** `threshold`, `context_length_exceeded` (inside a run), or `manual` (`/compact`). */
+  readonly reason: "threshold" | "context_length_exceeded" | "manual"
+  /** How many stored messages are about to be summarised. */
+  readonly messages: number
+  /** The person's focus given to `/compact`, if any. */
+  readonly focus?: string | undefined
+}
+
+/** What a `compaction.after` hook sees: the summary that now stands for the older turns. */
+export interface AfterCompactInput {
+  readonly sessionId: SessionId
+  readonly runId?: string | undefined
+  readonly reason: BeforeCompactInput["reason"]
+  readonly summary: string
+  readonly tokensBefore: number
+  readonly tokensAfter: number
+  /** Stored messages the summary stands for. */
+  readonly messagesCompacted: number
+}
+
+/**
+ * Runs before a compaction; the text it returns is added to the summary's instructions (say what
+ * must be kept, e.g. open tasks your plugin tracks). `undefined` or `""` adds nothing.
+ */
+export type BeforeCompactHook = (input: BeforeCompactInput) => Effect.Effect<string | undefined, unknown>
+
+/** Runs after a compaction was stored. */
+export type AfterCompactHook = (input: AfterCompactInput) => Effect.Effect<void, unknown>
+
 /** The per-plugin folders the host creates (0700) for the plugin's own files. */
 export interface PluginPaths {
   readonly state: string
@@ -92,6 +126,15 @@ export interface PluginApiService {
       type: K,
       handler: (event: RunEventOf<K>) => Effect.Effect<void, unknown>
     ) => Effect.Effect<void, never, Scope.Scope>
+  }
+  /**
+   * Observes compaction (CTX-1): `before` may add instructions for the summary, `after` sees it.
+   * Each hook is bounded in time; a failing or slow hook is a diagnostic, never a failed compaction.
+   * Hooks are removed when the plugin's scope closes.
+   */
+  readonly compaction: {
+    readonly before: (hook: BeforeCompactHook) => Effect.Effect<void>
+    readonly after: (hook: AfterCompactHook) => Effect.Effect<void>
   }
   /** Adds text to the system context of every run (CTX-2). */
   readonly context: { readonly provide: (provider: ContextProvider) => Effect.Effect<void> }

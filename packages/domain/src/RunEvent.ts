@@ -3,7 +3,7 @@ import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { EventId, RunId, SessionId, ToolCallId } from "./Ids.js"
 import { ProviderRetryReason } from "./LanguageModel.js"
-import { OutputBudgetSource, TimeoutInfo, TruncationInfo } from "./Limits.js"
+import { ContextInfo, ContextWindowSource, OutputBudgetSource, TimeoutInfo, TruncationInfo } from "./Limits.js"
 import { Message } from "./Message.js"
 import { ToolEffect } from "./Tool.js"
 import { Usage } from "./Usage.js"
@@ -28,7 +28,13 @@ export const RunStatus = Schema.Literal(
 export type RunStatus = typeof RunStatus.Type
 
 /** Why a run failed. */
-export const RunFailureCode = Schema.Literal("timeout", "output_truncated", "provider_error", "internal")
+export const RunFailureCode = Schema.Literal(
+  "timeout",
+  "output_truncated",
+  "provider_error",
+  "context_exhausted",
+  "internal"
+)
 export type RunFailureCode = typeof RunFailureCode.Type
 
 /** Where a plugin failed (PL-6): loading it, one of its hooks, or a tool it registered. */
@@ -41,6 +47,7 @@ export const PluginFailureStage = Schema.Literal(
   "context",
   "command",
   "extension",
+  "compaction",
   "close"
 )
 export type PluginFailureStage = typeof PluginFailureStage.Type
@@ -51,6 +58,13 @@ export type PluginFailureStage = typeof PluginFailureStage.Type
  */
 export const RetryReason = Schema.Literal("first_token_timeout", ...ProviderRetryReason.literals)
 export type RetryReason = typeof RetryReason.Type
+
+/**
+ * Why older turns were compacted (CTX-1): the next request would pass the threshold of the
+ * context window, or the provider refused a request as too long for it.
+ */
+export const CompactionReason = Schema.Literal("threshold", "context_length_exceeded")
+export type CompactionReason = typeof CompactionReason.Type
 
 /** What a human wait was about. */
 export const ApprovalKind = Schema.Literal("tool", "external_directory")
@@ -135,6 +149,35 @@ export const RunEventData = {
     source: OutputBudgetSource,
     model: Schema.String
   }),
+  compaction_started: Schema.Struct({
+    reason: CompactionReason,
+    /** Estimated tokens of the request as it would have been sent. */
+    tokens: Count,
+    /** The context window and where it came from (`limits.maxContextTokens`, the model, the default). */
+    contextWindow: Tokens,
+    source: ContextWindowSource,
+    /** The estimate past which older turns are compacted. */
+    threshold: Count
+  }),
+  compaction_completed: Schema.Struct({
+    /** Estimated tokens of the request before and after. */
+    tokensBefore: Count,
+    tokensAfter: Count,
+    /** Stored messages the summary now stands for (they stay stored, marked compacted). */
+    messagesCompacted: Count,
+    /** Of them, the ones compacted by this compaction. */
+    newlyCompacted: Count,
+    durationMs: Millis,
+    /** Tokens the summary request used. */
+    usage: Schema.optional(Usage)
+  }),
+  compaction_failed: Schema.Struct({
+    error: Schema.String,
+    /** The run goes on with the uncompacted history, which still fits; otherwise it fails. */
+    continued: Schema.Boolean,
+    /** The run stopped while the summary was written. */
+    cancelled: Schema.optional(Schema.Boolean)
+  }),
   run_completed: Schema.Struct({
     text: Schema.String,
     turns: Count,
@@ -145,7 +188,8 @@ export const RunEventData = {
     error: Schema.String,
     providerCode: Schema.optional(Schema.String),
     timeout: Schema.optional(TimeoutInfo),
-    truncation: Schema.optional(TruncationInfo)
+    truncation: Schema.optional(TruncationInfo),
+    context: Schema.optional(ContextInfo)
   }),
   run_cancelled: Schema.Struct({ reason: Schema.String }),
   turns_exceeded: Schema.Struct({ maxTurns: Schema.Int.pipe(Schema.positive()), turns: Count }),

@@ -54,6 +54,22 @@ const samples = {
   request_retry: { attempt: 1, of: 1, reason: "first_token_timeout", afterMs: 30000 },
   truncation_recovery: { attempt: 1, of: 2, reason: "tool_call_cut", maxOutputTokens: 16384, effort: "low" },
   response_truncated: { maxOutputTokens: 16384, source: "default", model: "gpt-4o" },
+  compaction_started: {
+    reason: "threshold",
+    tokens: 9200,
+    contextWindow: 16000,
+    source: "model",
+    threshold: 8000
+  },
+  compaction_completed: {
+    tokensBefore: 9200,
+    tokensAfter: 3100,
+    messagesCompacted: 48,
+    newlyCompacted: 48,
+    durationMs: 4200,
+    usage
+  },
+  compaction_failed: { error: "Compacting older turns failed: the model wrote an empty summary.", continued: true },
   run_completed: { text: "done", turns: 2, usage },
   run_failed: {
     code: "timeout",
@@ -132,10 +148,10 @@ describe("RunEvent", () => {
   })
 
   it("EV-2 a line with an unknown type decodes as Unknown so consumers can skip it", () => {
-    const json = { ...header, seq: 9, type: "compaction_started", data: { reason: "context" }, extra: true }
+    const json = { ...header, seq: 9, type: "memory_consolidated", data: { reason: "context" }, extra: true }
     const decoded = Either.getOrThrow(decodeRunEvent(json))
     assert.strictEqual(decoded._tag, "Unknown")
-    assert.strictEqual(decoded.event.type, "compaction_started")
+    assert.strictEqual(decoded.event.type, "memory_consolidated")
   })
 
   it("EV-2 a known type with a bad payload or a wrong schemaVersion fails", () => {

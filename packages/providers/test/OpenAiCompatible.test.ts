@@ -213,7 +213,7 @@ const expectations: Record<string, Expectation> = {
     finish: { reason: "tool_calls" }
   },
   "llamacpp-legacy-error-field.sse": {
-    error: { code: "bad_request", includes: "the request exceeds the available context size" }
+    error: { code: "context_length_exceeded", includes: "the request exceeds the available context size" }
   },
   "ollama-chat-text.sse": {
     text: "My name is Neo Vim.",
@@ -619,7 +619,7 @@ describe("OpenAiCompatible failures", () => {
         // vLLM: top-level message
         jsonReply(400, {
           object: "error",
-          message: "This model's maximum context length is 4096 tokens.",
+          message: "temperature must be non-negative, got -1.0.",
           type: "BadRequestError",
           code: 400
         }),
@@ -631,12 +631,75 @@ describe("OpenAiCompatible failures", () => {
         { status: 400, headers: { "content-type": "text/plain" }, body: "max_tokens is too large" }
       )
       const model = modelFor(server)
-      assert.include(expectFailure(yield* run(model), "bad_request").message, "maximum context length is 4096 tokens")
+      assert.include(expectFailure(yield* run(model), "bad_request").message, "temperature must be non-negative")
       assert.include(expectFailure(yield* run(model), "bad_request").message, "Model llama9 not found")
       assert.include(expectFailure(yield* run(model), "bad_request").message, "invalid tool schema")
       assert.include(expectFailure(yield* run(model), "bad_request").message, "max_tokens is too large")
       assert.strictEqual(server.requests.length, 4)
     })
+  )
+
+  it.scopedLive(
+    "CTX-1 context-length refusals of OpenAI, vLLM, llama.cpp and Ollama are context_length_exceeded with the window they name, never retried",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* SseServer.sequence(
+          // OpenAI (and Groq, DeepSeek): code and words
+          jsonReply(400, {
+            error: {
+              message:
+                "This model's maximum context length is 8192 tokens. However, your messages resulted in 9120 tokens. Please reduce the length of the messages.",
+              type: "invalid_request_error",
+              param: "messages",
+              code: "context_length_exceeded"
+            }
+          }),
+          // vLLM: a top-level message, prompt and completion counted together
+          jsonReply(400, {
+            object: "error",
+            message:
+              "This model's maximum context length is 32,768 tokens. However, you requested 40000 tokens (23616 in the messages, 16384 in the completion). Please reduce the length of the messages or completion.",
+            type: "BadRequestError",
+            param: null,
+            code: 400
+          }),
+          // llama.cpp server: its own type, and n_ctx
+          jsonReply(400, {
+            error: {
+              code: 400,
+              message: "the request exceeds the available context size, try increasing it",
+              type: "exceed_context_size_error",
+              n_prompt_tokens: 5120,
+              n_ctx: 4096
+            }
+          }),
+          // Ollama with truncation off: a bare string, and a 500
+          jsonReply(500, { error: "the input length exceeds the context length" }),
+          // A rate limit naming tokens stays a rate limit
+          jsonReply(429, {
+            error: {
+              message: "Request too large for gpt-4o on tokens per min (TPM): Limit 30000, Requested 52000.",
+              type: "tokens",
+              code: "rate_limit_exceeded"
+            }
+          })
+        )
+        const model = modelFor(server)
+        const openai = expectFailure(yield* run(model), "context_length_exceeded")
+        assert.include(openai.message, "maximum context length is 8192 tokens")
+        assert.strictEqual(openai.contextWindow, 8192)
+        assert.strictEqual(openai.status, 400)
+        assert.strictEqual(expectFailure(yield* run(model), "context_length_exceeded").contextWindow, 32768)
+        const llama = expectFailure(yield* run(model), "context_length_exceeded")
+        assert.strictEqual(llama.contextWindow, 4096)
+        assert.include(llama.message, "exceeds the available context size")
+        const ollama = expectFailure(yield* run(model), "context_length_exceeded")
+        assert.isUndefined(ollama.contextWindow)
+        assert.include(ollama.message, "the input length exceeds the context length")
+        expectFailure(yield* run(modelFor(server, { maxRetries: 0 })), "rate_limited")
+        // One request each: a refusal for length is not retried as a server error would be.
+        assert.strictEqual(server.requests.length, 5)
+      })
   )
 
   it.scoped("PRV-2 a 429 with Retry-After is retried after exactly that delay, then succeeds", () =>
@@ -822,7 +885,7 @@ describe("OpenAiCompatible failures", () => {
         assert.include(expectFailure(openRouter, "server").message, "Provider returned error")
         assert.strictEqual(assemble(openRouter.parts).text, "Hi")
         assert.include(expectFailure(yield* run(model), "server").message, "failed to decode the batch")
-        assert.include(expectFailure(yield* run(model), "server").message, "context length exceeded")
+        assert.include(expectFailure(yield* run(model), "context_length_exceeded").message, "context length exceeded")
         assert.include(expectFailure(yield* run(model), "bad_request").message, "model is loading")
       })
   )

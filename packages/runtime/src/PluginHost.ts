@@ -13,9 +13,10 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { ChildSessions } from "./ChildSessions.js"
+import { CompactionHooks } from "./Compaction.js"
 import * as ExtensionsModule from "./Extensions.js"
 import { Extensions, type ExtensionsService } from "./Extensions.js"
-import { contextFor, runCommand } from "./internal/plugins/contributions.js"
+import { contextFor, contextSections, runCommand } from "./internal/plugins/contributions.js"
 import { makeLifecycle, type Placement } from "./internal/plugins/lifecycle.js"
 import { loadBuiltin, loadExternal } from "./internal/plugins/loading.js"
 import type {
@@ -71,6 +72,12 @@ export interface BuiltinPlugin {
   readonly load: () => PluginDefinition | Promise<PluginDefinition>
 }
 
+/** What one plugin's context providers added for a run. */
+export interface PluginContextSection {
+  readonly pluginId: string
+  readonly text: string
+}
+
 /** A command a plugin registered, as the command catalog (CMD-1) lists it. */
 export type PluginCommandEntry = CommandDescriptor & { readonly pluginId: string }
 
@@ -122,6 +129,8 @@ export class PluginHost extends Context.Tag("@alisio/runtime/PluginHost")<
     readonly unload: (id: string) => Effect.Effect<void>
     /** The context every provider adds for a run, each named by its plugin and bounded in time. */
     readonly contextFor: (input: ContextInput) => Effect.Effect<string>
+    /** The same, one section per plugin (without the heading), for listings of the context (`/context`). */
+    readonly contextSections: (input: ContextInput) => Effect.Effect<ReadonlyArray<PluginContextSection>>
     readonly commands: {
       readonly list: Effect.Effect<ReadonlyArray<PluginCommandEntry>>
       readonly run: (name: string, args: string, context: PluginCommandContext) => Effect.Effect<string, PluginError>
@@ -168,6 +177,7 @@ export const make = (options: Options = {}) =>
       contexts: yield* Ref.make<ReadonlyArray<RegisteredContext>>([]),
       commands: yield* Ref.make<ReadonlyMap<string, RegisteredCommand>>(new Map()),
       extensions: Option.getOrUndefined(yield* Effect.serviceOption(Extensions)) ?? (yield* ExtensionsModule.make()),
+      compactionHooks: yield* Effect.serviceOption(CompactionHooks),
       report: (diagnostic) =>
         Effect.zipRight(
           Ref.update(diagnostics, (all) => [...all, diagnostic]),
@@ -191,6 +201,7 @@ export const make = (options: Options = {}) =>
       load: (plugin) => Effect.map(lifecycle.start(plugin.definition, placementOf(plugin)), lifecycle.snapshot),
       unload: lifecycle.unload,
       contextFor: contextFor(host, lifecycle),
+      contextSections: contextSections(host, lifecycle),
       commands: {
         list: Effect.map(Ref.get(host.commands), (all) =>
           [...all.values()].map((entry) => ({ ...entry.descriptor, pluginId: entry.pluginId }))

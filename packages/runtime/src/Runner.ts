@@ -21,9 +21,11 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import { timeoutActive } from "./ActiveClock.js"
+import { CompactionHooks } from "./Compaction.js"
 import { CurrentRun } from "./CurrentRun.js"
 import { HumanWaits } from "./HumanWaits.js"
 import { Interaction } from "./Interaction.js"
+import { makeContextState } from "./internal/compaction/inRun.js"
 import { describeEnd, finalize } from "./internal/runEnding.js"
 import { type RunState, storeTurn, timeoutError } from "./internal/runState.js"
 import { type LoopResult, type RunFailure, type RunTools, turnLoop } from "./internal/turnLoop.js"
@@ -95,9 +97,10 @@ export type RunStartError = SessionNotFoundError | SessionLockedError | StoreErr
 export const streamBuffer = 1024
 
 /**
- * The agent loop (EV-1…EV-5, LIM-1…LIM-8). A run is one fiber; interrupting it cancels the run.
- * The steps live in `internal/`: `streamResponse` (a request, LIM-4), `turnLoop` (turns, LIM-5…8,
- * tools), `truncation` (LIM-6, LIM-7), `runEnding` (the terminal event, EV-5).
+ * The agent loop (EV-1…EV-5, LIM-1…LIM-8, CTX-1). A run is one fiber; interrupting it cancels the
+ * run. The steps live in `internal/`: `streamResponse` (a request, LIM-4), `turnLoop` (turns,
+ * LIM-5…8, tools), `history` (stored messages → a request's), `compaction/inRun` (the context
+ * window, CTX-1), `truncation` (LIM-6, LIM-7), `runEnding` (the terminal event, EV-5).
  */
 export class Runner extends Context.Tag("@alisio/runtime/Runner")<
   Runner,
@@ -116,6 +119,7 @@ export const make = Effect.gen(function* () {
   const registry = yield* Tools
   const defaultProvider = yield* Effect.serviceOption(LanguageModel)
   const notices = Option.getOrUndefined(yield* Effect.serviceOption(SessionNotices))
+  const compactionHooks = Option.getOrUndefined(yield* Effect.serviceOption(CompactionHooks))
 
   const existingOutcome = (record: RunRecord): RunOutcome => ({
     runId: record.id,
@@ -223,6 +227,12 @@ export const make = Effect.gen(function* () {
             emitter,
             notices,
             conversation: [],
+            context: makeContextState({
+              limits,
+              modelInfo: options.modelInfo,
+              compaction: undefined,
+              hooks: compactionHooks
+            }),
             stage: { stage: "model_request" },
             turns: 0,
             usage: emptyUsage,
@@ -253,7 +263,15 @@ export const make = Effect.gen(function* () {
           })
 
           const execute: Effect.Effect<LoopResult, RunFailure> = Effect.gen(function* () {
-            for (const stored of yield* store.messages(session.id)) state.conversation.push(stored.message)
+            // A compacted session is read from its summary on: the older messages are never sent.
+            if (store.compactions !== undefined) {
+              const latest = yield* store.compactions.latest(session.id)
+              if (Option.isSome(latest)) state.context.compaction = latest.value
+            }
+            const after = state.context.compaction?.lastPosition
+            for (const { message, position } of yield* store.messages(session.id, { afterPosition: after })) {
+              state.conversation.push({ position, message })
+            }
             const prompt: Message = {
               role: "user",
               content: [

@@ -12,6 +12,7 @@ import type * as Scope from "effect/Scope"
 import * as Database from "./internal/sessionDatabase.js"
 import { migrate } from "./internal/sessionMigrations.js"
 import { makeBlobRows } from "./internal/store/blobRows.js"
+import { makeCompactions } from "./internal/store/compactions.js"
 import { makeEvents } from "./internal/store/events.js"
 import { makeLocks } from "./internal/store/locks.js"
 import { makePages } from "./internal/store/pages.js"
@@ -125,6 +126,42 @@ export interface ToolCallRecord {
   readonly endedAt?: number
 }
 
+/**
+ * A summary standing for the stored messages at positions `firstPosition`…`lastPosition` of a
+ * session (CTX-1): they stay stored, marked compacted by this row; requests use the summary instead.
+ */
+export interface CompactionRecord {
+  readonly id: string
+  readonly sessionId: SessionId
+  /** The run that compacted, absent for `/compact` outside a run. */
+  readonly runId?: RunId
+  readonly firstPosition: number
+  readonly lastPosition: number
+  readonly summary: string
+  /** Estimated tokens of the request before and after. */
+  readonly tokensBefore: number
+  readonly tokensAfter: number
+  /** How many stored messages the summary stands for. */
+  readonly messagesCompacted: number
+  /** What the person asked the summary to focus on (`/compact <focus>`). */
+  readonly focus?: string
+  /** Epoch milliseconds. */
+  readonly createdAt: number
+}
+
+export interface NewCompaction {
+  readonly id?: string | undefined
+  readonly sessionId: SessionId
+  readonly runId?: RunId | undefined
+  readonly firstPosition: number
+  readonly lastPosition: number
+  readonly summary: string
+  readonly tokensBefore: number
+  readonly tokensAfter: number
+  readonly messagesCompacted: number
+  readonly focus?: string | undefined
+}
+
 /** A page of rows and the cursor of the next one (absent at the end). */
 export interface Page<A> {
   readonly items: ReadonlyArray<A>
@@ -151,7 +188,7 @@ export interface BlobMeta {
 export type StoreFailure = StoreError
 
 /**
- * The session database (ST-1…ST-4). Every method is one transaction. The run methods are
+ * The session database (ST-1…ST-4, CTX-1). Every method is one transaction. The run methods are
  * optional (ST-3): the runner records runs only when the store implements them.
  */
 export interface SessionStoreService {
@@ -197,7 +234,11 @@ export interface SessionStoreService {
     messages: ReadonlyArray<Message>,
     runId?: RunId
   ) => Effect.Effect<ReadonlyArray<StoredMessage>, StoreFailure>
-  readonly messages: (sessionId: SessionId) => Effect.Effect<ReadonlyArray<StoredMessage>, StoreFailure>
+  /** The session's messages in order; with `afterPosition`, only the later ones (what a compaction left). */
+  readonly messages: (
+    sessionId: SessionId,
+    options?: { readonly afterPosition?: number | undefined }
+  ) => Effect.Effect<ReadonlyArray<StoredMessage>, StoreFailure>
 
   /** Commits one event and returns its global `eventId`. */
   readonly appendEvent: (event: KnownRunEvent) => Effect.Effect<EventId, StoreFailure>
@@ -259,6 +300,15 @@ export interface SessionStoreService {
    * are no longer alive (ST-4, CH-3); returns how many runs and sessions changed.
    */
   readonly interruptRuns?: () => Effect.Effect<{ readonly runs: number; readonly sessions: number }, StoreFailure>
+  /**
+   * Compactions (CTX-1): `add` stores one in a single statement; `latest` is what requests use.
+   * Optional: a store without them still runs, compacting for the length of a run only.
+   */
+  readonly compactions?: {
+    readonly add: (input: NewCompaction) => Effect.Effect<CompactionRecord, StoreFailure>
+    readonly latest: (sessionId: SessionId) => Effect.Effect<Option.Option<CompactionRecord>, StoreFailure>
+    readonly list: (sessionId: SessionId) => Effect.Effect<ReadonlyArray<CompactionRecord>, StoreFailure>
+  }
 }
 
 export class SessionStore extends Context.Tag("@alisio/runtime/SessionStore")<SessionStore, SessionStoreService>() {}
@@ -290,7 +340,8 @@ export const makeWithDatabase = (db: Database.Database): Effect.Effect<SessionSt
       ...makeLocks(sql),
       ...makeRuns(sql),
       ...makePages(sql),
-      ...makeReconcile(sql)
+      ...makeReconcile(sql),
+      compactions: makeCompactions(sql)
     })
   })
 

@@ -153,7 +153,7 @@ const assertKept = (store: SessionStore.SessionStoreService, version: number) =>
   })
 
 describe("Session database migrations", () => {
-  it.scoped("ST-1 a v1 database (sessions, messages, events) opens at v5 with every row kept", () =>
+  it.scoped("ST-1 a v1 database (sessions, messages, events) opens at v6 with every row kept", () =>
     Effect.gen(function* () {
       const filename = join(yield* tempDir, "alisio.db")
       yield* fixture(filename, 1, v1Rows)
@@ -163,7 +163,7 @@ describe("Session database migrations", () => {
     })
   )
 
-  it.scoped("ST-1 a v2 database (tool journal, plugin state) opens at v5 with every row kept", () =>
+  it.scoped("ST-1 a v2 database (tool journal, plugin state) opens at v6 with every row kept", () =>
     Effect.gen(function* () {
       const filename = join(yield* tempDir, "alisio.db")
       yield* fixture(filename, 2, v2Rows)
@@ -175,7 +175,7 @@ describe("Session database migrations", () => {
     })
   )
 
-  it.scoped("ST-1 a v3 database (lock, child sessions) opens at v5 with every row kept", () =>
+  it.scoped("ST-1 a v3 database (lock, child sessions) opens at v6 with every row kept", () =>
     Effect.gen(function* () {
       const filename = join(yield* tempDir, "alisio.db")
       yield* fixture(filename, 3, v3Rows)
@@ -191,13 +191,13 @@ describe("Session database migrations", () => {
   )
 
   it.scoped(
-    "ST-1 a v4 database (runs, workspaces, blobs) opens at v5 with every row kept; root request ids are claimed",
+    "ST-1 a v4 database (runs, workspaces, blobs) opens at v6 with every row kept; root request ids are claimed",
     () =>
       Effect.gen(function* () {
         const filename = join(yield* tempDir, "alisio.db")
         yield* fixture(filename, 4, v4Rows)
         const store = yield* SessionStore.make({ filename })
-        assert.deepStrictEqual(yield* query(filename, "PRAGMA user_version"), [{ user_version: 5 }])
+        assert.deepStrictEqual(yield* query(filename, "PRAGMA user_version"), [{ user_version: SCHEMA_VERSION }])
         yield* assertKept(store, 4)
         assert.deepStrictEqual(
           (yield* store.runs!(SessionId.make("ses-2"))).map((run) => [run.id, run.requestId ?? null, run.status]),
@@ -228,7 +228,44 @@ describe("Session database migrations", () => {
       })
   )
 
-  it.scoped("ST-1 v4 and v5 only add tables, indexes and nullable columns, so v3-era queries still work", () =>
+  it.scoped("ST-1 CTX-1 a v5 database opens at v6 with every row kept; its sessions can be compacted and deleted", () =>
+    Effect.gen(function* () {
+      const filename = join(yield* tempDir, "alisio.db")
+      yield* fixture(filename, 5, [
+        ...v4Rows,
+        ["INSERT INTO run_requests (request_id, run_id, created_at) VALUES (?, ?, ?)", ["req-v5", "run-e", 380]]
+      ])
+      const store = yield* SessionStore.make({ filename })
+      assert.deepStrictEqual(yield* query(filename, "PRAGMA user_version"), [{ user_version: 6 }])
+      yield* assertKept(store, 5)
+      assert.deepStrictEqual(
+        Option.map(yield* store.runForRequest!("req-v5"), (run) => run.id),
+        Option.some(RunId.make("run-e"))
+      )
+      const session = SessionId.make("ses-2")
+      assert.isTrue(Option.isNone(yield* store.compactions!.latest(session)))
+      const added = yield* store.compactions!.add({
+        sessionId: session,
+        firstPosition: 1,
+        lastPosition: 2,
+        summary: "read a.ts",
+        tokensBefore: 40,
+        tokensAfter: 12,
+        messagesCompacted: 2,
+        focus: "files"
+      })
+      assert.deepStrictEqual(Option.getOrThrow(yield* store.compactions!.latest(session)), added)
+      assert.deepStrictEqual(
+        yield* query(filename, "SELECT session_id, first_position, last_position, summary, focus FROM compactions"),
+        [{ session_id: "ses-2", first_position: 1, last_position: 2, summary: "read a.ts", focus: "files" }]
+      )
+      // A session's compactions go with it.
+      yield* store.deleteSessions([session])
+      assert.deepStrictEqual(yield* query(filename, "SELECT count(*) AS n FROM compactions"), [{ n: 0 }])
+    })
+  )
+
+  it.scoped("ST-1 v4, v5 and v6 only add tables, indexes and nullable columns, so v3-era queries still work", () =>
     Effect.gen(function* () {
       const v3 = join(yield* tempDir, "v3.db")
       yield* fixture(v3, 3, [])
@@ -270,18 +307,18 @@ describe("Session database migrations", () => {
     })
   )
 
-  it.scoped("ST-1 every step is numbered in order and re-opening a v5 database changes nothing", () =>
+  it.scoped("ST-1 every step is numbered in order and re-opening a v6 database changes nothing", () =>
     Effect.gen(function* () {
       assert.deepStrictEqual(
         steps.map((step) => step.version),
-        [1, 2, 3, 4, 5]
+        [1, 2, 3, 4, 5, 6]
       )
-      assert.strictEqual(SCHEMA_VERSION, 5)
+      assert.strictEqual(SCHEMA_VERSION, 6)
       const filename = join(yield* tempDir, "alisio.db")
       yield* fixture(filename, SCHEMA_VERSION, [])
       const schema = yield* query(filename, "SELECT sql FROM sqlite_schema ORDER BY name")
       const again = yield* Effect.scoped(Effect.flatMap(Database.open(filename), (db) => migrate(db)))
-      assert.deepStrictEqual(again, { from: 5, to: 5 })
+      assert.deepStrictEqual(again, { from: 6, to: 6 })
       yield* Effect.scoped(SessionStore.make({ filename }))
       assert.deepStrictEqual(yield* query(filename, "SELECT sql FROM sqlite_schema ORDER BY name"), schema)
     })

@@ -161,6 +161,49 @@ describe("SessionStore", () => {
     )
   )
 
+  it.effect(
+    "CTX-1 compactions: the latest is the one reaching furthest; the messages stay; none for another session",
+    () =>
+      withMemoryStore((store) =>
+        Effect.gen(function* () {
+          const session = yield* store.createSession({ cwd: "/w" })
+          const other = yield* store.createSession({ cwd: "/w" })
+          yield* store.appendMessages(session.id, [user("a"), user("b"), user("c"), user("d")])
+          const base = { sessionId: session.id, firstPosition: 1, tokensBefore: 100, tokensAfter: 20 }
+          const first = yield* store.compactions!.add({
+            ...base,
+            lastPosition: 2,
+            summary: "a, b",
+            messagesCompacted: 2,
+            runId: runId
+          })
+          yield* TestClock.adjust(5)
+          const second = yield* store.compactions!.add({
+            ...base,
+            lastPosition: 3,
+            summary: "a, b, c",
+            messagesCompacted: 3
+          })
+          assert.deepStrictEqual(first.runId, runId)
+          assert.isUndefined(second.runId)
+          assert.deepStrictEqual(Option.getOrThrow(yield* store.compactions!.latest(session.id)), second)
+          assert.deepStrictEqual(yield* store.compactions!.list(session.id), [first, second])
+          assert.isTrue(Option.isNone(yield* store.compactions!.latest(other.id)))
+          assert.strictEqual((yield* store.messages(session.id)).length, 4)
+          const missing = yield* Effect.flip(
+            store.compactions!.add({
+              ...base,
+              sessionId: SessionId.make("nope"),
+              lastPosition: 1,
+              summary: "x",
+              messagesCompacted: 1
+            })
+          )
+          assert.strictEqual(missing._tag, "StoreError")
+        })
+      )
+  )
+
   it.effect("EV-2 appendEvent commits each event and returns a global, increasing eventId", () =>
     withMemoryStore((store) =>
       Effect.gen(function* () {
@@ -717,7 +760,7 @@ describe("SessionStore", () => {
 
         assert.deepStrictEqual(yield* rawQuery(filename, "PRAGMA integrity_check"), [{ integrity_check: "ok" }])
         const store = yield* SessionStore.make({ filename })
-        assert.deepStrictEqual(yield* rawQuery(filename, "PRAGMA user_version"), [{ user_version: 5 }])
+        assert.deepStrictEqual(yield* rawQuery(filename, "PRAGMA user_version"), [{ user_version: 6 }])
         const messages = yield* store.messages(session.id)
         const events = yield* store.events(session.id)
         // Each batch of three messages is one transaction: all of it or none of it.

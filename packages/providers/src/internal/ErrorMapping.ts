@@ -31,7 +31,8 @@ const describe: Record<ProviderErrorCode, string> = {
   network: "The server could not be reached",
   bad_request: "The server rejected the request",
   output_truncated: "The response was cut by the output limit",
-  invalid_response: "The server sent an invalid response"
+  invalid_response: "The server sent an invalid response",
+  context_length_exceeded: "The request does not fit the model's context window"
 }
 
 const make = (
@@ -44,6 +45,8 @@ const make = (
     readonly errorCode?: string | undefined
     /** Reported inside a 200 stream: `status` comes from the payload, not from HTTP. */
     readonly inStream?: boolean
+    /** With `context_length_exceeded`: the window the server named. */
+    readonly contextWindow?: number | undefined
   } = {}
 ): Failure => {
   const status = extra.status === undefined || extra.inStream === true ? "" : ` (HTTP ${extra.status})`
@@ -52,7 +55,8 @@ const make = (
     provider,
     message: detail === undefined ? `${describe[code]}${status}.` : `${describe[code]}${status}: ${detail}`,
     ...(extra.status === undefined ? {} : { status: extra.status }),
-    ...(extra.retryAfterMs === undefined ? {} : { retryAfterMs: extra.retryAfterMs })
+    ...(extra.retryAfterMs === undefined ? {} : { retryAfterMs: extra.retryAfterMs }),
+    ...(extra.contextWindow === undefined ? {} : { contextWindow: extra.contextWindow })
   })
   const transient = code === "rate_limited" || code === "server" || code === "network"
   return { error, retryable: transient && !(extra.errorCode !== undefined && notRetryableCodes.has(extra.errorCode)) }
@@ -86,7 +90,8 @@ export const redactError = (error: ProviderError, secrets: ReadonlyArray<string>
         message,
         provider: error.provider,
         status: error.status,
-        retryAfterMs: error.retryAfterMs
+        retryAfterMs: error.retryAfterMs,
+        contextWindow: error.contextWindow
       })
 }
 
@@ -120,6 +125,48 @@ const messageOf = (body: unknown): string | undefined => {
 const errorCodeOf = (body: unknown): string | undefined =>
   isRecord(body) ? (text(body.code) ?? text(body.type)) : undefined
 
+// How servers say a request does not fit the model's context window (CTX-1): OpenAI and Groq
+// (`context_length_exceeded`, "This model's maximum context length is … tokens"), vLLM, DeepSeek,
+// Mistral and OpenRouter ("maximum context length"), llama.cpp (`exceed_context_size_error`, "the
+// request exceeds the available context size"), Ollama ("input length exceeds the context
+// length"), LM Studio ("context length exceeded"), the Responses API ("exceeds the context window"),
+// Anthropic-compatible servers ("prompt is too long") and Gemini ("input token count … exceeds").
+const contextExceededPatterns: ReadonlyArray<RegExp> = [
+  /context[_ ]length[_ ]exceeded/i,
+  /exceed_context_size/i,
+  /maximum context length/i,
+  /exceeds? (?:the )?(?:maximum |available |model'?s? )?context (?:length|size|window)/i,
+  /context (?:length|size|window) (?:has been |was )?exceeded/i,
+  /prompt is too long/i,
+  /input token count.{0,40}exceeds/i
+]
+
+const windowPatterns: ReadonlyArray<RegExp> = [
+  /maximum context length is (\d[\d,]*)/i,
+  /(\d[\d,]*) maximum context length/i,
+  /context (?:length|size|window) (?:is|of) (\d[\d,]*)/i
+]
+
+/**
+ * Whether an error says the request does not fit the context window, and the window when the
+ * server named it (in its words, or llama.cpp's `n_ctx`).
+ */
+export const contextExceeded = (
+  errorCode: string | undefined,
+  message: string | undefined,
+  record: Record<string, unknown> = {}
+): { readonly window: number | undefined } | undefined => {
+  const text = `${errorCode ?? ""} ${message ?? ""}`
+  if (!contextExceededPatterns.some((pattern) => pattern.test(text))) return undefined
+  if (typeof record.n_ctx === "number" && record.n_ctx > 0) return { window: record.n_ctx }
+  for (const pattern of windowPatterns) {
+    const found = pattern.exec(message ?? "")?.[1]
+    const window = found === undefined ? Number.NaN : Number(found.replaceAll(",", ""))
+    if (Number.isInteger(window) && window > 0) return { window }
+  }
+  return { window: undefined }
+}
+
 /** A non-2xx HTTP answer; `body` is the error object the server sent (OpenAI's `error`, or the whole body). */
 export const fromStatus = (
   provider: string,
@@ -128,11 +175,20 @@ export const fromStatus = (
   headers: Headers | undefined,
   now: number
 ): Failure => {
+  const message = messageOf(body)
+  const errorCode = errorCodeOf(body)
+  const tooLong =
+    status === 429 || status === 401 || status === 403
+      ? undefined
+      : contextExceeded(errorCode, message, isRecord(body) ? body : {})
+  if (tooLong !== undefined) {
+    return make(provider, "context_length_exceeded", message, { status, errorCode, contextWindow: tooLong.window })
+  }
   const code = codeForStatus(status)
-  return make(provider, code, messageOf(body), {
+  return make(provider, code, message, {
     status,
     retryAfterMs: code === "rate_limited" || status === 503 ? retryAfterMs(headers, now) : undefined,
-    errorCode: errorCodeOf(body)
+    errorCode
   })
 }
 
@@ -177,19 +233,22 @@ export const fromStreamPayload = (provider: string, payload: unknown): Failure =
   const statusValue = record.status_code ?? record.status ?? record.code
   const status = typeof statusValue === "number" && statusValue >= 400 && statusValue < 600 ? statusValue : undefined
   const errorCode = errorCodeOf(record)
-  const code: ProviderErrorCode =
-    status !== undefined
-      ? codeForStatus(status)
-      : errorCode === undefined
-        ? "server"
-        : /rate_limit|quota|too_many/.test(errorCode)
-          ? "rate_limited"
-          : /auth|api_key|permission/.test(errorCode)
-            ? "auth"
-            : /invalid|bad_request|context_length|not_found|tool_use_failed/.test(errorCode)
-              ? "bad_request"
-              : "server"
   const detail = messageOf(error) ?? (isRecord(payload) ? messageOf(payload) : undefined)
+  const tooLong = status === 429 ? undefined : contextExceeded(errorCode, detail, record)
+  const code: ProviderErrorCode =
+    tooLong !== undefined
+      ? "context_length_exceeded"
+      : status !== undefined
+        ? codeForStatus(status)
+        : errorCode === undefined
+          ? "server"
+          : /rate_limit|quota|too_many/.test(errorCode)
+            ? "rate_limited"
+            : /auth|api_key|permission/.test(errorCode)
+              ? "auth"
+              : /invalid|bad_request|context_length|not_found|tool_use_failed/.test(errorCode)
+                ? "bad_request"
+                : "server"
   return make(
     provider,
     code,
@@ -197,7 +256,8 @@ export const fromStreamPayload = (provider: string, payload: unknown): Failure =
     {
       status,
       errorCode,
-      inStream: true
+      inStream: true,
+      contextWindow: tooLong?.window
     }
   )
 }

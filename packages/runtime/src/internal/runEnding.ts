@@ -56,6 +56,18 @@ export const describeEnd = (
           status: "failed",
           error: error.message
         }
+      case "ContextExhaustedError":
+        return {
+          type: "run_failed",
+          data: {
+            code: "context_exhausted",
+            error: error.message,
+            context: error.context,
+            ...(error.providerCode === undefined ? {} : { providerCode: error.providerCode })
+          },
+          status: "failed",
+          error: error.message
+        }
       case "ProviderError":
         return {
           type: "run_failed",

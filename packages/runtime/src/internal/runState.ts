@@ -10,6 +10,8 @@ import type { RunEmitter } from "../RunEvents.js"
 import type { RunOptions } from "../Runner.js"
 import type { SessionNotices } from "../SessionNotices.js"
 import type { SessionStoreService } from "../SessionStore.js"
+import type { ContextState } from "./compaction/inRun.js"
+import type { HistoryEntry } from "./compaction/plan.js"
 
 /** Where a run is, for the `timeout` object of LIM-3. */
 export interface Stage {
@@ -32,7 +34,9 @@ export interface RunState {
    * The session's conversation, read once when the run starts and kept as it is stored: this
    * process holds the session's lock, so nobody else appends to it meanwhile.
    */
-  readonly conversation: Array<Message>
+  readonly conversation: Array<HistoryEntry>
+  /** The context window, the session's latest compaction and the token estimate's calibration (CTX-1). */
+  readonly context: ContextState
   stage: Stage
   turns: number
   usage: Usage
@@ -83,7 +87,7 @@ export const timeoutError = (state: RunState, kind: TimeoutInfo["kind"], ms: num
 /** Stores messages in one transaction, then publishes them as `message` events. */
 export const storeTurn = (state: RunState, messages: ReadonlyArray<Message>) =>
   Effect.gen(function* () {
-    yield* state.store.appendMessages(state.sessionId, messages, state.runId)
-    state.conversation.push(...messages)
+    const stored = yield* state.store.appendMessages(state.sessionId, messages, state.runId)
+    for (const { message, position } of stored) state.conversation.push({ position, message })
     for (const message of messages) yield* state.emitter.emit("message", { message })
   })

@@ -1,4 +1,5 @@
-// The session database's schema as numbered, forward-only, additive steps (ST-1, ST-2; v5: issue 10).
+// The session database's schema as numbered, forward-only, additive steps (ST-1, ST-2; v5: issue 10;
+// v6: compactions, CTX-1).
 // The version lives in `PRAGMA user_version`; each step is one transaction that re-reads it, so
 // two processes opening an old database at once migrate it exactly once.
 
@@ -8,7 +9,7 @@ import * as Schema from "effect/Schema"
 import { type Database, storeError } from "./sessionDatabase.js"
 
 /** The newest schema this code knows. */
-export const SCHEMA_VERSION = 5
+export const SCHEMA_VERSION = 6
 
 /** `PRAGMA application_id` of an Alisio database ("Alsi"). */
 export const APPLICATION_ID = 0x416c7369
@@ -161,6 +162,29 @@ export const steps: ReadonlyArray<MigrationStep> = [
         ORDER BY runs.created_at, runs.rowid`,
       "CREATE INDEX run_requests_by_run ON run_requests (run_id)",
       "CREATE INDEX tool_calls_running ON tool_calls (run_id) WHERE status = 'running'"
+    ]
+  },
+  {
+    version: 6,
+    name: "compactions: summaries standing for ranges of stored messages",
+    statements: [
+      // Messages are never rewritten: a compaction row says which positions its summary stands
+      // for, and the latest row of a session is what requests use (CTX-1). One insert, so a
+      // process killed while a summary streams leaves either no row or a whole one.
+      `CREATE TABLE compactions (
+        id TEXT PRIMARY KEY NOT NULL,
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        run_id TEXT,
+        first_position INTEGER NOT NULL,
+        last_position INTEGER NOT NULL,
+        summary TEXT NOT NULL,
+        tokens_before INTEGER NOT NULL,
+        tokens_after INTEGER NOT NULL,
+        messages_compacted INTEGER NOT NULL,
+        focus TEXT,
+        created_at INTEGER NOT NULL
+      )`,
+      "CREATE INDEX compactions_by_session ON compactions (session_id, last_position)"
     ]
   }
 ]

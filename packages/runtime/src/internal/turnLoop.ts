@@ -1,6 +1,8 @@
-// The agent loop: turns (LIM-8), the output budget (LIM-5), truncation recovery (LIM-6, LIM-7)
-// and the tool calls of each turn (TL-4).
+// The agent loop: turns (LIM-8), the output budget (LIM-5), truncation recovery (LIM-6, LIM-7),
+// the context window (CTX-1: compaction before a request, and after a provider's refusal) and the
+// tool calls of each turn (TL-4).
 import {
+  type ContextExhaustedError,
   OutputBudgetExhaustedError,
   type ProviderError,
   type RunTimeoutError,
@@ -16,16 +18,22 @@ import type { CurrentRun } from "../CurrentRun.js"
 import type { HumanWaits } from "../HumanWaits.js"
 import type { Interaction } from "../Interaction.js"
 import type { SessionStore } from "../SessionStore.js"
+import { fitWindow, sendWithinWindow } from "./compaction/inRun.js"
+import type { CompactionSnapshot } from "./compaction/plan.js"
 import { continuationNotice, toRequestMessages } from "./history.js"
 import { awaitNotices, takeNotices } from "./notices.js"
 import { type RunState, storeTurn } from "./runState.js"
-import { streamResponse } from "./streamResponse.js"
 import { cancelledResult, executeToolCall } from "./toolCalls.js"
 import { type AssembledCall, classify, classifyProviderTruncated } from "./truncation.js"
 
 export type LoopResult = { readonly _tag: "Completed"; readonly text: string } | { readonly _tag: "TurnsExceeded" }
 
-export type RunFailure = RunTimeoutError | OutputBudgetExhaustedError | ProviderError | StoreError
+export type RunFailure =
+  | RunTimeoutError
+  | OutputBudgetExhaustedError
+  | ProviderError
+  | StoreError
+  | ContextExhaustedError
 
 /** The tools of a run and the services its calls run with. */
 export interface RunTools {
@@ -99,15 +107,19 @@ export const turnLoop = (state: RunState, tools: RunTools): Effect.Effect<LoopRe
       if (state.turns >= limits.maxTurns) return { _tag: "TurnsExceeded" } as const
       yield* takeNotices(state)
       const budget = resolveOutputBudget(limits.maxOutputTokens, options.modelInfo?.maxOutputTokens)
-      const request: ModelRequest = {
+      const requestNotices = notices
+      const requestEffort = effort
+      // Rebuilt after a compaction: the history step is the one place history becomes messages.
+      const build = (compaction: CompactionSnapshot | undefined): ModelRequest => ({
         model: options.model,
-        messages: [...toRequestMessages(state.conversation), ...notices],
+        messages: [...toRequestMessages(state.conversation, compaction), ...requestNotices],
         tools: tools.specs,
         maxOutputTokens: budget.maxOutputTokens,
         ...(options.system === undefined ? {} : { system: options.system }),
-        ...(effort === undefined ? {} : { effort })
-      }
-      const response = yield* streamResponse(state, request)
+        ...(requestEffort === undefined ? {} : { effort: requestEffort })
+      })
+      const request = yield* fitWindow(state, build)
+      const response = yield* sendWithinWindow(state, request, build)
       if (response.usage !== undefined) state.usage = addUsage(state.usage, response.usage)
       const assembled: ReadonlyArray<AssembledCall> = [...response.calls].map(([id, call]) => ({
         id: id as ToolCallPart["id"],

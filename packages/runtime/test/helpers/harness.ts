@@ -99,12 +99,39 @@ export const assertPairs = (events: ReadonlyArray<KnownRunEvent>): void => {
   assert.deepStrictEqual([...openApprovals.keys()], [], "approvals asked and never resolved")
 }
 
-/** Events after which the runner sends a new request (or resends one). */
+/**
+ * CTX-1: every `compaction_started` ends with one `compaction_completed` or `compaction_failed`
+ * before anything else starts a compaction or ends the run; none ends without having started.
+ */
+export const assertCompactionPairs = (events: ReadonlyArray<KnownRunEvent>): void => {
+  let open = false
+  for (const event of events) {
+    switch (event.type) {
+      case "compaction_started":
+        assert.isFalse(open, "a compaction started while another was open")
+        open = true
+        break
+      case "compaction_completed":
+      case "compaction_failed":
+        assert.isTrue(open, `${event.type} without compaction_started`)
+        open = false
+        break
+      default:
+        if (isTerminalType(event.type)) assert.isFalse(open, `${event.type} while a compaction was open`)
+    }
+  }
+  assert.isFalse(open, "a compaction started and never ended")
+}
+
+/** Events after which the runner sends a new request (or resends one); a summary request is one. */
 const requestBoundaries: ReadonlySet<string> = new Set([
   "run_started",
   "turn_completed",
   "truncation_recovery",
-  "request_retry"
+  "request_retry",
+  "compaction_started",
+  "compaction_completed",
+  "compaction_failed"
 ])
 
 /**
@@ -125,8 +152,9 @@ export const assertRetriesBeforeContent = (events: ReadonlyArray<KnownRunEvent>)
 /**
  * The EV-5 contract: every event decodes as a KnownRunEvent after a JSON round trip, seq counts
  * up from 1 without gaps, persisted events have increasing eventIds and ephemeral ones none,
- * tool calls and approvals pair up (`assertPairs`), retries come before any content of their
- * request (`assertRetriesBeforeContent`), and exactly one terminal event comes last.
+ * tool calls and approvals pair up (`assertPairs`), so do compactions (`assertCompactionPairs`),
+ * retries come before any content of their request (`assertRetriesBeforeContent`), and exactly
+ * one terminal event comes last.
  */
 export const assertContract = (events: ReadonlyArray<KnownRunEvent>): void => {
   assert.isAbove(events.length, 0)
@@ -152,6 +180,7 @@ export const assertContract = (events: ReadonlyArray<KnownRunEvent>): void => {
   assert.strictEqual(events.at(-1), terminals[0])
   assert.strictEqual(events[0]!.type, "run_started")
   assertPairs(events)
+  assertCompactionPairs(events)
   assertRetriesBeforeContent(events)
 }
 

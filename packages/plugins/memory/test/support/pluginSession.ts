@@ -92,6 +92,7 @@ export const startPluginSession = (
       providers: { register: (id) => Effect.fail(taken("provider", id)) },
       events: { on: () => Effect.void },
       context: { provide: (provider) => Effect.sync(() => contextProviders.push(provider)) },
+      compaction: { before: () => Effect.void, after: () => Effect.void },
       storage: { sqlite: (file) => openSqlite({ folder: options.stateDir, path: file, pluginId: plugin.id }) },
       state: {
         get: (key) => Effect.sync(() => Option.fromNullable(state.get(key))),

@@ -26,8 +26,8 @@ const report = (
   return entry === undefined ? host.report({ pluginId, stage, message }) : diagnose(host, entry.record, stage, message)
 }
 
-/** Every context provider at once, each within `contextMs`, joined under the name of its plugin. */
-export const contextFor = (host: HostInternals, lifecycle: Lifecycle) => (input: ContextInput) =>
+/** Every context provider at once, each within `contextMs`: the text each plugin adds, in load order. */
+export const contextSections = (host: HostInternals, lifecycle: Lifecycle) => (input: ContextInput) =>
   Effect.gen(function* () {
     const providers = yield* Ref.get(host.contexts)
     const sections = yield* Effect.forEach(
@@ -41,7 +41,7 @@ export const contextFor = (host: HostInternals, lifecycle: Lifecycle) => (input:
           Effect.map((text) => {
             if (typeof text !== "string" || text.trim() === "") return undefined
             const body = text.length > CONTEXT_CHARS ? `${text.slice(0, CONTEXT_CHARS)}…` : text
-            return `Context from the plugin ${pluginId}:\n${body.trim()}`
+            return { pluginId, text: body.trim() }
           }),
           Effect.catchAllCause((cause) => {
             if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
@@ -51,8 +51,16 @@ export const contextFor = (host: HostInternals, lifecycle: Lifecycle) => (input:
         ),
       { concurrency: "unbounded" }
     )
-    return sections.filter((section): section is string => section !== undefined).join("\n\n")
+    return sections.filter((section) => section !== undefined)
   })
+
+/** One plugin's context as the system prompt holds it: under the name of its plugin. */
+export const contextSection = (section: { readonly pluginId: string; readonly text: string }): string =>
+  `Context from the plugin ${section.pluginId}:\n${section.text}`
+
+/** Every context provider's text, joined under the name of its plugin. */
+export const contextFor = (host: HostInternals, lifecycle: Lifecycle) => (input: ContextInput) =>
+  Effect.map(contextSections(host, lifecycle)(input), (sections) => sections.map(contextSection).join("\n\n"))
 
 /** Runs a plugin command; a failure is a `PluginError`, a crash also a diagnostic. */
 export const runCommand =

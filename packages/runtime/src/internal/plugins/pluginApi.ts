@@ -17,6 +17,7 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import type { ChildSessions } from "../../ChildSessions.js"
+import type { CompactionHooksService } from "../../Compaction.js"
 import { CurrentRun } from "../../CurrentRun.js"
 import type { ExtensionsService } from "../../Extensions.js"
 import type { PluginDiagnostic } from "../../PluginHost.js"
@@ -87,6 +88,8 @@ export interface HostInternals {
   readonly contexts: Ref.Ref<ReadonlyArray<RegisteredContext>>
   readonly commands: Ref.Ref<ReadonlyMap<string, RegisteredCommand>>
   readonly extensions: ExtensionsService
+  /** The compaction hooks of the runtime (CTX-1), when it has them. */
+  readonly compactionHooks: Option.Option<CompactionHooksService>
   readonly report: (diagnostic: PluginDiagnostic) => Effect.Effect<void>
 }
 
@@ -356,6 +359,25 @@ export const makeApi = (
       provide: (point, provider, options) => host.extensions.register(pluginId, point, provider, options?.priority)
     }
 
+    // Each hook is bounded and guarded by the registry; its failures are this plugin's diagnostics.
+    const addHook = (hook: Omit<Parameters<CompactionHooksService["add"]>[0], "owner" | "onFailure">) =>
+      Option.match(host.compactionHooks, {
+        onNone: () => Effect.void,
+        onSome: (hooks) =>
+          Scope.extend(
+            hooks.add({
+              ...hook,
+              owner: pluginId,
+              onFailure: (message) => diagnose(host, record, "compaction", message)
+            }),
+            scope
+          )
+      })
+    const compaction: PluginApiService["compaction"] = {
+      before: (before) => addHook({ before }),
+      after: (after) => addHook({ after })
+    }
+
     const ui: PluginApiService["ui"] = {
       notify: (message, options) => host.ui.notify({ pluginId, message, level: options?.level ?? "info" }),
       panel: (id, lines) => host.ui.panel({ pluginId, id, lines })
@@ -377,6 +399,7 @@ export const makeApi = (
       sessions,
       model,
       extensions,
+      compaction,
       ui
     }
   })

@@ -153,6 +153,7 @@ const queries = ({ reading, run, writing }: Sql) => ({
             "DELETE FROM tool_calls WHERE session_id IN doomed",
             "DELETE FROM events WHERE session_id IN doomed",
             "DELETE FROM messages WHERE session_id IN doomed",
+            "DELETE FROM compactions WHERE session_id IN doomed",
             "DELETE FROM session_locks WHERE session_id IN doomed",
             "DELETE FROM sessions WHERE id IN doomed"
           ],

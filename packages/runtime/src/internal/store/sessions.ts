@@ -154,9 +154,13 @@ const queries = ({ always, reading, run, writing }: Sql) => ({
   messages: reading(
     "A message",
     SqlSchema.findAll({
-      Request: Schema.String,
+      Request: Schema.Struct({ id: Schema.String, after: Schema.Number }),
       Result: Rows.MessageRow,
-      execute: (id) => run(`SELECT ${Rows.messageColumns} FROM messages WHERE session_id = ? ORDER BY position`, [id])
+      execute: (r) =>
+        run(`SELECT ${Rows.messageColumns} FROM messages WHERE session_id = ? AND position > ? ORDER BY position`, [
+          r.id,
+          r.after
+        ])
     })
   )
 })
@@ -245,8 +249,10 @@ export const makeSessions = (sql: Sql) => {
       )
     })
 
-  const messages = (sessionId: SessionId) =>
-    Effect.map(db.use(q.messages(sessionId)), (rows) => rows.map(Rows.toStoredMessage))
+  const messages: SessionStoreService["messages"] = (sessionId, options) =>
+    Effect.map(db.use(q.messages({ id: sessionId, after: options?.afterPosition ?? 0 })), (rows) =>
+      rows.map(Rows.toStoredMessage)
+    )
 
   return { createSession, session, sessions, latestSession, setSessionStatus, appendMessages, messages }
 }

@@ -1,0 +1,109 @@
+// Slash commands in `alisio run "/name args"` (CMD-1): the catalog and the system context as the
+// CLI composes them, and what a typed `/name` does headless.
+import * as os from "node:os"
+import { type CommandError, CommandOutput, parseSlashCommand } from "@alisio/domain/Command"
+import * as CommandCatalog from "@alisio/runtime/CommandCatalog"
+import * as SystemContext from "@alisio/runtime/SystemContext"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { registerProviders, type Setup } from "./App.js"
+import { CliError, ExitCode } from "./CliError.js"
+
+/**
+ * The system context and the command catalog over the runtime: the user's and (with
+ * `--trust-project`) the project's templates and skills, `~/.claude/commands` and
+ * `~/.claude/skills` of the user, and the instruction files.
+ */
+export const catalogLayer = (setup: Setup, trustProject: boolean) =>
+  CommandCatalog.layer({ defaultModel: setup.config.defaultModel, limits: setup.config.limits }).pipe(
+    Layer.provideMerge(
+      SystemContext.layer({
+        cwd: setup.cwd,
+        configHome: setup.paths.configHome,
+        home: os.homedir(),
+        trustProject
+      })
+    )
+  )
+
+/**
+ * The slash command the words of `alisio run` type, if they type one. Only words typed on the
+ * command line are read so: a prompt piped on stdin is always a prompt. The rule is
+ * `parseSlashCommand`'s: `/usr/bin is…` and ` /tmp…` (a leading space) are prompts.
+ */
+export const typedCommand = (words: ReadonlyArray<string>) =>
+  words.length === 0 || (words.length === 1 && words[0] === "-") ? Option.none() : parseSlashCommand(words.join(" "))
+
+/** A command error as the CLI reports it: a usage error (exit 2) unless the command itself failed. */
+export const commandFailure = (error: CommandError, untrusted: ReadonlyArray<string> = []): CliError => {
+  const unread =
+    untrusted.length === 0 ? "" : ` The project's ${untrusted.join(", ")} are read only with --trust-project.`
+  const remedy =
+    error.reason === "unknown"
+      ? `${unread} \`alisio commands list\` lists the commands; to send text that starts with / to the model, begin it with a space: alisio run " /${error.command} …"`
+      : error.reason === "unavailable" && error.message.includes("interactive")
+        ? " `alisio commands list` lists what `alisio run` can do."
+        : ""
+  return new CliError({
+    message: `${error.message}${remedy}`,
+    exitCode: error.reason === "failed" ? ExitCode.failed : ExitCode.usage
+  })
+}
+
+const encodeOutput = Schema.encodeSync(CommandOutput)
+
+/** Prints what a core command returned: its text on stdout (one JSON line with `--json`), a hint on stderr. */
+export const printOutput = (
+  name: string,
+  output: CommandOutput,
+  options: { readonly json: boolean; readonly quiet: boolean }
+) => {
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ command: name, output: encodeOutput(output) })}\n`)
+    return
+  }
+  const text = output._tag === "Prompt" ? output.prompt : output.text
+  if (text !== "") process.stdout.write(`${text.replace(/\n$/, "")}\n`)
+  if (output._tag === "Switch" && !options.quiet) {
+    process.stderr.write(
+      output.sessionId === undefined
+        ? "alisio: `alisio run` without -s or -c starts a new session\n"
+        : `alisio: go on with: alisio run -s ${output.sessionId.slice(0, 8)} "…"\n`
+    )
+  }
+}
+
+/**
+ * Runs what `alisio run "/name args"` typed, on the `api` surface: a core command (or a plugin's)
+ * prints its output and gives none; a template or skill gives the prompt to send. Problems with
+ * the command's own file are warnings.
+ */
+export const runTypedCommand = (
+  setup: Setup,
+  typed: { readonly name: string; readonly args: string },
+  sessionId: string | undefined,
+  flags: { readonly json: boolean; readonly quiet: boolean }
+) =>
+  Effect.gen(function* () {
+    const catalog = yield* CommandCatalog.CommandCatalog
+    const { untrusted } = yield* SystemContext.SystemContext
+    const command = yield* Effect.mapError(catalog.resolve(typed.name, "api"), (error) =>
+      commandFailure(error, untrusted)
+    )
+    for (const diagnostic of yield* catalog.diagnostics) {
+      if (diagnostic.file === command.from) {
+        process.stderr.write(`alisio: warning: ${SystemContext.formatDiagnostic(diagnostic)}\n`)
+      }
+    }
+    // `/model` checks the name against the providers; the other core commands need none.
+    if (command.execution === "core") yield* Effect.ignore(registerProviders(setup))
+    const output = yield* Effect.mapError(
+      catalog.execute(typed.name, typed.args, { sessionId, cwd: setup.cwd, surface: "api" }),
+      (error) => commandFailure(error)
+    )
+    if (output._tag === "Prompt") return Option.some(output.prompt)
+    printOutput(typed.name, output, flags)
+    return Option.none<string>()
+  })

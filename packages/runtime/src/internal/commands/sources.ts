@@ -1,0 +1,117 @@
+import type { Limits } from "@alisio/domain/Limits"
+// The commands of each source as the catalog takes them: the builtin ones, the plugin host's,
+// templates and skills.
+
+import { allSurfaces, CommandError, type CommandInvocation, type CommandOutput } from "@alisio/domain/Command"
+import { SessionId } from "@alisio/domain/Ids"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type { PluginHost } from "../../PluginHost.js"
+import { loadSkillBody, type Skill } from "../context/skills.js"
+import type { CatalogCommand, CoreCommand, CoreServices, SurfaceCommand } from "./entry.js"
+import { expandTemplate, type Template, templatePrompt } from "./templates.js"
+
+/** What the catalog passes to core commands besides the invocation. */
+export interface CoreEnvironment {
+  readonly services: Context.Context<CoreServices>
+  readonly cwd: string
+  readonly defaultModel: string | undefined
+  readonly limits?: Limits | undefined
+}
+
+const failedToRead = (name: string, file: string) =>
+  new CommandError({ reason: "failed", command: name, message: `${file} could not be read.` })
+
+export const fromCore = (command: CoreCommand, environment: CoreEnvironment): CatalogCommand => ({
+  name: command.name,
+  description: command.description,
+  source: "builtin",
+  surfaces: command.surfaces ?? allSurfaces,
+  execution: "core",
+  argumentHint: command.argumentHint,
+  from: "core",
+  run: (args, invocation) =>
+    Effect.provide(
+      command.run({
+        name: command.name,
+        args,
+        sessionId: invocation.sessionId === undefined ? undefined : SessionId.make(invocation.sessionId),
+        cwd: invocation.cwd ?? environment.cwd,
+        defaultModel: environment.defaultModel,
+        limits: environment.limits
+      }),
+      environment.services
+    )
+})
+
+export const fromSurface = (command: SurfaceCommand): CatalogCommand => ({
+  name: command.name,
+  description: command.description,
+  source: "builtin",
+  surfaces: command.surfaces,
+  execution: "surface",
+  argumentHint: command.argumentHint,
+  from: "core"
+})
+
+/** The plugin host's commands, run through it: their text, or their failure as the command's. */
+export const pluginCommands = (host: PluginHost["Type"], cwd: string): Effect.Effect<ReadonlyArray<CatalogCommand>> =>
+  Effect.map(host.commands.list, (entries) =>
+    entries.map(
+      (entry): CatalogCommand => ({
+        name: entry.name,
+        description: entry.description,
+        source: "plugin",
+        surfaces: entry.surfaces,
+        execution: "core",
+        argumentHint: entry.argumentHint,
+        from: `plugin ${entry.pluginId}`,
+        run: (args, invocation: CommandInvocation) =>
+          host.commands.run(entry.name, args, { sessionId: invocation.sessionId, cwd: invocation.cwd ?? cwd }).pipe(
+            Effect.map((output): CommandOutput => ({ _tag: "Text", text: output })),
+            Effect.mapError(
+              (error) => new CommandError({ reason: "failed", command: entry.name, message: error.message })
+            )
+          )
+      })
+    )
+  )
+
+export const fromTemplate = (template: Template): CatalogCommand => ({
+  name: template.name,
+  description: template.description,
+  source: "template",
+  surfaces: allSurfaces,
+  execution: "prompt",
+  argumentHint: template.argumentHint,
+  from: template.file,
+  run: (args) =>
+    Effect.flatMap(templatePrompt(template, args), (prompt) =>
+      prompt === undefined
+        ? Effect.fail(failedToRead(template.name, template.file))
+        : Effect.succeed<CommandOutput>({ _tag: "Prompt", prompt })
+    )
+})
+
+/** The prompt `/skill:<id> args` sends: the skill's instructions, then the arguments (or where they go). */
+export const skillPrompt = (skill: Skill, body: string, args: string): string =>
+  [
+    `Use the skill "${skill.id}" for this task. Its instructions follow (from ${skill.file}; the files they refer to are in ${skill.folder}).`,
+    "",
+    expandTemplate(body, args)
+  ].join("\n")
+
+export const fromSkill = (skill: Skill): CatalogCommand => ({
+  name: `skill:${skill.id}`,
+  description: skill.description,
+  source: "skill",
+  surfaces: allSurfaces,
+  execution: "prompt",
+  from: skill.file,
+  run: (args) =>
+    Effect.flatMap(loadSkillBody(skill), (body) =>
+      body === undefined
+        ? Effect.fail(failedToRead(`skill:${skill.id}`, skill.file))
+        : Effect.succeed<CommandOutput>({ _tag: "Prompt", prompt: skillPrompt(skill, body, args) })
+    )
+})

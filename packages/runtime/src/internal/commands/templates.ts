@@ -1,0 +1,128 @@
+// Prompt templates: Markdown files whose text becomes the user's prompt (`/review src/x.ts`), with
+// optional front matter (`description`, `argument-hint`) as Claude Code's `.claude/commands/` and
+// Codex's prompts are written. A file in a sub-folder is named with `:` (`frontend/test.md` is
+// `/frontend:test`).
+
+import * as path from "node:path"
+import { commandNamePattern } from "@alisio/domain/Command"
+import * as Effect from "effect/Effect"
+import { entries, readPrefix } from "../context/files.js"
+import { type FileDiagnostic, firstLine, parseFrontMatter, textField } from "../context/frontMatter.js"
+
+export interface TemplateRoot {
+  readonly folder: string
+  readonly scope: "user" | "project"
+}
+
+export interface Template {
+  readonly name: string
+  readonly description: string
+  readonly argumentHint: string | undefined
+  readonly file: string
+  readonly scope: "user" | "project"
+}
+
+/** Sub-folders deeper than this are not looked into. */
+const MAX_DEPTH = 3
+/** A template's text is read up to this size. */
+const TEMPLATE_BYTES = 256 * 1024
+
+/** The `.md` files of a root, as [name parts, file], sorted. */
+const markdownFiles = (
+  folder: string,
+  depth: number,
+  prefix: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<readonly [ReadonlyArray<string>, string]>> =>
+  Effect.flatMap(entries(folder), (listed) =>
+    Effect.map(
+      Effect.forEach(listed, (entry) => {
+        if (entry.name.startsWith(".")) return Effect.succeed([])
+        const full = path.join(folder, entry.name)
+        if (entry.folder) {
+          return depth < MAX_DEPTH ? markdownFiles(full, depth + 1, [...prefix, entry.name]) : Effect.succeed([])
+        }
+        return Effect.succeed(
+          entry.name.toLowerCase().endsWith(".md") ? [[[...prefix, entry.name.slice(0, -3)], full] as const] : []
+        )
+      }),
+      (found) => found.flat()
+    )
+  )
+
+const readTemplate = (root: TemplateRoot, parts: ReadonlyArray<string>, file: string) =>
+  Effect.map(readPrefix(file, TEMPLATE_BYTES), (read) => {
+    const diagnostics: Array<FileDiagnostic> = []
+    const report = (message: string) => diagnostics.push({ file, message })
+    const name = parts.join(":").toLowerCase()
+    if (read === undefined) return { template: undefined, diagnostics }
+    if (!commandNamePattern.test(name)) {
+      report(`"${name}" is not a command name (lower-case letters, digits, "-", "_"); the template is skipped`)
+      return { template: undefined, diagnostics }
+    }
+    const matter = parseFrontMatter(read.text)
+    for (const problem of matter.problems) report(`${problem} (the template is still used)`)
+    const description = textField(matter, "description", (m) =>
+      report(`${m}; it is ignored (the template is still used)`)
+    )
+    const argumentHint = textField(matter, "argument-hint", (m) =>
+      report(`${m}; it is ignored (the template is still used)`)
+    )
+    const template: Template = {
+      name,
+      description: description ?? firstLine(matter.body),
+      argumentHint,
+      file,
+      scope: root.scope
+    }
+    return { template, diagnostics }
+  })
+
+/** Every template of the roots, in root order (a name found again later is for the catalog to shadow). */
+export const discoverTemplates = (
+  roots: ReadonlyArray<TemplateRoot>
+): Effect.Effect<{
+  readonly templates: ReadonlyArray<Template>
+  readonly diagnostics: ReadonlyArray<FileDiagnostic>
+}> =>
+  Effect.gen(function* () {
+    const perRoot = yield* Effect.forEach(
+      roots,
+      (root) =>
+        Effect.flatMap(markdownFiles(root.folder, 1, []), (files) =>
+          Effect.forEach(files, ([parts, file]) => readTemplate(root, parts, file), { concurrency: 8 })
+        ),
+      { concurrency: "unbounded" }
+    )
+    const results = perRoot.flat()
+    return {
+      templates: results.flatMap((result) => (result.template === undefined ? [] : [result.template])),
+      diagnostics: results.flatMap((result) => result.diagnostics)
+    }
+  })
+
+/** Splits arguments into words; double or single quotes keep spaces inside one word. */
+export const splitArguments = (args: string): ReadonlyArray<string> => {
+  const words: Array<string> = []
+  for (const match of args.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)) words.push(match[1] ?? match[2] ?? match[3]!)
+  return words
+}
+
+/**
+ * The text of a template with its arguments: `$ARGUMENTS` is all of them, `$1`…`$9` one word
+ * each (empty when missing). A text with neither gets the arguments after it, as
+ * `ARGUMENTS: …` (what Claude Code does).
+ */
+export const expandTemplate = (body: string, args: string): string => {
+  const text = body.trim()
+  const words = splitArguments(args)
+  if (!/\$(ARGUMENTS|[1-9])/.test(text)) return args === "" ? text : `${text}\n\nARGUMENTS: ${args}`
+  return text.replace(/\$(ARGUMENTS|[1-9])/g, (_, which: string) =>
+    which === "ARGUMENTS" ? args : (words[Number(which) - 1] ?? "")
+  )
+}
+
+/** A template's expanded text, read now (it may have changed since it was listed). */
+export const templatePrompt = (template: Template, args: string): Effect.Effect<string | undefined> =>
+  Effect.map(readPrefix(template.file, TEMPLATE_BYTES), (read) =>
+    read === undefined ? undefined : expandTemplate(parseFrontMatter(read.text).body, args)
+  )

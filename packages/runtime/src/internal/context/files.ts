@@ -1,0 +1,76 @@
+// Small, bounded reads of the user's own files (instructions, templates, skills). A file or folder
+// that is not there is simply absent; these never walk the workspace.
+
+import * as fs from "node:fs/promises"
+import * as Effect from "effect/Effect"
+
+/** Up to `bytes` bytes of a file as UTF-8, and its whole size; `undefined` when it cannot be read. */
+export const readPrefix = (
+  file: string,
+  bytes: number
+): Effect.Effect<{ readonly text: string; readonly size: number } | undefined> =>
+  Effect.promise(async () => {
+    let handle: fs.FileHandle | undefined
+    try {
+      handle = await fs.open(file, "r")
+      const stat = await handle.stat()
+      if (!stat.isFile()) return undefined
+      const length = Math.min(stat.size, bytes)
+      const buffer = Buffer.alloc(length)
+      let read = 0
+      while (read < length) {
+        const { bytesRead } = await handle.read(buffer, read, length - read, read)
+        if (bytesRead === 0) break
+        read += bytesRead
+      }
+      // A cut in the middle of a character leaves a replacement character at the end: dropped.
+      const text = buffer.subarray(0, read).toString("utf8")
+      return { text: read < stat.size ? text.replace(/\uFFFD+$/, "") : text, size: stat.size }
+    } catch {
+      return undefined
+    } finally {
+      await handle?.close().catch(() => undefined)
+    }
+  })
+
+/** The size of a regular file (following links), or `undefined`. */
+export const fileSize = (file: string): Effect.Effect<number | undefined> =>
+  Effect.promise(() =>
+    fs.stat(file).then(
+      (stat) => (stat.isFile() ? stat.size : undefined),
+      () => undefined
+    )
+  )
+
+/** Whether anything is at `file`. */
+export const exists = (file: string): Effect.Effect<boolean> =>
+  Effect.promise(() =>
+    fs.stat(file).then(
+      () => true,
+      () => false
+    )
+  )
+
+/** The entries of a folder (names, sorted), with whether each is a folder (following links); none when absent. */
+export const entries = (
+  folder: string
+): Effect.Effect<ReadonlyArray<{ readonly name: string; readonly folder: boolean }>> =>
+  Effect.promise(async () => {
+    try {
+      const dirents = await fs.readdir(folder, { withFileTypes: true })
+      const listed = await Promise.all(
+        dirents.map(async (dirent) => {
+          const isFolder = dirent.isSymbolicLink()
+            ? await fs.stat(`${folder}/${dirent.name}`).then(
+                (stat) => stat.isDirectory(),
+                () => false
+              )
+            : dirent.isDirectory()
+          return { name: dirent.name, folder: isFolder }
+        })
+      )
+      return listed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    } catch {
+      return []
+    }
+  })

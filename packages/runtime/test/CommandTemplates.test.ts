@@ -1,0 +1,159 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { CommandCatalog, expandTemplate } from "@alisio/runtime/CommandCatalog"
+import { SystemContext } from "@alisio/runtime/SystemContext"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { catalogLayer, contextOptions, foldersIn, write } from "./helpers/catalog.js"
+import { tempDir } from "./helpers/tempDir.js"
+
+const prompts = (folder: string, file: string) => path.join(folder, "prompts", file)
+
+describe("prompt templates", () => {
+  it("CMD-1 $ARGUMENTS is every argument, $1…$9 one word each (quotes keep spaces); missing ones are empty", () => {
+    assert.strictEqual(
+      expandTemplate("Compare $1 with $2 ($3). All: $ARGUMENTS", `a.ts "b c.ts"`),
+      `Compare a.ts with b c.ts (). All: a.ts "b c.ts"`
+    )
+    assert.strictEqual(expandTemplate("Fix $1 and $10", "x"), "Fix x and x0")
+    assert.strictEqual(expandTemplate("\n  Summarise the diff.\n", ""), "Summarise the diff.")
+  })
+
+  it("CMD-1 a template with no placeholder gets its arguments after it, as Claude Code does", () => {
+    assert.strictEqual(
+      expandTemplate("Review the change.", "focus on tests"),
+      "Review the change.\n\nARGUMENTS: focus on tests"
+    )
+  })
+
+  it.scoped("CMD-1 front matter gives the description and argument hint; the body, read when run, is the prompt", () =>
+    Effect.gen(function* () {
+      const folders = foldersIn(yield* tempDir)
+      const file = prompts(folders.config, "review.md")
+      write(
+        file,
+        "---\ndescription: Review a file\nargument-hint: <file>\nmodel: ignored-by-alisio\n---\nReview $1 now.\n"
+      )
+      write(prompts(folders.config, "plain.md"), "# Explain the architecture\n\nIn detail.\n")
+      yield* Effect.gen(function* () {
+        const catalog = yield* CommandCatalog
+        const review = yield* catalog.resolve("review")
+        assert.deepInclude(review, {
+          description: "Review a file",
+          argumentHint: "<file>",
+          from: file,
+          source: "template"
+        })
+        assert.strictEqual((yield* catalog.resolve("plain")).description, "Explain the architecture")
+        assert.deepStrictEqual(yield* catalog.execute("review", "src/x.ts"), {
+          _tag: "Prompt",
+          prompt: "Review src/x.ts now."
+        })
+        fs.writeFileSync(file, "---\ndescription: Review a file\n---\nLook at $1 again.\n")
+        assert.deepStrictEqual(yield* catalog.execute("review", "y.ts"), {
+          _tag: "Prompt",
+          prompt: "Look at y.ts again."
+        })
+        assert.deepStrictEqual(yield* catalog.diagnostics, [])
+      }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+    })
+  )
+
+  it.scoped("CMD-1 broken front matter: a diagnostic naming the file and the field; the template is still used", () =>
+    Effect.gen(function* () {
+      const folders = foldersIn(yield* tempDir)
+      const yaml = prompts(folders.config, "yaml.md")
+      const list = prompts(folders.config, "list.md")
+      const open = prompts(folders.config, "open.md")
+      write(yaml, "---\ndescription: Check: the tests\nargument-hint: [a\n---\nCheck the tests.\n")
+      write(list, "---\ndescription: [one, two]\n---\nA list.\n")
+      write(open, "---\ndescription: never closed\nThe body.\n")
+      yield* Effect.gen(function* () {
+        const catalog = yield* CommandCatalog
+        const diagnostics = yield* catalog.diagnostics
+        const about = (file: string) => diagnostics.filter((d) => d.file === file).map((d) => d.message)
+        assert.match(
+          about(yaml)[0]!,
+          /^its front matter is not valid YAML \(.+\); it was read line by line as `key: value` \(the template is still used\)$/
+        )
+        assert.deepStrictEqual(about(list), [
+          "the front matter field `description` should be text, not a list; it is ignored (the template is still used)"
+        ])
+        assert.deepStrictEqual(about(open), [
+          "its front matter has no closing `---` line, so the whole file is the text (the template is still used)"
+        ])
+        // Still listed and usable: the line-by-line reading keeps what it can.
+        assert.deepInclude(yield* catalog.resolve("yaml"), { description: "Check: the tests", argumentHint: "[a" })
+        assert.strictEqual((yield* catalog.resolve("list")).description, "A list.")
+        assert.deepStrictEqual(yield* catalog.execute("yaml", ""), { _tag: "Prompt", prompt: "Check the tests." })
+        const whole = yield* catalog.execute("open", "")
+        assert.deepStrictEqual(whole, { _tag: "Prompt", prompt: "---\ndescription: never closed\nThe body." })
+      }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+    })
+  )
+
+  it.scoped(
+    "CMD-1 a file in a sub-folder is named with `:`; a file name that is no command name is skipped with a diagnostic",
+    () =>
+      Effect.gen(function* () {
+        const folders = foldersIn(yield* tempDir)
+        write(prompts(folders.config, path.join("Frontend", "Component.md")), "Make a component")
+        write(prompts(folders.config, "has space.md"), "x")
+        write(prompts(folders.config, "notes.txt"), "not markdown")
+        yield* Effect.gen(function* () {
+          const catalog = yield* CommandCatalog
+          const templates = (yield* catalog.list()).filter((l) => l.source === "template").map((l) => l.name)
+          assert.deepStrictEqual(templates, ["frontend:component"])
+          assert.deepStrictEqual(yield* catalog.diagnostics, [
+            {
+              file: prompts(folders.config, "has space.md"),
+              message:
+                '"has space" is not a command name (lower-case letters, digits, "-", "_"); the template is skipped'
+            }
+          ])
+        }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+      })
+  )
+
+  it.scoped(
+    "CMD-1 a project's templates (.alisio/prompts, .claude/commands) only when it is trusted, and then before the user's",
+    () =>
+      Effect.gen(function* () {
+        const folders = foldersIn(yield* tempDir)
+        const project = path.join(folders.workspace, ".alisio", "prompts", "review.md")
+        const claude = path.join(folders.workspace, ".claude", "commands", "review.md")
+        const user = prompts(folders.config, "review.md")
+        const userClaude = path.join(folders.home, ".claude", "commands", "mine.md")
+        write(project, "project review")
+        write(claude, "claude review")
+        write(user, "user review")
+        write(userClaude, "my own command")
+        const sources = Effect.gen(function* () {
+          const listings = (yield* (yield* CommandCatalog).list()).filter((l) => l.source === "template")
+          return { listings, untrusted: (yield* SystemContext).untrusted }
+        })
+        const untrusted = yield* sources.pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+        assert.deepStrictEqual(
+          untrusted.listings.map((l) => [l.name, l.from, l.shadowedBy?.from]),
+          [
+            ["review", user, undefined],
+            ["mine", userClaude, undefined]
+          ]
+        )
+        assert.deepStrictEqual(untrusted.untrusted, [path.dirname(project), path.dirname(claude)])
+        const trusted = yield* sources.pipe(
+          Effect.provide(catalogLayer({ context: contextOptions(folders, { trustProject: true }) }))
+        )
+        assert.deepStrictEqual(
+          trusted.listings.map((l) => [l.name, l.from, l.shadowedBy?.from]),
+          [
+            ["review", project, undefined],
+            ["review", claude, project],
+            ["review", user, project],
+            ["mine", userClaude, undefined]
+          ]
+        )
+        assert.deepStrictEqual(trusted.untrusted, [])
+      })
+  )
+})

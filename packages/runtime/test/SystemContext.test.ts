@@ -1,0 +1,237 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { definePlugin, PluginApi } from "@alisio/domain/Plugin"
+import * as Fake from "@alisio/providers/FakeProvider"
+import { Runner } from "@alisio/runtime/Runner"
+import { SystemContext } from "@alisio/runtime/SystemContext"
+import { Tools } from "@alisio/runtime/Tools"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { allot } from "../src/internal/context/instructions.js"
+import { catalogLayer, contextOptions, foldersIn, write } from "./helpers/catalog.js"
+import { tempDir } from "./helpers/tempDir.js"
+
+/** A repository with AGENTS.md at its root, CLAUDE.md alone in `packages`, both in `packages/app`. */
+const repository = (root: string) => {
+  const folders = foldersIn(root)
+  const repo = path.join(folders.workspace, "repo")
+  const app = path.join(repo, "packages", "app")
+  fs.mkdirSync(path.join(repo, ".git"), { recursive: true })
+  write(path.join(folders.config, "AGENTS.md"), "USER rules")
+  write(path.join(folders.workspace, "AGENTS.md"), "ABOVE the repository")
+  write(path.join(repo, "AGENTS.md"), "ROOT rules")
+  write(path.join(repo, "packages", "CLAUDE.md"), "PACKAGES rules from CLAUDE.md")
+  write(path.join(app, "AGENTS.md"), "APP rules")
+  write(path.join(app, "CLAUDE.md"), "APP rules for Claude only")
+  return { folders, repo, app }
+}
+
+const build = Effect.flatMap(SystemContext, (context) => context.build({ prompt: "hi", model: "fake-model" }))
+
+describe("SystemContext", () => {
+  it.scoped(
+    "CTX-2 instructions: the user's first, then AGENTS.md from the repository root down to the workspace, each under its file",
+    () =>
+      Effect.gen(function* () {
+        const { app, folders, repo } = repository(yield* tempDir)
+        const built = yield* build.pipe(
+          Effect.provide(catalogLayer({ context: contextOptions(folders, { cwd: app }) }))
+        )
+        const instructions = built.parts.filter((part) => part.kind === "instructions")
+        assert.deepStrictEqual(
+          instructions.map((part) => [part.name, part.source, part.text]),
+          [
+            [path.join(folders.config, "AGENTS.md"), "user", "USER rules"],
+            [path.join(repo, "AGENTS.md"), "project", "ROOT rules"],
+            [
+              path.join(repo, "packages", "CLAUDE.md"),
+              "project (CLAUDE.md: the folder has no AGENTS.md)",
+              "PACKAGES rules from CLAUDE.md"
+            ],
+            [path.join(app, "AGENTS.md"), "project", "APP rules"]
+          ]
+        )
+        const at = (text: string) => built.text.indexOf(text)
+        assert.isTrue(built.text.startsWith("You are Alisio"))
+        assert.isTrue(
+          at("USER rules") < at("ROOT rules") &&
+            at("ROOT rules") < at("PACKAGES rules") &&
+            at("PACKAGES rules") < at("APP rules")
+        )
+        assert.include(built.text, `## ${path.join(repo, "AGENTS.md")}\nROOT rules`)
+        assert.notInclude(built.text, "ABOVE the repository")
+        assert.notInclude(built.text, "for Claude only")
+        assert.deepStrictEqual(built.notices, [])
+      })
+  )
+
+  it.scoped(
+    "CTX-2 outside a repository only the workspace's own file is read; the user's CLAUDE.md of ~/.claude stands in for a missing <config>/AGENTS.md",
+    () =>
+      Effect.gen(function* () {
+        const folders = foldersIn(yield* tempDir)
+        const inner = path.join(folders.workspace, "inner")
+        write(path.join(folders.workspace, "AGENTS.md"), "OUTER")
+        write(path.join(inner, "AGENTS.md"), "INNER")
+        write(path.join(folders.home, ".claude", "CLAUDE.md"), "CLAUDE USER")
+        const built = yield* build.pipe(
+          Effect.provide(catalogLayer({ context: contextOptions(folders, { cwd: inner }) }))
+        )
+        assert.deepStrictEqual(
+          built.parts.filter((part) => part.kind === "instructions").map((part) => [part.name, part.text]),
+          [
+            [path.join(folders.home, ".claude", "CLAUDE.md"), "CLAUDE USER"],
+            [path.join(inner, "AGENTS.md"), "INNER"]
+          ]
+        )
+        const instructions = yield* Effect.flatMap(SystemContext, (context) => context.instructions).pipe(
+          Effect.provide(catalogLayer({ context: contextOptions(folders, { cwd: inner }) }))
+        )
+        assert.isUndefined(instructions.repositoryRoot)
+      })
+  )
+
+  it.scoped("CTX-2 the cap: short files stay whole, a long one is cut at a line, and the notice names it", () =>
+    Effect.gen(function* () {
+      const folders = foldersIn(yield* tempDir)
+      fs.mkdirSync(path.join(folders.workspace, ".git"))
+      const long = Array.from({ length: 400 }, (_, i) => `rule ${i}: keep it short`).join("\n")
+      write(path.join(folders.config, "AGENTS.md"), "USER short")
+      write(path.join(folders.workspace, "AGENTS.md"), long)
+      const context = contextOptions(folders, { instructionsCapBytes: 2000 })
+      const built = yield* build.pipe(Effect.provide(catalogLayer({ context })))
+      const [user, project] = built.parts.filter((part) => part.kind === "instructions")
+      assert.strictEqual(user!.text, "USER short")
+      assert.isAtMost(Buffer.byteLength(project!.text), 2000 - "USER short".length)
+      assert.isTrue(long.startsWith(project!.text))
+      assert.match(project!.text, /keep it short$/)
+      assert.deepStrictEqual(built.notices, [
+        `The instruction files pass the 2.0 KiB limit, so ${path.join(folders.workspace, "AGENTS.md")} was cut to ${(
+          Buffer.byteLength(project!.text) / 1024
+        ).toFixed(1)} KiB of ${(long.length / 1024).toFixed(1)} KiB.`
+      ])
+      assert.include(built.text, `[${built.notices[0]}]`)
+    })
+  )
+
+  it("CTX-2 the cap is shared: smaller files whole, the rest split evenly among the larger", () => {
+    assert.deepStrictEqual(allot([100, 5000, 200], 1000), [100, 700, 200])
+    assert.deepStrictEqual(allot([900, 900], 1000), [500, 500])
+    assert.deepStrictEqual(allot([10, 20], 1000), [10, 20])
+  })
+
+  it.scoped(
+    "CTX-2 an untrusted project's instructions are read, but its skills and templates are not, so no skill tool is offered",
+    () =>
+      Effect.gen(function* () {
+        const folders = foldersIn(yield* tempDir)
+        write(path.join(folders.workspace, "AGENTS.md"), "PROJECT rules")
+        write(
+          path.join(folders.workspace, ".alisio", "skills", "deploy", "SKILL.md"),
+          "---\ndescription: Deploys\n---\nRun it."
+        )
+        const seen = yield* Effect.gen(function* () {
+          const built = yield* build
+          const tools = (yield* (yield* Tools).entries).map((entry) => entry.tool.name)
+          return { built, tools, untrusted: (yield* SystemContext).untrusted }
+        }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+        assert.include(seen.built.text, "PROJECT rules")
+        assert.notInclude(seen.built.text, "# Skills")
+        assert.notInclude(seen.tools, "skill")
+        assert.deepStrictEqual(seen.untrusted, [path.join(folders.workspace, ".alisio", "skills")])
+      })
+  )
+
+  it.scoped(
+    "CTX-2 skills: names and descriptions go into the context; the skill tool (core, read) loads a body when the model calls it",
+    () =>
+      Effect.gen(function* () {
+        const folders = foldersIn(yield* tempDir)
+        write(
+          path.join(folders.config, "skills", "pdf", "SKILL.md"),
+          "---\nname: pdf\ndescription: Extract text from PDF files\n---\nRun pdftotext -layout, then read the text.\n"
+        )
+        write(
+          path.join(folders.workspace, ".claude", "skills", "pdf", "SKILL.md"),
+          "---\ndescription: The project's pdf\n---\nProject way."
+        )
+        write(path.join(folders.workspace, ".agents", "skills", "Bad Name!", "SKILL.md"), "---\ndescription: x\n---\nx")
+        write(path.join(folders.home, ".claude", "skills", "notes", "SKILL.md"), "Take notes.")
+        const script: Fake.Script = [
+          Fake.callTools({ id: "c1", name: "skill", args: { name: "notes" } }),
+          Fake.answer("done")
+        ]
+        yield* Effect.gen(function* () {
+          const context = yield* SystemContext
+          const built = yield* build
+          assert.include(built.text, "# Skills")
+          assert.include(built.text, "- pdf: The project's pdf")
+          assert.include(built.text, "- notes: (no description)")
+          assert.notInclude(built.text, "Project way.")
+          assert.deepStrictEqual(
+            context.skills.shadowed.map(({ by, skill }) => [skill.file, by.file]),
+            [
+              [
+                path.join(folders.config, "skills", "pdf", "SKILL.md"),
+                path.join(folders.workspace, ".claude", "skills", "pdf", "SKILL.md")
+              ]
+            ]
+          )
+          assert.deepStrictEqual(
+            context.skills.diagnostics.map((d) => [
+              path.basename(path.dirname(d.file)),
+              d.message.split(" (")[0]!.split(";")[0]
+            ]),
+            [
+              ["Bad Name!", "neither the field `name` nor the folder's name is a skill name"],
+              ["notes", "the front matter has no `description`: the model sees only the skill's name"]
+            ]
+          )
+          const entry = (yield* (yield* Tools).entries).find((e) => e.tool.name === "skill")
+          assert.deepStrictEqual([entry?.origin, entry?.tool.effect], [{ _tag: "Core" }, "read"])
+
+          const outcome = yield* (yield* Runner).run({
+            cwd: folders.workspace,
+            prompt: "take notes",
+            model: "fake-model",
+            system: built.text
+          })
+          assert.strictEqual(outcome.status, "completed")
+          const requests = yield* (yield* Fake.FakeProvider).requests
+          assert.include(requests[0]!.tools?.map((t) => t.name) ?? [], "skill")
+          const result = JSON.stringify(requests[1]!.messages.at(-1))
+          assert.include(result, "Take notes.")
+          assert.include(result, path.join(folders.home, ".claude", "skills", "notes"))
+        }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders, { trustProject: true }), script })))
+      })
+  )
+
+  it.scoped("CTX-2 each part is named: the base prompt, each instruction file, the skills, each plugin's context", () =>
+    Effect.gen(function* () {
+      const folders = foldersIn(yield* tempDir)
+      write(path.join(folders.workspace, "AGENTS.md"), "PROJECT")
+      write(path.join(folders.config, "skills", "pdf", "SKILL.md"), "---\ndescription: PDFs\n---\nx")
+      const weather = definePlugin({
+        id: "weather",
+        version: "1.0.0",
+        setup: Effect.flatMap(PluginApi, (api) =>
+          api.context.provide((input) => Effect.succeed(`Sunny. Prompt: ${input.prompt}`))
+        )
+      })
+      const built = yield* build.pipe(
+        Effect.provide(catalogLayer({ context: contextOptions(folders), host: { plugins: [weather] } }))
+      )
+      assert.deepStrictEqual(
+        built.parts.map((part) => [part.kind, part.name]),
+        [
+          ["base", "Alisio's base prompt"],
+          ["instructions", path.join(folders.workspace, "AGENTS.md")],
+          ["skills", "skills"],
+          ["plugin", "plugin weather"]
+        ]
+      )
+      assert.strictEqual(built.parts[3]!.text, "Sunny. Prompt: hi")
+      assert.isTrue(built.text.endsWith("Context from the plugin weather:\nSunny. Prompt: hi"))
+    })
+  )
+})
