@@ -1,7 +1,8 @@
 // End to end: the built `alisio run --yes --json` against a scripted OpenAI-compatible server whose
 // model calls `task` twice in one response; the server answers the subagents too, told apart by
 // their system prompt. Both subagents run at once (the JSONL shows both started before either
-// ended) and `alisio sessions show` draws the tree with the agents' names (CH-4).
+// ended), `alisio sessions show` draws the tree with the agents' names, and `/agents` lists both
+// subagents through the command catalog (CH-4).
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import { type CliSandbox, makeSandbox } from "./support/cli.js"
 import { type OpenAiTestServer, type RecordedRequest, type Reply, startOpenAiServer } from "./support/openaiServer.js"
@@ -101,5 +102,20 @@ describe("subagents (end to end)", () => {
       lines.some((line) => /^[├└]─ \S{8} {2}completed {2}plan: plan the change$/.test(line)),
       tree
     )
+
+    // `/agents` through the command catalog, as `alisio run -s <id> "/agents"` runs it: no model call.
+    const asked = server.requests.length
+    const listed = await sandbox.run(["run", "-s", root.slice(0, 8), "/agents"])
+    assert.strictEqual(listed.code, 0, listed.stderr)
+    const rows = listed.stdout.split("\n").filter((line) => /^[0-9a-f]{8} {2}/.test(line))
+    assert.deepStrictEqual(rows.map((row) => row.split(/ {2,}/).slice(1, 3).join(" ")).sort(), [
+      "completed explore",
+      "completed plan"
+    ])
+    assert.isTrue(
+      rows.some((row) => row.endsWith("explore report")),
+      listed.stdout
+    )
+    assert.strictEqual(server.requests.length, asked)
   })
 })

@@ -9,6 +9,7 @@ import {
 import { type SessionNotFoundError, type StoreError, UnknownModelError } from "@alisio/domain/Errors"
 import { RunId, type SessionId } from "@alisio/domain/Ids"
 import type { LanguageModelService, ModelInfo } from "@alisio/domain/LanguageModel"
+import type { Limits, ResolvedLimits } from "@alisio/domain/Limits"
 import type { RunStatus } from "@alisio/domain/RunEvent"
 import type { ToolEffect } from "@alisio/domain/Tool"
 import { emptyUsage } from "@alisio/domain/Usage"
@@ -122,6 +123,17 @@ export const narrowPermissions = (
   if (parent.readOnly && asked.readOnly === false) narrowed.push("readOnly:false")
   return { tools, capabilities, approvals, readOnly: parent.readOnly || asked.readOnly === true, narrowed }
 }
+
+/**
+ * A child's limits: what it asks for over its parent's, but never more turns than the parent has.
+ * Its active time needs no cap: the parent's clock runs while it waits for the child, and a
+ * parent that times out stops the child (CH-2).
+ */
+export const narrowLimits = (parent: ResolvedLimits, asked: Limits | undefined): Limits => ({
+  ...parent,
+  ...asked,
+  maxTurns: Math.min(parent.maxTurns, asked?.maxTurns ?? parent.maxTurns)
+})
 
 interface Child {
   readonly handle: ChildHandle
@@ -325,7 +337,7 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
           capabilities: grant.capabilities,
           approvals: grant.approvals,
           readOnly: grant.readOnly,
-          limits: { ...run.limits, ...options.limits },
+          limits: narrowLimits(run.limits, options.limits),
           depth: run.depth + 1,
           rootSessionId: run.rootSessionId
         })

@@ -5,6 +5,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { ChildSessionLimitError } from "@alisio/domain/ChildSession"
 import type { ModelRequest } from "@alisio/domain/LanguageModel"
+import { resolveLimits } from "@alisio/domain/Limits"
 import { definePlugin, PluginApi, type PluginApiService } from "@alisio/domain/Plugin"
 import type { KnownRunEvent } from "@alisio/domain/RunEvent"
 import { defineTool, type ToolContext, textResult } from "@alisio/domain/Tool"
@@ -148,6 +149,14 @@ describe("api.sessions", () => {
     assert.deepStrictEqual(grant.approvals, { read: "deny", write: "ask", external: "deny", internal: "approve" })
     assert.deepStrictEqual(grant.narrowed, ["approvals.write:approve", "approvals.external:ask"])
     assert.deepStrictEqual(grant.tools, [])
+  })
+
+  it("CH-1 a child gets no more turns than its parent; the other limits it sets freely", () => {
+    const parent = resolveLimits({ maxTurns: 10, timeoutMs: 60_000 })
+    const more = ChildSessions.narrowLimits(parent, { maxTurns: 50, timeoutMs: 1_000, maxOutputTokens: 1_000 })
+    assert.deepStrictEqual([more.maxTurns, more.timeoutMs, more.maxOutputTokens], [10, 1_000, 1_000])
+    assert.strictEqual(ChildSessions.narrowLimits(parent, { maxTurns: 5 }).maxTurns, 5)
+    assert.deepStrictEqual(ChildSessions.narrowLimits(parent, undefined), parent)
   })
 
   it.scoped(
