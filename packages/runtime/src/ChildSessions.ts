@@ -272,6 +272,11 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
           })
         }
         const grant = narrowPermissions(run, options)
+        const askedTurns = options.limits?.maxTurns
+        const narrowed =
+          askedTurns !== undefined && askedTurns > run.limits.maxTurns
+            ? [...grant.narrowed, `limits.maxTurns:${askedTurns}`]
+            : grant.narrowed
         const cwd = options.cwd ?? run.cwd
         const label = labelPath(run.label, options.label)
         const session = yield* store
@@ -306,7 +311,7 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
             childSessionId: session.id,
             childRunId: handle.runId,
             ...(options.title === undefined ? {} : { title: options.title }),
-            ...(grant.narrowed.length === 0 ? {} : { narrowed: grant.narrowed }),
+            ...(narrowed.length === 0 ? {} : { narrowed }),
             ...(label === undefined ? {} : { label })
           })
           .pipe(

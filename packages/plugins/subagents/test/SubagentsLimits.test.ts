@@ -52,7 +52,10 @@ describe("subagents: never more than the parent", () => {
         const names = child[0]!.tools.map((t) => t.name)
         for (const writing of ["write", "edit", "bash"]) assert.notInclude(names, writing)
         assert.includeMembers(names, ["read", "grep", "glob", "ls"])
-        const [result] = toolResults(yield* eventsOf(outcome.sessionId))
+        const events = yield* eventsOf(outcome.sessionId)
+        const started = events.flatMap((e) => (e.type === "child_session_started" ? [e.data] : []))
+        assert.deepStrictEqual(started[0]?.narrowed, ["limits.maxTurns:50"])
+        const [result] = toolResults(events)
         assert.match(result!.result, /agent="general" status="turns_exceeded"/)
         assert.include(result!.result, "The subagent used all the turns it was allowed without finishing.")
       }).pipe(
