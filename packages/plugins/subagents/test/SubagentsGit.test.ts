@@ -10,6 +10,7 @@ import { SessionStore } from "@alisio/runtime/SessionStore"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import { repositoryOf } from "../src/Worktrees.js"
 import { branches, gitIn, initRepo, startFixture } from "./support/gitRepo.js"
 import { agentOf, answered, promptOf, requestsOf, subagentsLayer, tempDir, waitUntil } from "./support/subagentsHost.js"
 
@@ -258,5 +259,25 @@ describe("subagents in git worktrees", () => {
         )
       }),
     { timeout: 60_000 }
+  )
+})
+
+describe("subagents without git", () => {
+  it.scoped("CH-4 with git missing, a workspace has no repository and the reason says git is not installed", () =>
+    Effect.gen(function* () {
+      const cwd = yield* tempDir
+      const saved = process.env.PATH
+      const repository = yield* Effect.acquireUseRelease(
+        Effect.sync(() => {
+          process.env.PATH = path.join(cwd, "no-bin")
+        }),
+        () => repositoryOf(cwd),
+        () =>
+          Effect.sync(() => {
+            process.env.PATH = saved
+          })
+      )
+      assert.deepStrictEqual(repository, { _tag: "Unavailable", reason: "git is not installed" })
+    })
   )
 })
