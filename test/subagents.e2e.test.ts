@@ -6,6 +6,7 @@
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import { type CliSandbox, makeSandbox } from "./support/cli.js"
 import { type OpenAiTestServer, type RecordedRequest, type Reply, startOpenAiServer } from "./support/openaiServer.js"
+import { writePluginPackage } from "./support/pluginPackage.js"
 
 const systemOf = (request: RecordedRequest): string => {
   const first = request.body.messages?.[0]
@@ -117,5 +118,29 @@ describe("subagents (end to end)", () => {
       listed.stdout
     )
     assert.strictEqual(server.requests.length, asked)
+  })
+
+  it("CH-4 an external plugin's agents/ folder provides agents while it is loaded (--plugin)", async () => {
+    sandbox = makeSandbox("http://127.0.0.1:9")
+    const plugin = writePluginPackage(sandbox.home, "reviewers", {
+      name: "alisio-plugin-reviewers",
+      source: [
+        'import { definePlugin } from "@alisio/domain/Plugin"',
+        'import * as Effect from "effect/Effect"',
+        'export default definePlugin({ id: "reviewers", version: "1.0.0", setup: Effect.void })',
+        ""
+      ].join("\n"),
+      files: {
+        "agents/security-reviewer.md":
+          "---\nname: security-reviewer\ndescription: Reviews a change for security.\ntools: Read, Grep\n---\nYou review.\n"
+      }
+    })
+    const withPlugin = await sandbox.run(["run", "--plugin", plugin, "/agents defs"])
+    assert.strictEqual(withPlugin.code, 0, withPlugin.stderr)
+    assert.match(withPlugin.stdout, /^security-reviewer {2}plugin \S+\/reviewers\/agents\/security-reviewer\.md$/m)
+    assert.match(withPlugin.stdout, /^ {4}tools: read, grep$/m)
+    const without = await sandbox.run(["run", "/agents defs"])
+    assert.strictEqual(without.code, 0, without.stderr)
+    assert.notInclude(without.stdout, "security-reviewer")
   })
 })

@@ -97,6 +97,14 @@ export interface PluginPaths {
   readonly configHome: string
 }
 
+/** A plugin the host has loaded, as other plugins see it (`api.plugins`). */
+export interface LoadedPluginInfo {
+  readonly id: string
+  readonly builtin: boolean
+  /** An external plugin's folder (real path), where it may ship files for other plugins (`agents/`). */
+  readonly root?: string | undefined
+}
+
 /**
  * What a plugin is given: already narrowed to it (PL-2, PL-3). For an external plugin, tool names
  * are prefixed `p_<hash>_`, command names `<id>:`, and `internal` effects become `external`.
@@ -114,6 +122,8 @@ export interface PluginApiService {
    * steer the model or run code (agents, prompts, plugins) only when it holds.
    */
   readonly trustProject: boolean
+  /** The plugins loaded so far, in load order; read it when needed (plugins load after each other). */
+  readonly plugins: Effect.Effect<ReadonlyArray<LoadedPluginInfo>>
   /** Registers a tool; it may fail with the plugin's own errors, whose message the model reads. */
   readonly tools: { readonly register: (tool: Tool<never, unknown>) => Effect.Effect<void, PluginError> }
   readonly commands: { readonly register: (command: PluginCommand) => Effect.Effect<void, PluginError> }

@@ -1,6 +1,6 @@
 // Where agent definitions come from, first found wins: the project's `.alisio/agents/` and
 // `.claude/agents/` (only in a trusted project), `<config>/agents/`, `~/.claude/agents/`, the
-// `agents/` folders of installed plugins, then the builtins.
+// `agents/` folders of the loaded external plugins, then the builtins.
 import { statSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
@@ -17,6 +17,8 @@ export interface DiscoveryInput {
   readonly configHome: string
   /** The person's home folder (for `~/.claude/agents/`). */
   readonly homeDir: string
+  /** The folders of the loaded external plugins, in load order: their `agents/` are read. */
+  readonly pluginRoots: ReadonlyArray<string>
 }
 
 export interface Discovered {
@@ -40,26 +42,6 @@ const agentFiles = (dir: string) =>
       .sort()
   )
 
-/** The `agents/` folders of the plugins installed under `folder` (folders and npm packages). */
-const pluginAgentDirs = (folder: string) =>
-  Effect.gen(function* () {
-    const dirs: Array<string> = []
-    for (const entry of yield* listDir(folder)) {
-      if (!entry.isDirectory() || entry.name.startsWith(".")) continue
-      if (entry.name === "node_modules") {
-        for (const pkg of yield* listDir(path.join(folder, entry.name))) {
-          if (pkg.name.startsWith(".")) continue
-          if (pkg.name.startsWith("@")) {
-            for (const scoped of yield* listDir(path.join(folder, entry.name, pkg.name))) {
-              dirs.push(path.join(folder, entry.name, pkg.name, scoped.name, "agents"))
-            }
-          } else dirs.push(path.join(folder, entry.name, pkg.name, "agents"))
-        }
-      } else dirs.push(path.join(folder, entry.name, "agents"))
-    }
-    return dirs.sort()
-  })
-
 /** Reads every definition in the discovery order; the first of each name wins. */
 export const discoverAgents = (input: DiscoveryInput): Effect.Effect<Discovered> =>
   Effect.gen(function* () {
@@ -71,16 +53,7 @@ export const discoverAgents = (input: DiscoveryInput): Effect.Effect<Discovered>
       ...(input.trustProject ? project : []),
       { dir: path.join(input.configHome, "agents"), source: "user" },
       { dir: path.join(input.homeDir, ".claude", "agents"), source: "user-claude" },
-      ...(yield* pluginAgentDirs(path.join(input.configHome, "plugins"))).map((dir) => ({
-        dir,
-        source: "plugin" as const
-      })),
-      ...(input.trustProject
-        ? (yield* pluginAgentDirs(path.join(input.cwd, ".alisio", "plugins"))).map((dir) => ({
-            dir,
-            source: "plugin" as const
-          }))
-        : [])
+      ...input.pluginRoots.map((root) => ({ dir: path.join(root, "agents"), source: "plugin" as const }))
     ]
     const diagnostics: Array<AgentDiagnostic> = []
     if (!input.trustProject) {
@@ -95,13 +68,7 @@ export const discoverAgents = (input: DiscoveryInput): Effect.Effect<Discovered>
       }
     }
     const found: Array<AgentDefinition> = []
-    const watched = [
-      ...project.map((p) => p.dir),
-      path.join(input.configHome, "plugins"),
-      path.join(input.configHome, "plugins", "node_modules"),
-      path.join(input.cwd, ".alisio", "plugins"),
-      ...folders.map((f) => f.dir)
-    ]
+    const watched = [...project.map((p) => p.dir), ...folders.map((f) => f.dir)]
     for (const { dir, source } of folders) {
       for (const file of yield* agentFiles(dir)) {
         watched.push(file)
@@ -141,14 +108,20 @@ const stampOf = (paths: ReadonlyArray<string>): string =>
  * Discovery for each workspace, read again only when a watched folder or file changed: a `task`
  * call then costs a few `stat` calls instead of reading every folder (about 0.6 ms).
  */
-export const makeDiscovery = (base: Omit<DiscoveryInput, "cwd">) => {
+export const makeDiscovery = (
+  base: Omit<DiscoveryInput, "cwd" | "pluginRoots"> & {
+    /** Read at each discovery: plugins load (and unload) after this one. */
+    readonly pluginRoots: Effect.Effect<ReadonlyArray<string>>
+  }
+) => {
   const cache = new Map<string, { readonly stamp: string; readonly found: Discovered }>()
   return (cwd: string): Effect.Effect<Discovered> =>
-    Effect.suspend(() => {
-      const cached = cache.get(cwd)
+    Effect.flatMap(base.pluginRoots, (pluginRoots) => {
+      const key = JSON.stringify([cwd, ...pluginRoots])
+      const cached = cache.get(key)
       if (cached !== undefined && stampOf(cached.found.watched) === cached.stamp) return Effect.succeed(cached.found)
-      return Effect.tap(discoverAgents({ ...base, cwd }), (found) =>
-        Effect.sync(() => cache.set(cwd, { stamp: stampOf(found.watched), found }))
+      return Effect.tap(discoverAgents({ ...base, cwd, pluginRoots }), (found) =>
+        Effect.sync(() => cache.set(key, { stamp: stampOf(found.watched), found }))
       )
     })
 }

@@ -129,7 +129,14 @@ export const makeTasks = (
     const bySession = new Map<string, LiveTask>()
     const homeDir = options.homeDir ?? os.homedir()
 
-    const discover = makeDiscovery({ trustProject: api.trustProject, configHome: api.paths.configHome, homeDir })
+    const discover = makeDiscovery({
+      trustProject: api.trustProject,
+      configHome: api.paths.configHome,
+      homeDir,
+      pluginRoots: Effect.map(api.plugins, (plugins) =>
+        plugins.flatMap((plugin) => (plugin.root === undefined ? [] : [plugin.root]))
+      )
+    })
 
     const save = (task: LiveTask, change: Partial<TaskRecord>) =>
       Effect.suspend(() => {

@@ -29,7 +29,12 @@ const layout = Effect.gen(function* () {
   agent(path.join(homeDir, ".claude", "agents"), "mine.md", "shadowed by config")
   agent(path.join(configHome, "plugins", "some-plugin", "agents"), "plugged.md", "from a plugin")
   agent(path.join(configHome, "plugins", "node_modules", "@scope", "pkg", "agents"), "scoped.md", "from a package")
-  return { cwd, configHome, homeDir }
+  // The loaded external plugins' folders, in load order.
+  const pluginRoots = [
+    path.join(configHome, "plugins", "some-plugin"),
+    path.join(configHome, "plugins", "node_modules", "@scope", "pkg")
+  ]
+  return { cwd, configHome, homeDir, pluginRoots }
 })
 
 describe("agent discovery", () => {
@@ -47,8 +52,8 @@ describe("agent discovery", () => {
             "explore:user",
             "mine:user",
             "personal:user-claude",
-            "scoped:plugin",
             "plugged:plugin",
+            "scoped:plugin",
             "general:builtin",
             "plan:builtin"
           ]

@@ -15,7 +15,7 @@ import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
-import { makeScheduler } from "../src/internal/scheduler.js"
+import { makeScheduler, type Refusal } from "../src/internal/scheduler.js"
 import { SubagentsConfig } from "../src/SubagentsConfig.js"
 import { agentOf, answered, requestsOf, subagentsLayer, tempDir, waitUntil } from "./support/subagentsHost.js"
 
@@ -145,7 +145,7 @@ describe("subagents: default slots", () => {
       const enter = (id: string, parent: string) =>
         scheduler.enter({ id, parent: parent as SessionId, root }, undefined)
       const started: Array<string> = []
-      const go = new Map<string, Deferred.Deferred<void, unknown>>()
+      const go = new Map<string, Deferred.Deferred<void, Refusal>>()
       const add = (id: string, parent: string) =>
         Effect.gen(function* () {
           const gate = yield* enter(id, parent)

@@ -77,6 +77,7 @@ export const startPluginSession = (
         configHome: options.stateDir
       },
       trustProject: false,
+      plugins: Effect.succeed([]),
       tools: {
         register: (tool) =>
           tools.has(tool.name)

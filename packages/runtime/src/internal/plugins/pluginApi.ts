@@ -55,6 +55,8 @@ export interface PluginTimeouts {
 export interface PluginRecord {
   readonly id: string
   readonly builtin: boolean
+  /** An external plugin's folder. */
+  readonly root?: string | undefined
   readonly tools: Array<string>
   readonly commands: Array<string>
   readonly providers: Array<string>
@@ -181,7 +183,8 @@ export const makeApi = (
   host: HostInternals,
   record: PluginRecord,
   scope: Scope.Scope,
-  config: unknown
+  config: unknown,
+  plugins: PluginApiService["plugins"]
 ): Effect.Effect<PluginApiService> =>
   Effect.gen(function* () {
     const pluginId = record.id
@@ -389,6 +392,7 @@ export const makeApi = (
       config,
       paths,
       trustProject: host.trustProject,
+      plugins,
       tools,
       commands,
       providers,
