@@ -69,6 +69,19 @@ const layerWith = (body: Body, script: Fake.Script = rootProbes) =>
     Layer.provideMerge(runnerLayer({ script }))
   )
 
+/**
+ * Moves the TestClock on, `step` at a time, until `fiber` ends: a run does real I/O (files, the
+ * database) before its child sleeps, so a single early `adjust` could pass before the sleep began.
+ */
+const driveUntilDone = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, step: number) =>
+  Effect.gen(function* () {
+    while (Option.isNone(yield* Fiber.poll(fiber))) {
+      yield* TestClock.adjust(step)
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+    }
+    return yield* Fiber.join(fiber)
+  })
+
 const run = (cwd = "/tmp", prompt = "root") =>
   Effect.flatMap(Runner, (runner) => runner.run({ cwd, prompt, model: "fake-model" }))
 
@@ -85,9 +98,7 @@ describe("api.sessions", () => {
       const cwd = yield* tempDir
       sub = path.join(cwd, "sub")
       fs.mkdirSync(sub)
-      const fiber = yield* Effect.fork(run(cwd))
-      yield* TestClock.adjust(1_000)
-      const outcome = yield* Fiber.join(fiber)
+      const outcome = yield* driveUntilDone(yield* Effect.fork(run(cwd)), 1_000)
       assert.strictEqual(yield* probeResult(outcome.sessionId), "did child work")
       const requests = yield* Effect.flatMap(Fake.FakeProvider, (f) => f.requests)
       const child = requests.find((r) => promptOf(r) === "child work")!
@@ -164,11 +175,7 @@ describe("api.sessions", () => {
     () => {
       const seen: Array<string> = []
       return Effect.gen(function* () {
-        const fiber = yield* Effect.fork(run())
-        yield* TestClock.adjust(500)
-        yield* Effect.yieldNow()
-        yield* TestClock.adjust(500)
-        const outcome = yield* Fiber.join(fiber)
+        const outcome = yield* driveUntilDone(yield* Effect.fork(run()), 500)
         assert.strictEqual(outcome.status, "completed")
         assert.deepStrictEqual(seen, ["queued", "gave up", "completed", "echo:completed"])
       }).pipe(
