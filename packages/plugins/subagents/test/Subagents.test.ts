@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
 import {
+  advanceUntil,
   agentOf,
   allText,
   answered,
@@ -393,9 +394,9 @@ describe("subagents", () => {
       const fiber = yield* Effect.fork(run(cwd))
       yield* waitUntil(requestsOf, (requests) => requests.some((r) => agentOf(r) !== undefined))
       yield* waitUntil(requestsOf, (requests) => requests.some((r) => latestResults(r)[0]?.startsWith("Started")))
-      yield* Effect.yieldNow()
-      yield* TestClock.adjust(5_000)
-      yield* waitUntil(requestsOf, (requests) => requests.some((r) => latestResults(r)[0]?.startsWith("Still")))
+      yield* advanceUntil(1_000, requestsOf, (requests) =>
+        requests.some((r) => latestResults(r)[0]?.startsWith("Still"))
+      )
       yield* TestClock.adjust(60_000)
       const outcome = yield* Fiber.join(fiber)
       assert.strictEqual(outcome.status, "completed")

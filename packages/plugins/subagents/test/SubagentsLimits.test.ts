@@ -13,11 +13,19 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as TestClock from "effect/TestClock"
 import { makeScheduler, type Refusal } from "../src/internal/scheduler.js"
 import { SubagentsConfig } from "../src/SubagentsConfig.js"
-import { agentOf, answered, requestsOf, subagentsLayer, tempDir, waitUntil } from "./support/subagentsHost.js"
+import {
+  advanceUntil,
+  agentOf,
+  answered,
+  requestsOf,
+  subagentsLayer,
+  tempDir,
+  waitUntil
+} from "./support/subagentsHost.js"
 
 const eventsOf = (sessionId: string) =>
   Effect.flatMap(SessionStore, (store) => store.events(sessionId as never)) as Effect.Effect<
@@ -79,7 +87,7 @@ describe("subagents: never more than the parent", () => {
         Effect.flatMap(Runner, (runner) => runner.run({ cwd, prompt: "root", model: "fake-model" }))
       )
       yield* waitUntil(requestsOf, (requests) => requests.filter((r) => agentOf(r) === "general").length === 2)
-      yield* TestClock.adjust(1_000)
+      yield* advanceUntil(1_000, Fiber.poll(fiber), Option.isSome)
       const outcome = yield* Fiber.join(fiber)
       assert.strictEqual(outcome.status, "completed")
       assert.strictEqual(outcome.text, "goes on")

@@ -14,6 +14,7 @@ import * as SessionStore from "@alisio/runtime/SessionStore"
 import { builtinTools } from "@alisio/runtime/tools/BuiltinTools"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as TestClock from "effect/TestClock"
 
 export { makeTempDir, tempDir } from "../../../../runtime/test/helpers/tempDir.js"
 
@@ -101,5 +102,12 @@ export const waitUntil = <A, E, R>(effect: Effect.Effect<A, E, R>, check: (value
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
     }
   })
+
+/**
+ * Polls `effect` like `waitUntil`, moving the TestClock `step` on before each try: a sleep that
+ * begins a little after the state the test saw (real I/O first) still ends.
+ */
+export const advanceUntil = <A, E, R>(step: number, effect: Effect.Effect<A, E, R>, check: (value: A) => boolean) =>
+  waitUntil(Effect.zipRight(TestClock.adjust(step), effect), check)
 
 export const requestsOf = Effect.flatMap(Fake.FakeProvider, (fake) => fake.requests)
