@@ -4,6 +4,7 @@ import * as OpenAiCompatible from "@alisio/providers/OpenAiCompatible"
 import * as AgentRuntime from "@alisio/runtime/AgentRuntime"
 import * as Config from "@alisio/runtime/Config"
 import * as Interaction from "@alisio/runtime/Interaction"
+import * as McpServers from "@alisio/runtime/McpServers"
 import * as Paths from "@alisio/runtime/Paths"
 import * as Providers from "@alisio/runtime/Providers"
 import * as SessionStore from "@alisio/runtime/SessionStore"
@@ -15,12 +16,15 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { CliError, ExitCode, usageError } from "./CliError.js"
 import { noPluginFlags, type PluginFlags, pluginHostLayer } from "./Plugins.js"
+import { version } from "./Version.js"
 
 /** Where a command runs and with what configuration. */
 export interface Setup {
   readonly cwd: string
   readonly paths: Paths.AlisioPaths
   readonly config: Config.ConfigFile
+  /** The layers the configuration merges, weakest first (where a setting comes from). */
+  readonly layers: ReadonlyArray<Config.ConfigLayer>
 }
 
 /** Resolves the workspace and paths and loads the configuration; prints its warnings once. */
@@ -28,6 +32,8 @@ export const loadSetup = (options: {
   readonly cwd?: string
   readonly trustProject?: boolean
   readonly flags?: Config.ConfigFlags
+  /** Read the project's `.mcp.json` too (commands that start MCP servers: run, mcp). */
+  readonly projectMcp?: boolean
 }): Effect.Effect<Setup, CliError, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const cwd = path.resolve(options.cwd ?? process.cwd())
@@ -35,11 +41,12 @@ export const loadSetup = (options: {
     const loaded = yield* Config.make({
       globalFile: paths.globalConfigFile,
       projectFile: Paths.projectConfigFile(cwd),
+      projectMcpFile: options.projectMcp === true ? Config.projectMcpFile(cwd) : undefined,
       trustProject: options.trustProject === true,
       flags: options.flags
     }).pipe(Effect.mapError((error) => usageError(error.message)))
     for (const warning of loaded.warnings) process.stderr.write(`alisio: warning: ${warning}\n`)
-    return { cwd, paths, config: loaded.config }
+    return { cwd, paths, config: loaded.config, layers: loaded.layers }
   })
 
 /**
@@ -121,12 +128,29 @@ export const headlessTools = (setup: Setup) =>
     (tool) => tool.name !== "ask_user_question"
   )
 
-/** The runtime as the `run` command uses it, composed once, with the plugin host over it. */
+/**
+ * The configured MCP servers (MCP-1): nothing starts until a run needs tools. A failure is one
+ * line on stderr unless `silent` (commands that show it themselves); servers log under the state.
+ */
+export const mcpServersLayer = (setup: Setup, options: { readonly silent?: boolean } = {}) =>
+  McpServers.layer({
+    servers: setup.config.mcpServers ?? {},
+    cwd: setup.cwd,
+    logFolder: path.join(setup.paths.stateHome, "mcp"),
+    diagnostic:
+      options.silent === true
+        ? undefined
+        : (line) => Effect.sync(() => void process.stderr.write(`alisio: warning: ${line}\n`)),
+    clientVersion: version
+  })
+
+/** The runtime as the `run` command uses it, composed once, with the plugin host and MCP servers over it. */
 export const runtimeLayer = (
   setup: Setup,
   options: { readonly approveAll: boolean; readonly plugins?: PluginFlags | undefined; readonly quiet?: boolean }
 ) =>
   pluginHostLayer(setup, options.plugins ?? noPluginFlags, options.quiet === true ? "quiet" : "headless").pipe(
+    Layer.provideMerge(mcpServersLayer(setup)),
     Layer.provideMerge(
       AgentRuntime.layer({
         tools: headlessTools(setup),

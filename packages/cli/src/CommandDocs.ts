@@ -80,10 +80,35 @@ export const docs = {
   },
   pluginsList: { description: "List the plugins: where each comes from, what it registered, its problems" },
   pluginsInstall: { description: "Install a plugin with npm into the config folder and add it to config.yaml" },
+  mcp: {
+    description:
+      "MCP servers: their tools are offered to runs as mcp__<server>__<tool>. Configure them under mcpServers in " +
+      "config.yaml, in the shape Claude Code and Cursor use; a project's .mcp.json applies with --trust-project.",
+    sections: ["files"],
+    examples: [
+      { does: "Which servers start, and what they offer:", command: "alisio mcp list" },
+      {
+        does: "Add a server started as a command (after --):",
+        command: `alisio mcp add github -e 'GITHUB_TOKEN=\${GITHUB_TOKEN}' -- npx -y @modelcontextprotocol/server-github`
+      },
+      {
+        does: "Add a remote server:",
+        command: `alisio mcp add docs --url https://example.com/mcp --header 'Authorization=Bearer \${DOCS_TOKEN}'`
+      }
+    ]
+  },
+  mcpList: { description: "Start every configured MCP server to check it: transport, status, tools, last error" },
+  mcpGet: { description: "One MCP server: its settings (secrets redacted), status, tools with their effects, prompts" },
+  mcpAdd: {
+    description:
+      "Add an MCP server to the global config.yaml (comments kept): a command after --, or --url for a remote one"
+  },
+  mcpRemove: { description: "Remove an MCP server from the global config.yaml (comments kept)" },
   commands: {
     description:
-      'The slash commands: builtin ones, plugins\', prompt templates and skills. `alisio run "/name args"` runs ' +
-      "one headless: a core command prints its answer, a template or skill becomes the prompt.",
+      "The slash commands: builtin ones, plugins', MCP servers' prompts (/mcp__<server>__<prompt>), prompt templates " +
+      'and skills. `alisio run "/name args"` runs one headless: a core command prints its answer, a template, ' +
+      "skill or MCP prompt becomes the prompt.",
     examples: [
       { does: "What can be typed after /, and where each comes from:", command: "alisio commands list" },
       { does: "Turns, tokens and time of the latest session here:", command: 'alisio run -c "/stats"' },

@@ -7,7 +7,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { loadSetup, runtimeLayer } from "./App.js"
 import type { PluginFlags } from "./Plugins.js"
-import { catalogLayer } from "./Slash.js"
+import { catalogLayer, startMcpServers } from "./Slash.js"
 
 const encodeListing = Schema.encodeSync(CommandListing)
 
@@ -35,7 +35,8 @@ export const listCommands = (flags: {
   Effect.gen(function* () {
     const setup = yield* loadSetup({
       ...(Option.isSome(flags.cwd) ? { cwd: flags.cwd.value } : {}),
-      trustProject: flags.trustProject
+      trustProject: flags.trustProject,
+      projectMcp: true
     })
     const plugins: PluginFlags = {
       plugins: flags.plugin,
@@ -46,6 +47,8 @@ export const listCommands = (flags: {
     const program = Effect.gen(function* () {
       const catalog = yield* CommandCatalog
       const context = yield* SystemContext
+      // The MCP servers' prompts are commands too: the servers start to tell them.
+      yield* startMcpServers
       const listings = yield* catalog.list()
       const diagnostics = yield* catalog.diagnostics
       if (flags.json) {

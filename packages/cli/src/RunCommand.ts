@@ -251,6 +251,7 @@ export const runCommand = (flags: RunFlags) =>
     const setup = yield* loadSetup({
       ...(Option.isSome(flags.cwd) ? { cwd: flags.cwd.value } : {}),
       trustProject: flags.trustProject,
+      projectMcp: true,
       flags: { limits: limitsOf(flags) }
     })
     const output = makeOutput(flags)

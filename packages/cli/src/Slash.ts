@@ -3,6 +3,7 @@
 import * as os from "node:os"
 import { type CommandError, CommandOutput, parseSlashCommand } from "@alisio/domain/Command"
 import * as CommandCatalog from "@alisio/runtime/CommandCatalog"
+import * as McpServers from "@alisio/runtime/McpServers"
 import * as SystemContext from "@alisio/runtime/SystemContext"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -11,22 +12,43 @@ import * as Schema from "effect/Schema"
 import { registerProviders, type Setup } from "./App.js"
 import { CliError, ExitCode } from "./CliError.js"
 
+/** The MCP servers' prompts join the catalog as `/mcp__<server>__<prompt>` (MCP-1). */
+const mcpPrompts = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const catalog = yield* CommandCatalog.CommandCatalog
+    const servers = yield* McpServers.McpServers
+    yield* catalog.contribute(McpServers.promptCommands(servers))
+  })
+)
+
 /**
  * The system context and the command catalog over the runtime: the user's and (with
  * `--trust-project`) the project's templates and skills, `~/.claude/commands` and
- * `~/.claude/skills` of the user, and the instruction files.
+ * `~/.claude/skills` of the user, the instruction files, and the MCP servers' prompts.
  */
 export const catalogLayer = (setup: Setup, trustProject: boolean) =>
-  CommandCatalog.layer({ defaultModel: setup.config.defaultModel, limits: setup.config.limits }).pipe(
+  mcpPrompts.pipe(
     Layer.provideMerge(
-      SystemContext.layer({
-        cwd: setup.cwd,
-        configHome: setup.paths.configHome,
-        home: os.homedir(),
-        trustProject
-      })
+      CommandCatalog.layer({ defaultModel: setup.config.defaultModel, limits: setup.config.limits }).pipe(
+        Layer.provideMerge(
+          SystemContext.layer({
+            cwd: setup.cwd,
+            configHome: setup.paths.configHome,
+            home: os.homedir(),
+            trustProject
+          })
+        )
+      )
     )
   )
+
+/**
+ * Starts the MCP servers (`ready`), so their prompts are in the catalog: MCP prompts are listed
+ * only once their servers run, and servers start only when something needs them.
+ */
+export const startMcpServers = Effect.flatMap(Effect.serviceOption(McpServers.McpServers), (servers) =>
+  Option.isSome(servers) ? servers.value.ready : Effect.void
+)
 
 /**
  * The slash command the words of `alisio run` type, if they type one. Only words typed on the
@@ -89,6 +111,8 @@ export const runTypedCommand = (
   Effect.gen(function* () {
     const catalog = yield* CommandCatalog.CommandCatalog
     const { untrusted } = yield* SystemContext.SystemContext
+    // `/mcp__<server>__<prompt>` is a prompt of a server that has to run to be known.
+    if (typed.name.startsWith("mcp__")) yield* startMcpServers
     const command = yield* Effect.mapError(catalog.resolve(typed.name, "api"), (error) =>
       commandFailure(error, untrusted)
     )

@@ -133,7 +133,9 @@ export const runFlags = {
     )
   ),
   trustProject: Options.boolean("trust-project").pipe(
-    Options.withDescription("Apply .alisio/config.yaml and load .alisio/plugins/ of the project")
+    Options.withDescription(
+      "Apply the project's .alisio/config.yaml, start the MCP servers of its .mcp.json, load its .alisio/plugins/"
+    )
   ),
   plugin: pluginOption,
   disablePlugin: disablePluginOption,
@@ -385,6 +387,71 @@ const plugins = Command.make("plugins").pipe(
   Command.withSubcommands([pluginsList, pluginsInstall])
 )
 
+const mcpModule = () => import("./McpCommand.js")
+
+const mcpWhere = {
+  cwd: runFlags.cwd,
+  trustProject: Options.boolean("trust-project").pipe(
+    Options.withDescription("Include the project's .mcp.json and .alisio/config.yaml servers (runs their commands)")
+  )
+}
+const mcpName = Args.text({ name: "name" }).pipe(Args.withDescription("The server's name, as in mcpServers"))
+const mcpListFlags = { json, ...mcpWhere }
+const mcpGetFlags = { json, ...mcpWhere, name: mcpName }
+const mcpAddFlags = {
+  url: Options.text("url").pipe(
+    Options.withPseudoName("url"),
+    Options.withDescription("A remote server's URL (streamable HTTP unless --transport sse) instead of a command"),
+    Options.optional
+  ),
+  transport: Options.choice("transport", ["http", "sse"]).pipe(
+    Options.withDescription("How to reach the --url: http (streamable HTTP, the default) or sse (the older protocol)"),
+    Options.optional
+  ),
+  header: Options.text("header").pipe(
+    Options.withPseudoName("name=value"),
+    Options.withDescription(
+      `An HTTP header sent to the --url server, e.g. 'Authorization=Bearer \${TOKEN}' (quoted: Alisio expands it, not the shell; repeatable)`
+    ),
+    Options.repeated
+  ),
+  env: Options.text("env").pipe(
+    Options.withAlias("e"),
+    Options.withPseudoName("name=value"),
+    Options.withDescription(
+      `A variable for the server's command, e.g. 'GITHUB_TOKEN=\${GITHUB_TOKEN}'; servers inherit only PATH, HOME and a few more (repeatable)`
+    ),
+    Options.repeated
+  ),
+  name: mcpName,
+  command: Args.text({ name: "command" }).pipe(
+    Args.withDescription("After --: the command that starts the server, and its arguments"),
+    Args.repeated
+  )
+}
+const mcpRemoveFlags = { name: mcpName }
+
+const mcpList = Command.make("list", mcpListFlags, (flags) =>
+  Effect.flatMap(Effect.promise(mcpModule), (m) => m.listServers(flags))
+).pipe(Command.withDescription(docs.mcpList.description))
+
+const mcpGet = Command.make("get", mcpGetFlags, (flags) =>
+  Effect.flatMap(Effect.promise(mcpModule), (m) => m.getServer(flags))
+).pipe(Command.withDescription(docs.mcpGet.description))
+
+const mcpAdd = Command.make("add", mcpAddFlags, (flags) =>
+  Effect.flatMap(Effect.promise(mcpModule), (m) => m.addServer(flags))
+).pipe(Command.withDescription(docs.mcpAdd.description))
+
+const mcpRemove = Command.make("remove", mcpRemoveFlags, (flags) =>
+  Effect.flatMap(Effect.promise(mcpModule), (m) => m.removeServer(flags))
+).pipe(Command.withDescription(docs.mcpRemove.description))
+
+const mcp = Command.make("mcp").pipe(
+  Command.withDescription(docs.mcp.description),
+  Command.withSubcommands([mcpList, mcpGet, mcpAdd, mcpRemove])
+)
+
 const commandsListFlags = {
   json: Options.boolean("json").pipe(
     Options.withDescription("One JSON document: the commands (shadowed ones too), problems with their files")
@@ -396,7 +463,7 @@ const commandsListFlags = {
   ),
   trustProject: Options.boolean("trust-project").pipe(
     Options.withDescription(
-      "Include the project's templates and skills (.alisio/prompts, .claude/commands, .alisio/skills, …) and plugins"
+      "Include the project's templates and skills (.alisio/prompts, .claude/commands, .alisio/skills, …), plugins and MCP servers (.mcp.json)"
     )
   ),
   plugin: pluginOption,
@@ -420,7 +487,7 @@ const commands = Command.make("commands").pipe(
 
 export const alisio = Command.make("alisio").pipe(
   Command.withDescription(docs.alisio.description),
-  Command.withSubcommands([run, sessions, models, config, events, plugins, commands])
+  Command.withSubcommands([run, sessions, models, config, events, plugins, commands, mcp])
 )
 
 export const cli = Command.run(alisio, { name: "alisio", version })
@@ -459,6 +526,15 @@ export const commandLine = CommandLine.group(
     commands: CommandLine.group(
       { list: CommandLine.leaf(commandsListFlags, docs.commandsList) },
       { doc: docs.commands }
+    ),
+    mcp: CommandLine.group(
+      {
+        list: CommandLine.leaf(mcpListFlags, docs.mcpList),
+        get: CommandLine.leaf(mcpGetFlags, docs.mcpGet),
+        add: CommandLine.leaf(mcpAddFlags, docs.mcpAdd),
+        remove: CommandLine.leaf(mcpRemoveFlags, docs.mcpRemove)
+      },
+      { doc: docs.mcp }
     )
   },
   { doc: docs.alisio }

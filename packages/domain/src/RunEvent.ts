@@ -227,6 +227,17 @@ export const RunEventData = {
     stage: PluginFailureStage,
     message: Schema.String,
     tool: Schema.optional(Schema.String)
+  }),
+  /** An MCP server could not start, or its connection closed (MCP-1); the run goes on without its tools. */
+  mcp_server_failed: Schema.Struct({
+    server: Schema.String,
+    /** `start`: it never connected; `closed`: it was connected and went away. */
+    stage: Schema.Literal("start", "closed"),
+    message: Schema.String,
+    /** True when the next call of one of its tools starts it again (once); its tools stay offered until then. */
+    willRestart: Schema.optional(Schema.Boolean),
+    /** The file its stderr and lifecycle go to. */
+    log: Schema.optional(Schema.String)
   })
 } as const
 

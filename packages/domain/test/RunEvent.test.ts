@@ -106,7 +106,13 @@ const samples = {
     confidenceMin: 0.5
   },
   decision_fallback: { decisionId: "d2", provider: "local", latencyMs: 40, reason: "timeout" },
-  plugin_failed: { pluginId: "weather", stage: "tool", message: "The tool crashed: boom", tool: "forecast" }
+  plugin_failed: { pluginId: "weather", stage: "tool", message: "The tool crashed: boom", tool: "forecast" },
+  mcp_server_failed: {
+    server: "github",
+    stage: "start",
+    message: "exited with code 1 before answering: GITHUB_TOKEN is not set",
+    log: "/home/ada/.local/state/alisio/mcp/github.log"
+  }
 } satisfies { readonly [K in RunEventType]: RunEventDataMap[K] }
 
 const eventOf = <K extends RunEventType>(type: K, seq: number): RunEventOf<K> => ({

@@ -1,4 +1,6 @@
+import { join } from "node:path"
 import { ApprovalPolicy } from "@alisio/domain/ChildSession"
+import { parseDuration } from "@alisio/domain/Durations"
 import { ConfigError } from "@alisio/domain/Errors"
 import { ReasoningEffort } from "@alisio/domain/LanguageModel"
 import { Limits } from "@alisio/domain/Limits"
@@ -57,29 +59,64 @@ export const PluginEntry = Schema.Union(
 )
 export type PluginEntry = typeof PluginEntry.Type
 
+/** Milliseconds, or a duration as people write it: `500ms`, `30s`, `2m`. */
+export const DurationSetting = Schema.Union(
+  PositiveInt,
+  Schema.String.pipe(
+    Schema.filter((text) => parseDuration(text) !== undefined, {
+      message: () => 'Expected a duration such as "30s", "2m" or "500ms"'
+    })
+  )
+)
+export type DurationSetting = typeof DurationSetting.Type
+
+/** How long an MCP server may take to start, and each call: one duration for both, or each apart. */
+export const McpTimeout = Schema.Union(
+  DurationSetting,
+  Schema.Struct({ startup: optional(DurationSetting), call: optional(DurationSetting) })
+)
+export type McpTimeout = typeof McpTimeout.Type
+
+// What every MCP server accepts besides how it is reached.
+const mcpServerCommon = {
+  /** `false` keeps the entry without starting the server. */
+  enabled: optional(Schema.Boolean),
+  timeout: optional(McpTimeout),
+  /** Only these tools (the server's names, or `mcp__<server>__<tool>`) are offered. */
+  allowedTools: optional(Schema.Array(Schema.String)),
+  /** These tools are never offered. */
+  disabledTools: optional(Schema.Array(Schema.String))
+}
+
+/** A server started as a command speaking MCP on its stdin and stdout (`${VAR}` expands in every string). */
 export const StdioMcpServer = Schema.Struct({
   type: Schema.Literal("stdio"),
   command: Schema.String,
   args: optional(Schema.Array(Schema.String)),
   env: optional(StringMap),
   cwd: optional(Schema.String),
-  enabled: optional(Schema.Boolean)
+  ...mcpServerCommon
 })
+export type StdioMcpServer = typeof StdioMcpServer.Type
 
-export const HttpMcpServer = Schema.Struct({
-  type: Schema.Literal("http"),
-  url: Schema.String,
-  headers: optional(StringMap),
-  enabled: optional(Schema.Boolean)
-})
+const remoteMcpServer = <T extends "http" | "sse">(type: T) =>
+  Schema.Struct({ type: Schema.Literal(type), url: Schema.String, headers: optional(StringMap), ...mcpServerCommon })
 
-/** An MCP server: a command over stdio, or a streamable-HTTP URL. */
-export const McpServer = Schema.Union(StdioMcpServer, HttpMcpServer)
+/** A remote server over streamable HTTP. */
+export const HttpMcpServer = remoteMcpServer("http")
+export type HttpMcpServer = typeof HttpMcpServer.Type
+
+/** A remote server over the older HTTP with server-sent events. */
+export const SseMcpServer = remoteMcpServer("sse")
+export type SseMcpServer = typeof SseMcpServer.Type
+
+/** An MCP server: a command over stdio, or a URL (MCP-1), in the shape Claude Code and Cursor use. */
+export const McpServer = Schema.Union(StdioMcpServer, HttpMcpServer, SseMcpServer)
 export type McpServer = typeof McpServer.Type
 
 // In the file `type` may be left out: a `url` means http, otherwise stdio.
 const McpServerEntry = Schema.transform(
-  Schema.Struct({ type: optional(Schema.Literal("stdio", "http")) }, AnyMap),
+  Schema.Struct({ type: optional(Schema.Literal("stdio", "http", "sse")) }, AnyMap),
   McpServer,
   {
     strict: false,
@@ -87,6 +124,9 @@ const McpServerEntry = Schema.transform(
     encode: (server) => server
   }
 )
+
+/** A project's `.mcp.json`, Claude Code's file of project MCP servers: at the workspace's root. */
+export const projectMcpFile = (cwd: string): string => join(cwd, ".mcp.json")
 
 /**
  * What `bash` commands inherit of Alisio's environment (TL-8); provider keys are never inherited.
@@ -179,6 +219,8 @@ export interface ConfigFlags {
 export interface ConfigSources {
   readonly globalFile: string
   readonly projectFile?: string | undefined
+  /** The project's `.mcp.json` (Claude Code's format): its `mcpServers`, trusted like the project file. */
+  readonly projectMcpFile?: string | undefined
   /** Without it, a project file is reported and ignored. */
   readonly trustProject: boolean
   readonly flags?: ConfigFlags | undefined
@@ -462,11 +504,30 @@ export const make = (sources: ConfigSources): Effect.Effect<LoadedConfig, Config
         warnings.push(...parsed.warnings)
         files.push(file)
       })
+    const loadMcpJson = (file: string) =>
+      Effect.gen(function* () {
+        const text = yield* readFile(fs, file)
+        if (Option.isNone(text)) return
+        const parsed = yield* parse(text.value, file)
+        // Only its servers: the rest of a .mcp.json is not Alisio's configuration.
+        layers.push({ kind: "project", detail: file, config: { mcpServers: parsed.config.mcpServers ?? {} } })
+        warnings.push(...parsed.warnings)
+        files.push(file)
+      })
+    const exists = (file: string) => fs.exists(file).pipe(Effect.orElseSucceed(() => false))
     yield* load(sources.globalFile, "global")
+    // A project's .mcp.json starts commands: trusted like its configuration, and weaker than it.
+    if (sources.projectMcpFile !== undefined) {
+      if (sources.trustProject) {
+        yield* loadMcpJson(sources.projectMcpFile)
+      } else if (yield* exists(sources.projectMcpFile)) {
+        warnings.push(`${sources.projectMcpFile} is ignored: a project's MCP servers start only with --trust-project`)
+      }
+    }
     if (sources.projectFile !== undefined && sources.projectFile !== sources.globalFile) {
       if (sources.trustProject) {
         yield* load(sources.projectFile, "project")
-      } else if (yield* fs.exists(sources.projectFile).pipe(Effect.orElseSucceed(() => false))) {
+      } else if (yield* exists(sources.projectFile)) {
         warnings.push(`${sources.projectFile} is ignored: project configuration applies only with --trust-project`)
       }
     }

@@ -21,12 +21,12 @@ const readText = (file: string) =>
   )
 
 /**
- * Sets one top-level key of a configuration file, keeping the rest of it (comments, order,
+ * Edits a configuration file through its YAML document, keeping the rest of it (comments, order,
  * layout) as written. A file that does not parse is left alone: the error names it. A symbolic
  * link is followed, so a config kept in a dotfiles repository stays there. The file is replaced
  * atomically, private (0600).
  */
-export const setKey = (file: string, key: string, value: unknown): Effect.Effect<void, ConfigError> =>
+export const editDocument = (file: string, edit: (doc: YAML.Document) => void): Effect.Effect<void, ConfigError> =>
   Effect.gen(function* () {
     const target = yield* Effect.promise(() => realpath(file).catch(() => file))
     const text = yield* readText(target)
@@ -38,7 +38,7 @@ export const setKey = (file: string, key: string, value: unknown): Effect.Effect
       })
     }
     const doc = YAML.parseDocument(text)
-    doc.set(key, value)
+    edit(doc)
     const updated = doc.toString()
     const check = parse(updated, file)
     if (Either.isLeft(check)) return yield* Effect.die(check.left)
@@ -47,6 +47,24 @@ export const setKey = (file: string, key: string, value: unknown): Effect.Effect
         ({ cause }) => new ConfigError({ message: `Could not write ${file}: ${errorDetail(cause)}`, file })
       )
     )
+  })
+
+/** Sets one top-level key of a configuration file (see `editDocument`). */
+export const setKey = (file: string, key: string, value: unknown): Effect.Effect<void, ConfigError> =>
+  editDocument(file, (doc) => doc.set(key, value))
+
+/** Sets a nested key (`["mcpServers", "github"]`), creating the mappings on the way. */
+export const setIn = (file: string, path: ReadonlyArray<string>, value: unknown): Effect.Effect<void, ConfigError> =>
+  editDocument(file, (doc) => doc.setIn(path, doc.createNode(value)))
+
+/** Removes a nested key; a mapping it leaves empty goes too. */
+export const deleteIn = (file: string, path: ReadonlyArray<string>): Effect.Effect<void, ConfigError> =>
+  editDocument(file, (doc) => {
+    doc.deleteIn(path)
+    for (let depth = path.length - 1; depth > 0; depth--) {
+      const parent = doc.getIn(path.slice(0, depth), true)
+      if (YAML.isMap(parent) && parent.items.length === 0) doc.deleteIn(path.slice(0, depth))
+    }
   })
 
 /** Makes `model` ("provider/model") the default of later runs: `defaultModel` in `file`. */

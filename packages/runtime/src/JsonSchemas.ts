@@ -5,7 +5,7 @@
 import { KnownRunEvent, RUN_EVENT_SCHEMA_VERSION } from "@alisio/domain/RunEvent"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
-import { ConfigFile, HttpMcpServer, StdioMcpServer } from "./Config.js"
+import { ConfigFile, HttpMcpServer, SseMcpServer, StdioMcpServer } from "./Config.js"
 
 type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
 
@@ -24,7 +24,8 @@ const without = (value: Json, drop: (key: string, value: Json) => boolean): Json
 // so the generated schema would only say "a mapping".
 const McpServerInFile = Schema.Union(
   Schema.Struct({ ...StdioMcpServer.fields, type: Schema.optional(Schema.Literal("stdio")) }),
-  Schema.Struct({ ...HttpMcpServer.fields, type: Schema.optional(Schema.Literal("http")) })
+  Schema.Struct({ ...HttpMcpServer.fields, type: Schema.optional(Schema.Literal("http")) }),
+  Schema.Struct({ ...SseMcpServer.fields, type: Schema.Literal("sse") })
 )
 
 // What an editor shows beside each key. Kept here: on the Schemas, a description would replace
@@ -36,7 +37,7 @@ const keyDescriptions: Record<string, string> = {
   approvals: "Approval policy per tool effect: approve, ask or deny",
   builtinPlugins: "Builtin plugins by id: `enabled: false` turns one off; other keys are the plugin's settings",
   plugins: "External plugins: an npm spec or a path, or { source, enabled, config }",
-  mcpServers: "MCP servers by name: a command (stdio) or a url (http)",
+  mcpServers: `MCP servers by name, as Claude Code and Cursor write them: a command (stdio) or a url (http, sse); \${VAR} expands`,
   shell: "Settings of the bash tool",
   titles:
     "Session titles: `summarize` asks the model for a one-line title (default: only for remote providers); `model` is the model asked (default: the run's own)"

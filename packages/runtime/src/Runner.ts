@@ -29,6 +29,7 @@ import { makeContextState } from "./internal/compaction/inRun.js"
 import { describeEnd, finalize } from "./internal/runEnding.js"
 import { type RunState, storeTurn, timeoutError } from "./internal/runState.js"
 import { type LoopResult, type RunFailure, type RunTools, turnLoop } from "./internal/turnLoop.js"
+import { McpServers } from "./McpServers.js"
 import { currentOwner } from "./ProcessOwner.js"
 import { RunEvents } from "./RunEvents.js"
 import { SessionNotices } from "./SessionNotices.js"
@@ -185,37 +186,64 @@ export const make = Effect.gen(function* () {
           const children = yield* FiberMap.make<string, unknown, unknown>()
           const registering = yield* Effect.makeSemaphore(1)
           const endingStarted = yield* Deferred.make<void>()
-          const registered = yield* registry.all
           const allowed = options.tools === undefined ? undefined : new Set(options.tools)
-          const toolMap = new Map(
-            registered.filter((tool) => allowed?.has(tool.name) ?? true).map((tool) => [tool.name, tool])
-          )
           const readOnly = options.readOnly === true
-          const offered = [...toolMap.values()].filter((tool) => !readOnly || allowedInReadOnly(tool.effect))
           const limits = resolveLimits(options.limits)
-          const current = CurrentRun.of({
-            runId,
-            sessionId: session.id,
-            rootSessionId: options.rootSessionId ?? session.id,
-            depth: options.depth ?? 0,
-            cwd: options.cwd,
-            model: options.model,
-            provider,
-            ...(options.modelInfo === undefined ? {} : { modelInfo: options.modelInfo }),
-            readOnly,
-            toolNames: new Set(toolMap.keys()),
-            capabilities: new Set(options.capabilities ?? []),
-            approvals: { ...defaultApprovals, ...options.approvals },
-            limits,
-            events: emitter,
-            children,
-            ...(options.label === undefined ? {} : { label: options.label }),
-            whileRunning: (register) =>
-              registering.withPermits(1)(
-                Effect.flatMap(Deferred.isDone(endingStarted), (ended) =>
-                  ended ? Effect.succeedNone : Effect.asSome(register)
+          // Tools are read again before every turn: MCP servers start when a run first needs
+          // tools, and a server may change its list between turns (MCP-1). The MCP service is
+          // built over the runtime (as the plugin host is), so it is found in the run's context.
+          const mcp = Option.getOrUndefined(yield* Effect.serviceOption(McpServers))
+          const reported = new Set<number>()
+          const currentTools: Effect.Effect<RunTools> = Effect.gen(function* () {
+            if (mcp !== undefined) {
+              yield* mcp.ready
+              for (const failure of yield* mcp.failures) {
+                if (reported.has(failure.seq)) continue
+                reported.add(failure.seq)
+                const { seq: _, ...data } = failure
+                yield* Effect.ignore(emitter.emit("mcp_server_failed", data))
+              }
+            }
+            const registered = yield* registry.all
+            const toolMap = new Map(
+              registered.filter((tool) => allowed?.has(tool.name) ?? true).map((tool) => [tool.name, tool])
+            )
+            const offered = [...toolMap.values()].filter((tool) => !readOnly || allowedInReadOnly(tool.effect))
+            const current = CurrentRun.of({
+              runId,
+              sessionId: session.id,
+              rootSessionId: options.rootSessionId ?? session.id,
+              depth: options.depth ?? 0,
+              cwd: options.cwd,
+              model: options.model,
+              provider,
+              ...(options.modelInfo === undefined ? {} : { modelInfo: options.modelInfo }),
+              readOnly,
+              toolNames: new Set(toolMap.keys()),
+              capabilities: new Set(options.capabilities ?? []),
+              approvals: { ...defaultApprovals, ...options.approvals },
+              limits,
+              events: emitter,
+              children,
+              ...(options.label === undefined ? {} : { label: options.label }),
+              whileRunning: (register) =>
+                registering.withPermits(1)(
+                  Effect.flatMap(Deferred.isDone(endingStarted), (ended) =>
+                    ended ? Effect.succeedNone : Effect.asSome(register)
+                  )
                 )
-              )
+            })
+            return {
+              specs: offered.map(({ description, name, parameters }) => ({ name, description, parameters })),
+              byName: toolMap,
+              provide: (effect) =>
+                effect.pipe(
+                  Effect.provideService(CurrentRun, current),
+                  Effect.provideService(SessionStore, store),
+                  Effect.provideService(HumanWaits, waits),
+                  Effect.provideService(Interaction, interaction)
+                )
+            }
           })
           const state: RunState = {
             options,
@@ -239,18 +267,6 @@ export const make = Effect.gen(function* () {
             requests: 0,
             attempts: 0
           }
-          const tools: RunTools = {
-            specs: offered.map(({ description, name, parameters }) => ({ name, description, parameters })),
-            byName: toolMap,
-            provide: (effect) =>
-              effect.pipe(
-                Effect.provideService(CurrentRun, current),
-                Effect.provideService(SessionStore, store),
-                Effect.provideService(HumanWaits, waits),
-                Effect.provideService(Interaction, interaction)
-              )
-          }
-
           const start = Effect.gen(function* () {
             yield* emitter.emit("run_started", {
               provider: provider.provider,
@@ -280,7 +296,7 @@ export const make = Effect.gen(function* () {
               ]
             }
             yield* storeTurn(state, [prompt])
-            const result = yield* timeoutActive(open, limits.timeoutMs, turnLoop(state, tools))
+            const result = yield* timeoutActive(open, limits.timeoutMs, turnLoop(state, currentTools))
             if (Option.isNone(result)) {
               return yield* timeoutError(state, "run", limits.timeoutMs ?? 0, state.stage)
             }

@@ -240,7 +240,7 @@ describe("Config", () => {
       ["mcpServers:\n  github:\n    type: http\n", 'config.yaml:2:3: mcpServers.github: required key "url" is missing'],
       [
         "mcpServers:\n  x:\n    type: ws\n",
-        'config.yaml:3:11: mcpServers.x.type: expected "stdio" or "http", got "ws"'
+        'config.yaml:3:11: mcpServers.x.type: expected "stdio", "http" or "sse", got "ws"'
       ],
       ["- a\n", "config.yaml:1:1: expected a mapping of settings (key: value), got a list"],
       [

@@ -95,8 +95,11 @@ const runTools = (state: RunState, tools: RunTools, assistant: AssistantMessage)
     yield* persist
   })
 
-/** Turns until an answer, the turn limit, or a failure. */
-export const turnLoop = (state: RunState, tools: RunTools): Effect.Effect<LoopResult, RunFailure> =>
+/** Turns until an answer, the turn limit, or a failure; `currentTools` is read before each turn. */
+export const turnLoop = (
+  state: RunState,
+  currentTools: Effect.Effect<RunTools>
+): Effect.Effect<LoopResult, RunFailure> =>
   Effect.gen(function* () {
     const { emitter, limits, options } = state
     // Recoveries count in a row: a good turn resets them and restores a lowered effort (LIM-6).
@@ -106,6 +109,7 @@ export const turnLoop = (state: RunState, tools: RunTools): Effect.Effect<LoopRe
     for (;;) {
       if (state.turns >= limits.maxTurns) return { _tag: "TurnsExceeded" } as const
       yield* takeNotices(state)
+      const tools = yield* currentTools
       const budget = resolveOutputBudget(limits.maxOutputTokens, options.modelInfo?.maxOutputTokens)
       const requestNotices = notices
       const requestEffort = effort

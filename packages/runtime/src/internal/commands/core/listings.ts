@@ -2,6 +2,7 @@
 
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { McpServers } from "../../../McpServers.js"
 import { PluginHost } from "../../../PluginHost.js"
 import { SystemContext } from "../../../SystemContext.js"
 import { describeOrigin } from "../../../ToolOrigins.js"
@@ -15,6 +16,9 @@ export const tools: CoreCommand = {
   description: "List the tools the model can call, with their effect and where each comes from",
   run: () =>
     Effect.gen(function* () {
+      // MCP servers' tools are known once the servers run: they start here as for a run (MCP-1).
+      const mcp = yield* Effect.serviceOption(McpServers)
+      if (Option.isSome(mcp)) yield* mcp.value.ready
       const entries = yield* (yield* Tools).entries
       if (entries.length === 0) return text("No tools.")
       const rows = [...entries]

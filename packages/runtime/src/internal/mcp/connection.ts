@@ -1,0 +1,450 @@
+// One connection to an MCP server through the SDK's client: stdio (our transport), streamable
+// HTTP or SSE. This module holds the SDK's values, so it is imported only when a server starts:
+// a run without MCP servers never loads the SDK.
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
+import { formatDuration } from "@alisio/domain/Durations"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import {
+  ListRootsRequestSchema,
+  PromptListChangedNotificationSchema,
+  ToolListChangedNotificationSchema
+} from "@modelcontextprotocol/sdk/types.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import type * as Scope from "effect/Scope"
+import { McpCallError, McpStartError } from "./errors.js"
+import type { Environment, Launch } from "./expand.js"
+import { appendLog, appendLogNow, closeFd, lastLine, openLog, type ServerLog } from "./logFile.js"
+import type { McpCallResult } from "./results.js"
+import { type StdioTransport, spawnServer, stopServer, waitAtMost } from "./stdioTransport.js"
+
+/** What a server says of one of its tools (`tools/list`). */
+export interface McpToolInfo {
+  readonly name: string
+  readonly title?: string | undefined
+  readonly description?: string | undefined
+  readonly inputSchema: { readonly [key: string]: unknown }
+  readonly annotations?:
+    | { readonly readOnlyHint?: boolean | undefined; readonly title?: string | undefined }
+    | undefined
+}
+
+/** What a server says of one of its prompts (`prompts/list`). */
+export interface McpPromptInfo {
+  readonly name: string
+  readonly title?: string | undefined
+  readonly description?: string | undefined
+  readonly arguments?:
+    | ReadonlyArray<{
+        readonly name: string
+        readonly description?: string | undefined
+        readonly required?: boolean | undefined
+      }>
+    | undefined
+}
+
+export interface ConnectOptions {
+  readonly server: string
+  readonly launch: Launch
+  /** The workspace: a stdio server's default folder, and the root it is told of. */
+  readonly cwd: string
+  /** Where variables a stdio server inherits come from. */
+  readonly env: Environment
+  readonly logFolder: string
+  readonly startupMs: number
+  readonly closeMs: number
+  readonly clientVersion: string
+  /** Called when the server says its list of tools or prompts changed. */
+  readonly onListChanged: (list: "tools" | "prompts") => void
+}
+
+/** A live connection; closed with the scope it was made in. */
+export interface Connection {
+  readonly client: Client
+  /** Done when the connection closed, ours or not. */
+  readonly closed: Deferred.Deferred<void>
+  /** True once we began closing it: a close after that is not the server going away. */
+  readonly closing: () => boolean
+  /** Whether it closed, for a call's fast path (`closed` says the same as an Effect). */
+  readonly isClosed: () => boolean
+  /** Why it closed, as a clause: `exited with code 1: <its last stderr line>`. */
+  readonly whyClosed: Effect.Effect<string>
+  readonly log: string
+  readonly hasTools: boolean
+  readonly hasPrompts: boolean
+}
+
+// Variables a stdio server inherits, as the SDK's clients (Claude Desktop's among them) pass them,
+// plus the locale and temporary folder; the rest it gets only by `env` in its settings.
+const INHERITED = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ"]
+
+const inheritedEnvironment = (env: Environment): Record<string, string> => {
+  const picked: Record<string, string> = {}
+  for (const name of INHERITED) {
+    const value = env[name]
+    // A shell function exported through the environment is no value to hand on.
+    if (value !== undefined && !value.startsWith("()")) picked[name] = value
+  }
+  return picked
+}
+
+// The SDK keeps its own timer per request (60 s by default). Ours run on the Effect clock, so the
+// SDK's is set as far as a timer goes.
+const SDK_TIMEOUT_MS = 2_147_483_647
+
+const describe = (launch: Launch): string =>
+  launch.type === "stdio" ? [launch.command, ...launch.args].join(" ") : `${launch.type} ${launch.url}`
+
+const errorCode = (error: unknown): unknown =>
+  typeof error === "object" && error !== null ? (error as { readonly code?: unknown }).code : undefined
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/** A start that failed, said as a clause. */
+const startFailure = (error: unknown, launch: Launch): string => {
+  const code = errorCode(error)
+  if (launch.type === "stdio" && code === "ENOENT") {
+    return `cannot run "${launch.command}": no such command (check its "command" and PATH)`
+  }
+  if (launch.type === "stdio" && code === "EACCES") return `cannot run "${launch.command}": permission denied`
+  if (typeof code === "number" && code >= 400 && code < 600) {
+    const hint = code === 401 || code === 403 ? " (check its headers: does it need a token?)" : ""
+    return `the server answered HTTP ${code}${hint}: ${messageOf(error)}`
+  }
+  return messageOf(error)
+}
+
+/** Opens the transport for a launch; a stdio server is spawned here, its stderr into its log. */
+const openTransport = (options: ConnectOptions, log: { readonly fd: number | "ignore" }) => {
+  const { launch } = options
+  if (launch.type === "stdio") {
+    return spawnServer({
+      command: launch.command,
+      args: launch.args,
+      env: { ...inheritedEnvironment(options.env), ...launch.env },
+      cwd: launch.cwd === undefined ? options.cwd : path.resolve(options.cwd, launch.cwd),
+      stderrFd: log.fd
+    })
+  }
+  const requestInit = { headers: launch.headers }
+  if (launch.type === "sse") {
+    const headers = launch.headers
+    return new SSEClientTransport(new URL(launch.url), {
+      requestInit,
+      eventSourceInit: {
+        fetch: (url, init) =>
+          fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } })
+      }
+    })
+  }
+  return new StreamableHTTPClientTransport(new URL(launch.url), { requestInit })
+}
+
+/** Makes the sends that are still under way visible, so a close can let a cancellation out first. */
+const trackSends = (transport: Transport): Set<Promise<void>> => {
+  const pending = new Set<Promise<void>>()
+  const send = transport.send.bind(transport)
+  transport.send = (message, options) => {
+    const sending = send(message, options)
+    pending.add(sending)
+    const done = () => void pending.delete(sending)
+    sending.then(done, done)
+    return sending
+  }
+  return pending
+}
+
+const isStdio = (transport: Transport): transport is StdioTransport => "tracked" in transport
+
+/**
+ * Connects to a server within `startupMs`: spawns or reaches it, and completes MCP's handshake.
+ * Closing the scope closes the connection and, for stdio, stops every process of the server.
+ */
+export const connect = (options: ConnectOptions): Effect.Effect<Connection, McpStartError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { launch, server } = options
+    const opened = yield* openLog(options.logFolder, server, describe(launch))
+    const log: ServerLog = opened.log
+    const closed = yield* Deferred.make<void>()
+    let closing = false
+
+    const transport = yield* Effect.acquireRelease(
+      Effect.try({
+        try: () => openTransport(options, opened),
+        catch: (error) => new McpStartError({ message: startFailure(error, launch), log: log.file })
+      }).pipe(Effect.ensuring(closeFd(opened.fd))),
+      (transport) => (isStdio(transport) ? stopServer(transport, options.closeMs) : Effect.void)
+    )
+    const pendingSends = trackSends(transport)
+    let isClosed = false
+    transport.onclose = () => {
+      isClosed = true
+      Deferred.unsafeDone(closed, Exit.void)
+    }
+
+    const client = new Client(
+      { name: "alisio", version: options.clientVersion },
+      { capabilities: { roots: { listChanged: false } }, jsonSchemaValidator: new AjvJsonSchemaValidator() }
+    )
+    client.setRequestHandler(ListRootsRequestSchema, () => ({
+      roots: [{ uri: pathToFileURL(options.cwd).href, name: path.basename(options.cwd) }]
+    }))
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onListChanged("tools"))
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => options.onListChanged("prompts"))
+    // Protocol noise (a stray line on stdout, a failed notification) goes to the log, not the terminal.
+    client.onerror = (error) => appendLogNow(log.file, `error: ${messageOf(error)}`)
+
+    // How it ended, and the last thing it said on stderr.
+    const closeReason = Effect.gen(function* () {
+      if (!isStdio(transport)) return { how: "its connection closed", said: undefined }
+      const exit = transport.exit
+      const how =
+        exit === undefined
+          ? "its connection closed"
+          : exit.signal !== null
+            ? `it was killed by ${exit.signal}`
+            : `it exited with code ${exit.code}`
+      return { how, said: yield* lastLine(log) }
+    })
+    const whyClosed = Effect.map(closeReason, ({ how, said }) => (said === undefined ? how : `${how}: ${said}`))
+
+    // Our close: say so first, let a cancellation still being sent go out, then close.
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function* () {
+        closing = true
+        // Real time: what is waited for is the network, not the fiber's clock.
+        yield* waitAtMost(Promise.allSettled([...pendingSends]), 1_000)
+        if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
+          yield* waitAtMost(
+            transport.terminateSession().catch(() => undefined),
+            1_000
+          )
+        }
+        yield* waitAtMost(
+          client.close().catch(() => undefined),
+          options.closeMs
+        )
+        yield* appendLog(log.file, "stopped")
+      })
+    )
+
+    yield* Effect.tryPromise({
+      try: (signal) => client.connect(transport, { signal, timeout: SDK_TIMEOUT_MS }),
+      catch: (error) => error
+    }).pipe(
+      Effect.timeoutFail({
+        duration: options.startupMs,
+        onTimeout: () => `it did not answer within ${formatDuration(options.startupMs)}`
+      }),
+      Effect.catchAll((error) =>
+        Effect.gen(function* () {
+          if (typeof error === "string") return yield* new McpStartError({ message: error, log: log.file })
+          if (isStdio(transport) && transport.spawnError !== undefined) {
+            return yield* new McpStartError({ message: startFailure(transport.spawnError, launch), log: log.file })
+          }
+          if (isStdio(transport) && (yield* Deferred.isDone(closed))) {
+            // Give the process a moment to be reaped, so its exit code is known.
+            yield* waitAtMost(transport.ended, 200)
+            const { how, said } = yield* closeReason
+            const message = `${how.replace(/^it /, "")} before answering${said === undefined ? "" : `: ${said}`}`
+            return yield* new McpStartError({ message, log: log.file })
+          }
+          return yield* new McpStartError({ message: startFailure(error, launch), log: log.file })
+        })
+      )
+    )
+    yield* appendLog(log.file, `connected (${JSON.stringify(client.getServerVersion() ?? {})})`)
+    const capabilities = client.getServerCapabilities() ?? {}
+    return {
+      client,
+      closed,
+      closing: () => closing,
+      isClosed: () => isClosed,
+      whyClosed,
+      log: log.file,
+      hasTools: capabilities.tools !== undefined,
+      hasPrompts: capabilities.prompts !== undefined
+    } satisfies Connection
+  })
+
+/** Every page of a list request. */
+const allPages = <A>(
+  page: (
+    cursor: string | undefined
+  ) => Promise<{ readonly items: ReadonlyArray<A>; readonly next?: string | undefined }>
+) =>
+  Effect.tryPromise({
+    try: async () => {
+      const items: Array<A> = []
+      let cursor: string | undefined
+      // A server that hands out the same cursor for ever would keep a start waiting until its timeout.
+      for (let pages = 0; pages < 100; pages++) {
+        const result = await page(cursor)
+        items.push(...result.items)
+        if (result.next === undefined || result.next === cursor) break
+        cursor = result.next
+      }
+      return items
+    },
+    catch: (error) => messageOf(error)
+  })
+
+export const listTools = (connection: Connection): Effect.Effect<ReadonlyArray<McpToolInfo>, string> =>
+  connection.hasTools
+    ? allPages(async (cursor) => {
+        const result = await connection.client.listTools(cursor === undefined ? {} : { cursor }, {
+          timeout: SDK_TIMEOUT_MS
+        })
+        return { items: result.tools as ReadonlyArray<McpToolInfo>, next: result.nextCursor }
+      })
+    : Effect.succeed([])
+
+export const listPrompts = (connection: Connection): Effect.Effect<ReadonlyArray<McpPromptInfo>, string> =>
+  connection.hasPrompts
+    ? allPages(async (cursor) => {
+        const result = await connection.client.listPrompts(cursor === undefined ? {} : { cursor }, {
+          timeout: SDK_TIMEOUT_MS
+        })
+        return { items: result.prompts as ReadonlyArray<McpPromptInfo>, next: result.nextCursor }
+      })
+    : Effect.succeed([])
+
+/** A call's progress as one line: `[3/10] copying files`. */
+const progressLine = (progress: {
+  readonly progress: number
+  readonly total?: number | undefined
+  readonly message?: string | undefined
+}) => {
+  const count = progress.total === undefined ? `${progress.progress}` : `${progress.progress}/${progress.total}`
+  return progress.message === undefined || progress.message === "" ? `[${count}]` : `[${count}] ${progress.message}`
+}
+
+/** Why a call got no result, as McpCallError says it. */
+const callFailure = (connection: Connection, error: unknown) =>
+  Effect.gen(function* () {
+    const code = errorCode(error)
+    if (code === -32000 || (yield* Deferred.isDone(connection.closed))) {
+      const why = yield* connection.whyClosed
+      return yield* new McpCallError({ message: `went away during the call (${why})`, closed: true })
+    }
+    const text = messageOf(error).replace(/^MCP error -?\d+: /, "")
+    const message = typeof code === "number" ? `refused the call: ${text}` : `failed the call: ${text}`
+    return yield* new McpCallError({ message, closed: false })
+  })
+
+/**
+ * Calls a tool. Interrupting the call (the run cancelled, the call's timeout) aborts the request,
+ * which sends the server `notifications/cancelled`, and stops waiting at once. Progress the server
+ * reports goes to `onProgress` as it arrives, in order, from this same fiber: the SDK's callbacks
+ * only note what happened and wake it. (A relay fiber reading a queue cost a call about 1 ms of
+ * CPU, twice what the call itself costs: `pnpm bench mcp`.)
+ */
+export const callTool = (
+  connection: Connection,
+  name: string,
+  args: unknown,
+  options: {
+    readonly onProgress: (line: string) => Effect.Effect<void>
+    /** On the Effect clock: past it the call is cancelled (on the server too) and fails. */
+    readonly timeoutMs: number
+  }
+): Effect.Effect<McpCallResult, McpCallError> =>
+  Effect.suspend(() => {
+    const controller = new AbortController()
+    const progress: Array<string> = []
+    let settled:
+      | { readonly ok: true; readonly value: unknown }
+      | { readonly ok: false; readonly error: unknown }
+      | undefined
+    let timedOut = false
+    let wake: (() => void) | undefined
+    const notify = () => wake?.()
+    connection.client
+      .callTool({ name, arguments: args as Record<string, unknown> }, undefined, {
+        signal: controller.signal,
+        timeout: SDK_TIMEOUT_MS,
+        onprogress: (update) => {
+          progress.push(progressLine(update))
+          notify()
+        }
+      })
+      .then(
+        (value) => {
+          settled = { ok: true, value }
+          notify()
+        },
+        (error: unknown) => {
+          settled = { ok: false, error }
+          notify()
+        }
+      )
+    // Waits for a callback; checks first, so a callback that came meanwhile is never missed.
+    const woken = Effect.async<void>((resume) => {
+      if (settled !== undefined || progress.length > 0 || timedOut) return resume(Effect.void)
+      wake = () => {
+        wake = undefined
+        resume(Effect.void)
+      }
+      return Effect.sync(() => {
+        wake = undefined
+      })
+    })
+    const loop: Effect.Effect<McpCallResult, McpCallError> = Effect.gen(function* () {
+      // One sleeping fiber is the timeout: `Effect.timeout` (a race of two forked fibers) cost a
+      // call about 1 ms more (`pnpm bench mcp`).
+      const timer = yield* Effect.fork(
+        Effect.zipRight(
+          Effect.sleep(options.timeoutMs),
+          Effect.sync(() => {
+            timedOut = true
+            notify()
+          })
+        )
+      )
+      const waiting: Effect.Effect<McpCallResult, McpCallError> = Effect.gen(function* () {
+        for (;;) {
+          // Progress that arrived before the result is shown before the call ends.
+          while (progress.length > 0) yield* options.onProgress(progress.shift()!)
+          if (settled !== undefined) {
+            if (settled.ok) return settled.value as McpCallResult
+            return yield* callFailure(connection, settled.error)
+          }
+          if (timedOut) {
+            controller.abort()
+            return yield* new McpCallError({
+              message: `did not answer within ${formatDuration(options.timeoutMs)}; the call was cancelled`,
+              closed: false
+            })
+          }
+          yield* woken
+        }
+      })
+      // Awaiting a sleeping fiber's interruption costs less than forking it (interruptFork).
+      return yield* Effect.ensuring(waiting, Fiber.interrupt(timer))
+    })
+    return Effect.onInterrupt(loop, () => Effect.sync(() => controller.abort()))
+  })
+
+/** A prompt with its arguments filled in (`prompts/get`). */
+export const getPrompt = (
+  connection: Connection,
+  name: string,
+  args: { readonly [key: string]: string }
+): Effect.Effect<
+  {
+    readonly description?: string | undefined
+    readonly messages: ReadonlyArray<{ readonly role: "user" | "assistant"; readonly content: unknown }>
+  },
+  McpCallError
+> =>
+  Effect.tryPromise({
+    try: () => connection.client.getPrompt({ name, arguments: { ...args } }, { timeout: SDK_TIMEOUT_MS }),
+    catch: (error) => new McpCallError({ message: messageOf(error).replace(/^MCP error -?\d+: /, ""), closed: false })
+  })

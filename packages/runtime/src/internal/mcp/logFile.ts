@@ -1,0 +1,107 @@
+// One log file per MCP server under the state folder (private, ST-6): a server's stderr goes there,
+// never to the terminal, with a line for each start, failure and stop.
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import { PRIVATE_FILE, PRIVATE_FOLDER } from "../privateFiles.js"
+
+// A log past this size is moved to `<name>.log.1` when the server starts again.
+const ROTATE_BYTES = 1024 * 1024
+
+/** The log of one server: where it is, and the size it had when this start began. */
+export interface ServerLog {
+  readonly file: string
+  /** Where this start's output begins (for the reason a start failed). */
+  readonly startOffset: number
+}
+
+export const logFileOf = (folder: string, server: string): string =>
+  path.join(folder, `${server.replace(/[^A-Za-z0-9_.-]/g, "_")}.log`)
+
+/** Appends one line, `[time] text`; a log that cannot be written is no reason to fail anything. */
+export const appendLog = (file: string, text: string): Effect.Effect<void> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Effect.sync(() => {
+      try {
+        fs.appendFileSync(file, `[${new Date(now).toISOString()}] ${text}\n`, { mode: PRIVATE_FILE })
+      } catch {
+        // No log then.
+      }
+    })
+  )
+
+/** Appends one line from a callback, where no clock is at hand: without a time. */
+export const appendLogNow = (file: string, text: string): void => {
+  try {
+    fs.appendFileSync(file, `${text}\n`, { mode: PRIVATE_FILE })
+  } catch {
+    // No log then.
+  }
+}
+
+/**
+ * Prepares a server's log for a start: the folder (0700) and file (0600) exist, a large log is
+ * rotated, and a start line is written. Returns the log and a descriptor open for appending, for
+ * the server's stderr (the caller closes it once the process has it); "ignore" when it cannot be opened.
+ */
+export const openLog = (
+  folder: string,
+  server: string,
+  what: string
+): Effect.Effect<{ readonly log: ServerLog; readonly fd: number | "ignore" }> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Effect.sync(() => {
+      const file = logFileOf(folder, server)
+      try {
+        fs.mkdirSync(folder, { recursive: true, mode: PRIVATE_FOLDER })
+        fs.chmodSync(folder, PRIVATE_FOLDER)
+        const size = fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0
+        if (size > ROTATE_BYTES) fs.renameSync(file, `${file}.1`)
+        const fd = fs.openSync(file, "a", PRIVATE_FILE)
+        fs.fchmodSync(fd, PRIVATE_FILE)
+        fs.writeSync(fd, `[${new Date(now).toISOString()}] starting ${what}\n`)
+        return { log: { file, startOffset: fs.fstatSync(fd).size }, fd }
+      } catch {
+        return { log: { file, startOffset: 0 }, fd: "ignore" as const }
+      }
+    })
+  )
+
+export const closeFd = (fd: number | "ignore"): Effect.Effect<void> =>
+  Effect.sync(() => {
+    if (fd === "ignore") return
+    try {
+      fs.closeSync(fd)
+    } catch {
+      // Already closed.
+    }
+  })
+
+/** The last non-empty line the server wrote since this start began, shortened: why it failed, often. */
+export const lastLine = (log: ServerLog): Effect.Effect<string | undefined> =>
+  Effect.sync(() => {
+    try {
+      const size = fs.statSync(log.file).size
+      const from = Math.max(log.startOffset, size - 4096)
+      if (size <= from) return undefined
+      const buffer = Buffer.alloc(size - from)
+      const fd = fs.openSync(log.file, "r")
+      try {
+        fs.readSync(fd, buffer, 0, buffer.length, from)
+      } finally {
+        fs.closeSync(fd)
+      }
+      const lines = buffer
+        .toString("utf8")
+        .split("\n")
+        .map((each) => each.trim())
+        // Our own lines, and Node's closing "Node.js v20.…" after a crash, say nothing of why.
+        .filter((each) => each !== "" && !/^\[\d{4}-\d\d-\d\dT[^\]]*\] /.test(each) && !/^Node\.js v\d/.test(each))
+      // A crash's stack ends far from its message: the last line naming an error says more.
+      const line = [...lines].reverse().find((each) => /\berror\b/i.test(each) && !/^at /.test(each)) ?? lines.at(-1)
+      return line === undefined ? undefined : line.length > 200 ? `${line.slice(0, 199)}…` : line
+    } catch {
+      return undefined
+    }
+  })

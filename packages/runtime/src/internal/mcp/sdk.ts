@@ -1,0 +1,3 @@
+// Everything that needs the MCP SDK, in one module imported on demand (see `loadSdk` in server.ts).
+export { callTool, connect, getPrompt, listPrompts, listTools } from "./connection.js"
+export { toTool } from "./toolAdapter.js"

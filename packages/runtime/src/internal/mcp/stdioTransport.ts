@@ -1,0 +1,198 @@
+// The stdio transport of an MCP server, ours rather than the SDK's: the SDK's spawns the server in
+// Alisio's process group (a Ctrl-C on the terminal would kill it before it hears the cancellation)
+// and stops only the process it started. Here the server leads a session and process group of its
+// own, carries the marker `processTree` tracks, and writes its stderr into its log file; stopping
+// it stops everything it started, as `bash` commands are stopped (TL-7, MCP-1).
+import { type ChildProcess, spawn } from "node:child_process"
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import { makeMarker, stopCommand, type TrackedCommand, track } from "../../tools/internal/processTree.js"
+
+/** How a server process ended. */
+export interface ProcessExit {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+}
+
+// Leaders of the server process groups still running. Finalizers stop them; this is the net for an
+// exit that skips finalizers (a second Ctrl-C calls process.exit): their groups are killed on the
+// way out, synchronously, as the 'exit' event requires.
+const liveGroups = new Set<number>()
+let exitHookInstalled = false
+const killLiveGroups = () => {
+  for (const leader of liveGroups) {
+    try {
+      process.kill(-leader, "SIGKILL")
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+export class StdioTransport implements Transport {
+  onclose?: (() => void) | undefined
+  onerror?: ((error: Error) => void) | undefined
+  onmessage?: ((message: JSONRPCMessage) => void) | undefined
+
+  /** The server's process group as `processTree` tracks it; undefined until it spawned. */
+  tracked: TrackedCommand | undefined
+  /** How the process ended, once it did. */
+  exit: ProcessExit | undefined
+  /** Why it could not start (`spawn` failed: no such command, not executable…). */
+  spawnError: Error | undefined
+
+  private readonly buffer = new ReadBuffer()
+  private readonly spawned: Promise<void>
+  private readonly closedProcess: Promise<void>
+  private closeReported = false
+
+  constructor(
+    private readonly child: ChildProcess,
+    marker: string
+  ) {
+    this.spawned = new Promise((resolve, reject) => {
+      child.once("spawn", () => {
+        if (child.pid !== undefined) {
+          this.tracked = track(child.pid, marker)
+          liveGroups.add(child.pid)
+          if (!exitHookInstalled) {
+            exitHookInstalled = true
+            process.on("exit", killLiveGroups)
+          }
+        }
+        resolve()
+      })
+      child.once("error", (error) => {
+        this.spawnError = error
+        reject(error)
+      })
+    })
+    // A failed spawn is reported by start(); nobody else waits on this promise.
+    this.spawned.catch(() => undefined)
+    this.closedProcess = new Promise((resolve) => {
+      child.once("close", (code, signal) => {
+        this.exit = { code, signal }
+        resolve()
+        this.reportClose()
+      })
+      child.once("error", () => {
+        if (child.pid === undefined) {
+          resolve()
+          this.reportClose()
+        }
+      })
+    })
+    child.stdout?.on("data", (chunk: Buffer) => {
+      this.buffer.append(chunk)
+      for (;;) {
+        let message: JSONRPCMessage | null
+        try {
+          message = this.buffer.readMessage()
+        } catch (error) {
+          // A line that is not JSON-RPC (a server printing to stdout): reported, then skipped.
+          this.onerror?.(error as Error)
+          continue
+        }
+        if (message === null) break
+        this.onmessage?.(message)
+      }
+    })
+    child.stdout?.on("error", (error) => this.onerror?.(error))
+    // EPIPE when the server went away: its close says so.
+    child.stdin?.on("error", () => undefined)
+  }
+
+  start(): Promise<void> {
+    return this.spawned
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.child.stdin
+      if (stdin === null || !stdin.writable || this.exit !== undefined) {
+        reject(new Error("The server is not running"))
+        return
+      }
+      if (stdin.write(serializeMessage(message))) resolve()
+      else stdin.once("drain", () => resolve())
+    })
+  }
+
+  /** Ends the server's stdin (a well-behaved server exits); the process itself is stopped by `stop`. */
+  close(): Promise<void> {
+    try {
+      this.child.stdin?.end()
+    } catch {
+      // Already closed.
+    }
+    this.reportClose()
+    return Promise.resolve()
+  }
+
+  /** Resolves when the process has ended (or never started). */
+  get ended(): Promise<void> {
+    return this.closedProcess
+  }
+
+  private reportClose() {
+    if (this.closeReported) return
+    this.closeReported = true
+    this.onclose?.()
+  }
+
+  /** Forgets the process group once it was stopped. */
+  released() {
+    if (this.child.pid !== undefined) liveGroups.delete(this.child.pid)
+  }
+}
+
+/** Spawns a server: its own session and process group, a marker, stderr into `stderrFd`. */
+export const spawnServer = (options: {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly env: { readonly [name: string]: string }
+  readonly cwd: string
+  readonly stderrFd: number | "ignore"
+}): StdioTransport => {
+  const marker = makeMarker()
+  const child = spawn(options.command, [...options.args], {
+    cwd: options.cwd,
+    env: { ...options.env, [marker.name]: marker.value },
+    detached: true,
+    stdio: ["pipe", "pipe", options.stderrFd],
+    windowsHide: true
+  })
+  return new StdioTransport(child, `${marker.name}=${marker.value}`)
+}
+
+/**
+ * The clock of waits on the operating system and the network while closing: real time, so a
+ * TestClock standing still never keeps a server running.
+ */
+export const liveClock = Clock.make()
+
+/**
+ * Waits for a promise at most `ms` of real time; `true` when it settled. Interruptible even inside
+ * a finalizer, or the bound could never cut the wait short.
+ */
+export const waitAtMost = (promise: Promise<unknown>, ms: number): Effect.Effect<boolean> =>
+  Effect.interruptible(Effect.promise(() => promise)).pipe(
+    Effect.timeoutTo({ duration: ms, onSuccess: () => true, onTimeout: () => false }),
+    Effect.withClock(liveClock)
+  )
+
+/**
+ * Stops a server and everything it started: its stdin is closed first (a server exits on that),
+ * then what still runs of its process group and session gets SIGTERM, and SIGKILL after the grace.
+ */
+export const stopServer = (transport: StdioTransport, graceMs: number): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    yield* Effect.promise(() => transport.close())
+    const ended = yield* waitAtMost(transport.ended, Math.min(graceMs, 500))
+    // The leader may be gone and still have left children behind (npx → node): always sweep.
+    if (transport.tracked !== undefined) yield* stopCommand(transport.tracked, ended ? 200 : graceMs)
+    transport.released()
+  }).pipe(Effect.uninterruptible)
