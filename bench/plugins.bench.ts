@@ -64,22 +64,29 @@ export const run = async (): Promise<void> => {
       floor: { args: ["-e", "0"], env: env(plain) },
       version: { args: [bin, "--version"], env: env(plain) },
       versionConfigured: { args: [bin, "--version"], env: env(configured) },
-      runWithout: { args: [bin, ...task, "--disable-plugin", "memory"], env: env(plain) },
+      runWithout: {
+        args: [bin, ...task, "--disable-plugin", "memory", "--disable-plugin", "subagents"],
+        env: env(plain)
+      },
+      runMemoryOnly: { args: [bin, ...task, "--disable-plugin", "subagents"], env: env(plain) },
       runBuiltin: { args: [bin, ...task], env: env(plain) },
       runExternal: { args: [bin, ...task, "--plugin", plugin], env: env(plain) }
     })
-    const { floor, runBuiltin, runExternal, runWithout, version, versionConfigured } = figures
+    const { floor, runBuiltin, runExternal, runMemoryOnly, runWithout, version, versionConfigured } = figures
     row("node -e 0 (floor): CPU", floor.cpuMs, "ms")
     row("--version: CPU", version.cpuMs, "ms", floor.cpuMs)
     row("--version, an external plugin configured: CPU", versionConfigured.cpuMs, "ms", floor.cpuMs)
     row("  difference (goal < 10 ms)", versionConfigured.cpuMs - version.cpuMs, "ms")
     row("run, builtin plugins disabled: CPU", runWithout.cpuMs, "ms", floor.cpuMs)
-    row("run, builtin plugins (memory): CPU", runBuiltin.cpuMs, "ms", floor.cpuMs)
+    row("run, builtin plugins (memory, subagents): CPU", runBuiltin.cpuMs, "ms", floor.cpuMs)
     row("  difference (goal < 30 ms)", runBuiltin.cpuMs - runWithout.cpuMs, "ms")
+    row("run, memory only (subagents disabled): CPU", runMemoryOnly.cpuMs, "ms", floor.cpuMs)
+    row("  the subagents plugin on a run that never calls task", runBuiltin.cpuMs - runMemoryOnly.cpuMs, "ms")
     row("run, builtin + one external plugin: CPU", runExternal.cpuMs, "ms", floor.cpuMs)
     row("  difference to builtin only", runExternal.cpuMs - runBuiltin.cpuMs, "ms")
     row("run, builtin plugins disabled: wall", runWithout.wallMs, "ms", floor.wallMs)
-    row("run, builtin plugins (memory): wall", runBuiltin.wallMs, "ms", floor.wallMs)
+    row("run, memory only (subagents disabled): wall", runMemoryOnly.wallMs, "ms", floor.wallMs)
+    row("run, builtin plugins (memory, subagents): wall", runBuiltin.wallMs, "ms", floor.wallMs)
     row("run, builtin + one external plugin: wall", runExternal.wallMs, "ms", floor.wallMs)
     row("run, builtin plugins: peak RSS", runBuiltin.maxRssMb, "MB", runWithout.maxRssMb)
     row("run, builtin + one external plugin: peak RSS", runExternal.maxRssMb, "MB", runWithout.maxRssMb)

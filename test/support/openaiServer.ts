@@ -12,8 +12,15 @@ export type Reply =
       readonly stallAfter?: boolean
       /** Silence before the first token (the headers go out at once). */
       readonly firstDelayMs?: number
+      /** Nothing is streamed until this settles (a barrier between concurrent requests). */
+      readonly after?: Promise<void>
     }
   | { readonly kind: "tool"; readonly id: string; readonly name: string; readonly args: unknown }
+  /** Several tool calls in one response (the model asks for them in parallel). */
+  | {
+      readonly kind: "tools"
+      readonly calls: ReadonlyArray<{ readonly id: string; readonly name: string; readonly args: unknown }>
+    }
   /** Sends the headers, then nothing until the client closes the connection. */
   | { readonly kind: "stall" }
   /** An HTTP error with an OpenAI-style body, e.g. 429 with `retry-after`. */
@@ -80,6 +87,7 @@ export const startOpenAiServer = async (options: {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })
     if (reply.kind === "stall") return
     res.write(chunk({ role: "assistant", content: "" }))
+    if (reply.kind === "text" && reply.after !== undefined) await reply.after
     if (reply.kind === "text" && reply.firstDelayMs !== undefined) await sleep(reply.firstDelayMs)
     if (reply.kind === "text") {
       const count = Math.max(1, reply.chunks ?? 1)
@@ -90,6 +98,16 @@ export const startOpenAiServer = async (options: {
       }
       if (reply.stallAfter === true) return
       res.write(chunk({}, "stop"))
+    } else if (reply.kind === "tools") {
+      reply.calls.forEach((call, index) => {
+        res.write(
+          chunk({
+            tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }]
+          })
+        )
+        res.write(chunk({ tool_calls: [{ index, function: { arguments: JSON.stringify(call.args) } }] }))
+      })
+      res.write(chunk({}, "tool_calls"))
     } else {
       const args = JSON.stringify(reply.args)
       const half = Math.ceil(args.length / 2)

@@ -4,5 +4,6 @@
 import type { BuiltinPlugin } from "@alisio/runtime/PluginHost"
 
 export const builtinPlugins: ReadonlyArray<BuiltinPlugin> = [
-  { id: "memory", load: () => import("@alisio/plugin-memory").then((module) => module.default) }
+  { id: "memory", load: () => import("@alisio/plugin-memory").then((module) => module.default) },
+  { id: "subagents", load: () => import("@alisio/plugin-subagents").then((module) => module.default) }
 ]

@@ -93,6 +93,16 @@ export interface PluginPaths {
   readonly state: string
   readonly config: string
   readonly cache: string
+  /** Alisio's configuration folder, `<config>`, where the person keeps files for every project (read it, do not write it). */
+  readonly configHome: string
+}
+
+/** A plugin the host has loaded, as other plugins see it (`api.plugins`). */
+export interface LoadedPluginInfo {
+  readonly id: string
+  readonly builtin: boolean
+  /** An external plugin's folder (real path), where it may ship files for other plugins (`agents/`). */
+  readonly root?: string | undefined
 }
 
 /**
@@ -107,6 +117,13 @@ export interface PluginApiService {
   /** The plugin's own configuration (`builtinPlugins.<id>` or its entry in `plugins`). */
   readonly config: unknown
   readonly paths: PluginPaths
+  /**
+   * Whether the person trusts the project's own files (`--trust-project`): read project files that
+   * steer the model or run code (agents, prompts, plugins) only when it holds.
+   */
+  readonly trustProject: boolean
+  /** The plugins loaded so far, in load order; read it when needed (plugins load after each other). */
+  readonly plugins: Effect.Effect<ReadonlyArray<LoadedPluginInfo>>
   /** Registers a tool; it may fail with the plugin's own errors, whose message the model reads. */
   readonly tools: { readonly register: (tool: Tool<never, unknown>) => Effect.Effect<void, PluginError> }
   readonly commands: { readonly register: (command: PluginCommand) => Effect.Effect<void, PluginError> }

@@ -107,7 +107,9 @@ export const RunEventData = {
     tool: Schema.optional(Schema.String),
     effect: Schema.optional(ToolEffect),
     path: Schema.optional(Schema.String),
-    summary: Schema.String
+    summary: Schema.String,
+    /** The path of the child session asking, e.g. "general › explore" (absent in a root run). */
+    label: Schema.optional(Schema.String)
   }),
   approval_resolved: Schema.Struct({
     approvalId: Schema.String,
@@ -195,7 +197,9 @@ export const RunEventData = {
     childSessionId: SessionId,
     childRunId: RunId,
     title: Schema.optional(Schema.String),
-    narrowed: Schema.optional(Schema.Array(Schema.String))
+    narrowed: Schema.optional(Schema.Array(Schema.String)),
+    /** The child's path of labels, e.g. "general › explore" (a subagent's agent names). */
+    label: Schema.optional(Schema.String)
   }),
   child_session_ended: Schema.Struct({
     childSessionId: SessionId,

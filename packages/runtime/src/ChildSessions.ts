@@ -1,11 +1,15 @@
 import {
+  type ApprovalPolicy,
   type ChildHandle,
   type ChildOutcome,
   ChildSessionLimitError,
+  type ChildToolCall,
   type SpawnOptions
 } from "@alisio/domain/ChildSession"
-import type { SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
+import { type SessionNotFoundError, type StoreError, UnknownModelError } from "@alisio/domain/Errors"
 import { RunId, type SessionId } from "@alisio/domain/Ids"
+import type { LanguageModelService, ModelInfo } from "@alisio/domain/LanguageModel"
+import type { Limits, ResolvedLimits } from "@alisio/domain/Limits"
 import type { RunStatus } from "@alisio/domain/RunEvent"
 import type { ToolEffect } from "@alisio/domain/Tool"
 import { emptyUsage } from "@alisio/domain/Usage"
@@ -19,8 +23,14 @@ import * as FiberMap from "effect/FiberMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import { timeoutActive } from "./ActiveClock.js"
 import { CurrentRun } from "./CurrentRun.js"
+import { HumanWaits } from "./HumanWaits.js"
+import { Providers } from "./Providers.js"
 import { Runner } from "./Runner.js"
+import * as SessionNoticesModule from "./SessionNotices.js"
+import { SessionNotices } from "./SessionNotices.js"
 import { SessionStore } from "./SessionStore.js"
 import { type Approvals, narrowPolicy } from "./Tools.js"
 
@@ -51,8 +61,16 @@ export class ChildSessions extends Context.Tag("@alisio/runtime/ChildSessions")<
   ChildSessions,
   {
     /** Spawns a child of the run whose tool calls this; needs `CurrentRun`. */
-    readonly spawn: (options: SpawnOptions) => Effect.Effect<ChildHandle, ChildSessionLimitError | StoreError>
+    readonly spawn: (
+      options: SpawnOptions
+    ) => Effect.Effect<ChildHandle, ChildSessionLimitError | UnknownModelError | StoreError>
     readonly await: (child: ChildHandle) => Effect.Effect<ChildOutcome>
+    /** `await` within `timeoutMs` of the calling run's active time (paused while a person is asked below it). */
+    readonly awaitWithin: (child: ChildHandle, timeoutMs: number) => Effect.Effect<Option.Option<ChildOutcome>>
+    /** Where the child stands, without waiting. */
+    readonly status: (child: ChildHandle) => Effect.Effect<ChildOutcome, StoreError>
+    /** The journal of the child's run so far. */
+    readonly toolCalls: (child: ChildHandle) => Effect.Effect<ReadonlyArray<ChildToolCall>, StoreError>
     readonly abort: (child: ChildHandle) => Effect.Effect<void>
     readonly list: (
       parent: SessionId
@@ -60,6 +78,10 @@ export class ChildSessions extends Context.Tag("@alisio/runtime/ChildSessions")<
     readonly tree: (root: SessionId) => Effect.Effect<SessionTreeNode, StoreError | SessionNotFoundError>
     /** What this process holds in memory for children: those not yet ended, and roots running any. */
     readonly held: Effect.Effect<{ readonly children: number; readonly roots: number }>
+    /** A notice for the next request of `session` (SessionNotices). */
+    readonly notify: (session: SessionId, text: string) => Effect.Effect<void>
+    /** While the scope is open, a run of `session` that would end waits for a notice. */
+    readonly expectNotice: (session: SessionId) => Effect.Effect<void, never, Scope.Scope>
   }
 >() {}
 
@@ -76,26 +98,42 @@ export const narrowPermissions = (
   asked: SpawnOptions
 ) => {
   const narrowed: Array<string> = []
-  const tools =
+  const excluded = new Set(asked.excludeTools ?? [])
+  const tools = (
     asked.tools === undefined ? [...parent.toolNames] : asked.tools.filter((name) => parent.toolNames.has(name))
+  ).filter((name) => !excluded.has(name))
   for (const name of asked.tools ?? []) if (!parent.toolNames.has(name)) narrowed.push(`tool:${name}`)
   const capabilities =
     asked.capabilities === undefined
       ? [...parent.capabilities]
       : asked.capabilities.filter((c) => parent.capabilities.has(c))
   for (const c of asked.capabilities ?? []) if (!parent.capabilities.has(c)) narrowed.push(`capability:${c}`)
+  const askedFor = (effect: ToolEffect): ApprovalPolicy | undefined =>
+    typeof asked.approvals === "string" ? asked.approvals : asked.approvals?.[effect]
   const approvals = Object.fromEntries(
     effects.map((effect) => {
       const mine = parent.approvals[effect]
-      if (asked.approvals === undefined) return [effect, mine]
-      const granted = narrowPolicy(mine, asked.approvals)
-      if (granted !== asked.approvals) narrowed.push(`approvals.${effect}:${asked.approvals}`)
+      const wanted = askedFor(effect)
+      if (wanted === undefined) return [effect, mine]
+      const granted = narrowPolicy(mine, wanted)
+      if (granted !== wanted) narrowed.push(`approvals.${effect}:${wanted}`)
       return [effect, granted]
     })
   ) as unknown as Approvals
   if (parent.readOnly && asked.readOnly === false) narrowed.push("readOnly:false")
   return { tools, capabilities, approvals, readOnly: parent.readOnly || asked.readOnly === true, narrowed }
 }
+
+/**
+ * A child's limits: what it asks for over its parent's, but never more turns than the parent has.
+ * Its active time needs no cap: the parent's clock runs while it waits for the child, and a
+ * parent that times out stops the child (CH-2).
+ */
+export const narrowLimits = (parent: ResolvedLimits, asked: Limits | undefined): Limits => ({
+  ...parent,
+  ...asked,
+  maxTurns: Math.min(parent.maxTurns, asked?.maxTurns ?? parent.maxTurns)
+})
 
 interface Child {
   readonly handle: ChildHandle
@@ -105,10 +143,25 @@ interface Child {
 
 const isEnded = (status: RunStatus) => status !== "queued" && status !== "running"
 
+/** The model a child asked for: its provider's service, the model id and what the catalog knows. */
+interface ChildModel {
+  readonly model: string
+  readonly provider: LanguageModelService
+  readonly modelInfo?: ModelInfo | undefined
+}
+
+/** The label path of a child: its own label joined to its parent's. */
+const labelPath = (parent: string | undefined, own: string | undefined) =>
+  own === undefined ? parent : parent === undefined ? own : `${parent} › ${own}`
+
 export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
   Effect.gen(function* () {
     const runner = yield* Runner
     const store = yield* SessionStore
+    const waits = yield* HumanWaits
+    const providers = yield* Effect.serviceOption(Providers)
+    const foundNotices = yield* Effect.serviceOption(SessionNotices)
+    const notices = Option.isSome(foundNotices) ? foundNotices.value : yield* SessionNoticesModule.make
     // Children are held from spawn until their run ends; an ended child is read from the store.
     const children = yield* Ref.make(new Map<SessionId, Child>())
     const runningPerRoot = yield* Ref.make(new Map<SessionId, number>())
@@ -146,120 +199,177 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
     // uninterruptible too (it inherits the flags), so `settle` is in place even when the fiber is
     // interrupted before its first step, and the run begins before it can be interrupted: it always
     // ends through the Runner's `finalize` (only its loop is interruptible).
+    const parentRun = Effect.flatMap(Effect.serviceOption(CurrentRun), (parent) =>
+      Option.isSome(parent)
+        ? Effect.succeed(parent.value)
+        : Effect.die(
+            new NoParentRunError({ message: "ChildSessions.spawn must be called from a tool of a running session" })
+          )
+    )
+
+    /** `provider/model` through the registry when there is one; otherwise a model of the parent's provider. */
+    const resolveModel = (
+      run: CurrentRun["Type"],
+      asked: string | undefined
+    ): Effect.Effect<ChildModel, UnknownModelError> => {
+      if (asked === undefined)
+        return Effect.succeed({ model: run.model, provider: run.provider, modelInfo: run.modelInfo })
+      if (Option.isNone(providers)) return Effect.succeed({ model: asked, provider: run.provider })
+      return providers.value.resolve(asked).pipe(
+        Effect.map((resolved) => ({
+          model: resolved.model,
+          provider: resolved.service,
+          modelInfo: Option.getOrUndefined(resolved.info)
+        })),
+        Effect.catchTag("ProviderError", (error) =>
+          Effect.fail(
+            new UnknownModelError({
+              message: `The model "${asked}" could not be checked: ${error.message}`,
+              available: []
+            })
+          )
+        )
+      )
+    }
+
     const spawn = (options: SpawnOptions) =>
+      Effect.flatMap(parentRun, (run) =>
+        Effect.flatMap(resolveModel(run, options.model), (chosen) => spawnIn(run, chosen, options))
+      )
+
+    // A spawn from a fiber that outlives the tool call (a plugin's queued work) may come when the
+    // run is ending: it is refused then, and the run's ending waits for one under way.
+    const spawnIn = (run: CurrentRun["Type"], chosen: ChildModel, options: SpawnOptions) =>
       Effect.uninterruptible(
-        Effect.gen(function* () {
-          const parent = yield* Effect.serviceOption(CurrentRun)
-          if (Option.isNone(parent)) {
-            return yield* Effect.die(
-              new NoParentRunError({ message: "ChildSessions.spawn must be called from a tool of a running session" })
-            )
-          }
-          const run = parent.value
-          if (run.depth + 1 > limits.maxDepth) {
-            return yield* new ChildSessionLimitError({
-              limit: "depth",
-              max: limits.maxDepth,
-              message: `A child session would be ${run.depth + 1} levels deep; the limit is ${limits.maxDepth}.`
-            })
-          }
-          if (!(yield* reserve(run.rootSessionId))) {
-            return yield* new ChildSessionLimitError({
-              limit: "concurrency",
-              max: limits.maxConcurrentPerRoot,
-              message: `This session tree already runs ${limits.maxConcurrentPerRoot} child sessions, the most allowed at once.`
-            })
-          }
-          const grant = narrowPermissions(run, options)
-          const session = yield* store
-            .createSession({
-              parentId: run.sessionId,
-              cwd: run.cwd,
-              status: "queued",
-              ...(options.title === undefined ? {} : { title: options.title })
-            })
-            .pipe(Effect.tapError(() => release(run.rootSessionId)))
-          const handle: ChildHandle = { sessionId: session.id, runId: RunId.make(crypto.randomUUID()) }
-          const outcome = yield* Deferred.make<ChildOutcome>()
-          const fiberRef = yield* Ref.make<Option.Option<Fiber.RuntimeFiber<unknown, unknown>>>(Option.none())
-          yield* Ref.update(children, (map) => new Map(map).set(session.id, { handle, outcome, fiber: fiberRef }))
+        Effect.flatMap(
+          run.whileRunning(register(run, chosen, options)),
+          Option.match({
+            onSome: Effect.succeed,
+            onNone: () =>
+              new ChildSessionLimitError({
+                limit: "ended",
+                max: 0,
+                message: "The run that asked for this child session has ended; the child was not started."
+              })
+          })
+        )
+      )
 
-          const settle = (result: Omit<ChildOutcome, "sessionId" | "runId">) =>
-            Effect.gen(function* () {
-              yield* release(run.rootSessionId)
-              yield* run.events
-                .emit("child_session_ended", {
-                  childSessionId: session.id,
-                  childRunId: handle.runId,
-                  status: result.status
+    const register = (run: CurrentRun["Type"], chosen: ChildModel, options: SpawnOptions) =>
+      Effect.gen(function* () {
+        if (run.depth + 1 > limits.maxDepth) {
+          return yield* new ChildSessionLimitError({
+            limit: "depth",
+            max: limits.maxDepth,
+            message: `A child session would be ${run.depth + 1} levels deep; the limit is ${limits.maxDepth}.`
+          })
+        }
+        if (!(yield* reserve(run.rootSessionId))) {
+          return yield* new ChildSessionLimitError({
+            limit: "concurrency",
+            max: limits.maxConcurrentPerRoot,
+            message: `This session tree already runs ${limits.maxConcurrentPerRoot} child sessions, the most allowed at once.`
+          })
+        }
+        const grant = narrowPermissions(run, options)
+        const askedTurns = options.limits?.maxTurns
+        const narrowed =
+          askedTurns !== undefined && askedTurns > run.limits.maxTurns
+            ? [...grant.narrowed, `limits.maxTurns:${askedTurns}`]
+            : grant.narrowed
+        const cwd = options.cwd ?? run.cwd
+        const label = labelPath(run.label, options.label)
+        const session = yield* store
+          .createSession({
+            parentId: run.sessionId,
+            cwd,
+            status: "queued",
+            ...(options.title === undefined ? {} : { title: options.title })
+          })
+          .pipe(Effect.tapError(() => release(run.rootSessionId)))
+        const handle: ChildHandle = { sessionId: session.id, runId: RunId.make(crypto.randomUUID()) }
+        const outcome = yield* Deferred.make<ChildOutcome>()
+        const fiberRef = yield* Ref.make<Option.Option<Fiber.RuntimeFiber<unknown, unknown>>>(Option.none())
+        yield* Ref.update(children, (map) => new Map(map).set(session.id, { handle, outcome, fiber: fiberRef }))
+
+        const settle = (result: Omit<ChildOutcome, "sessionId" | "runId">) =>
+          Effect.gen(function* () {
+            yield* release(run.rootSessionId)
+            yield* run.events
+              .emit("child_session_ended", {
+                childSessionId: session.id,
+                childRunId: handle.runId,
+                status: result.status
+              })
+              .pipe(Effect.ignoreLogged)
+            yield* Deferred.succeed(outcome, { ...handle, ...result })
+            yield* forget(session.id)
+          })
+
+        yield* run.events
+          .emit("child_session_started", {
+            childSessionId: session.id,
+            childRunId: handle.runId,
+            ...(options.title === undefined ? {} : { title: options.title }),
+            ...(narrowed.length === 0 ? {} : { narrowed }),
+            ...(label === undefined ? {} : { label })
+          })
+          .pipe(
+            Effect.tapError((error) =>
+              Effect.zipRight(
+                endIfQueued(session.id, "failed"),
+                settle({
+                  status: "failed",
+                  text: "",
+                  usage: emptyUsage,
+                  error: `The child session could not start: ${error.message}`
                 })
-                .pipe(Effect.ignoreLogged)
-              yield* Deferred.succeed(outcome, { ...handle, ...result })
-              yield* forget(session.id)
-            })
-
-          yield* run.events
-            .emit("child_session_started", {
-              childSessionId: session.id,
-              childRunId: handle.runId,
-              ...(options.title === undefined ? {} : { title: options.title }),
-              ...(grant.narrowed.length === 0 ? {} : { narrowed: grant.narrowed })
-            })
-            .pipe(
-              Effect.tapError((error) =>
-                Effect.zipRight(
-                  endIfQueued(session.id, "failed"),
-                  settle({
-                    status: "failed",
-                    text: "",
-                    usage: emptyUsage,
-                    error: `The child session could not start: ${error.message}`
-                  })
-                )
               )
             )
-
-          const childRun = runner.run({
-            sessionId: session.id,
-            runId: handle.runId,
-            cwd: run.cwd,
-            prompt: options.prompt,
-            model: options.model ?? run.model,
-            provider: run.provider,
-            ...(run.modelInfo === undefined || options.model !== undefined ? {} : { modelInfo: run.modelInfo }),
-            tools: grant.tools,
-            capabilities: grant.capabilities,
-            approvals: grant.approvals,
-            readOnly: grant.readOnly,
-            limits: { ...run.limits, ...options.limits },
-            depth: run.depth + 1,
-            rootSessionId: run.rootSessionId
-          })
-          const fiber = yield* Effect.forkDaemon(
-            Effect.onExit(childRun, (exit) =>
-              Exit.isSuccess(exit)
-                ? settle({
-                    status: exit.value.status,
-                    text: exit.value.text,
-                    usage: exit.value.usage,
-                    ...(exit.value.error === undefined ? {} : { error: exit.value.error })
-                  })
-                : Effect.zipRight(
-                    endIfQueued(session.id, Exit.isInterrupted(exit) ? "cancelled" : "failed"),
-                    settle({
-                      status: Exit.isInterrupted(exit) ? "cancelled" : "failed",
-                      text: "",
-                      usage: emptyUsage,
-                      ...(Exit.isInterrupted(exit) ? {} : { error: "The child session could not start." })
-                    })
-                  )
-            )
           )
-          yield* Ref.set(fiberRef, Option.some(fiber))
-          yield* FiberMap.set(run.children, session.id, fiber)
-          return handle
+
+        const childRun = runner.run({
+          sessionId: session.id,
+          runId: handle.runId,
+          cwd,
+          prompt: options.prompt,
+          model: chosen.model,
+          provider: chosen.provider,
+          ...(chosen.modelInfo === undefined ? {} : { modelInfo: chosen.modelInfo }),
+          ...(options.system === undefined ? {} : { system: options.system }),
+          ...(label === undefined ? {} : { label }),
+          tools: grant.tools,
+          capabilities: grant.capabilities,
+          approvals: grant.approvals,
+          readOnly: grant.readOnly,
+          limits: narrowLimits(run.limits, options.limits),
+          depth: run.depth + 1,
+          rootSessionId: run.rootSessionId
         })
-      )
+        const fiber = yield* Effect.forkDaemon(
+          Effect.onExit(childRun, (exit) =>
+            Exit.isSuccess(exit)
+              ? settle({
+                  status: exit.value.status,
+                  text: exit.value.text,
+                  usage: exit.value.usage,
+                  ...(exit.value.error === undefined ? {} : { error: exit.value.error })
+                })
+              : Effect.zipRight(
+                  endIfQueued(session.id, Exit.isInterrupted(exit) ? "cancelled" : "failed"),
+                  settle({
+                    status: Exit.isInterrupted(exit) ? "cancelled" : "failed",
+                    text: "",
+                    usage: emptyUsage,
+                    ...(Exit.isInterrupted(exit) ? {} : { error: "The child session could not start." })
+                  })
+                )
+          )
+        )
+        yield* Ref.set(fiberRef, Option.some(fiber))
+        yield* FiberMap.set(run.children, session.id, fiber)
+        return handle
+      })
 
     /** The outcome of a child that ended and was released, from its rows. */
     const storedOutcome = (child: ChildHandle): Effect.Effect<Option.Option<ChildOutcome>, StoreError> =>
@@ -290,20 +400,64 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
 
     const find = (child: ChildHandle) => Effect.map(Ref.get(children), (map) => map.get(child.sessionId))
 
+    const awaitChild = (child: ChildHandle) =>
+      Effect.flatMap(find(child), (found) =>
+        found !== undefined
+          ? Deferred.await(found.outcome)
+          : Effect.flatMap(
+              Effect.orDie(storedOutcome(child)),
+              Option.match({
+                onNone: () => Effect.dieMessage(`No child session ${child.sessionId} was spawned by this process`),
+                onSome: Effect.succeed
+              })
+            )
+      )
+
+    // A parent waiting on its child is not a wait on a person (LIM-2): the time counts, except
+    // while a person is asked somewhere below the caller (its own clock pauses then too).
+    const awaitWithin = (child: ChildHandle, timeoutMs: number) =>
+      Effect.gen(function* () {
+        const caller = yield* Effect.serviceOption(CurrentRun)
+        if (Option.isNone(caller))
+          return yield* Effect.timeoutTo(awaitChild(child), {
+            duration: timeoutMs,
+            onSuccess: Option.some,
+            onTimeout: Option.none
+          })
+        const open = yield* waits.openBelow(caller.value.sessionId)
+        return yield* timeoutActive(open, timeoutMs, awaitChild(child))
+      })
+
+    const status = (child: ChildHandle): Effect.Effect<ChildOutcome, StoreError> =>
+      Effect.gen(function* () {
+        const stored = yield* storedOutcome(child)
+        if (Option.isSome(stored)) return stored.value
+        const row = yield* Effect.orElseSucceed(store.session(child.sessionId), () => undefined)
+        return { ...child, status: row?.status ?? "queued", text: "", usage: emptyUsage }
+      })
+
+    const toolCalls = (child: ChildHandle) =>
+      Effect.map(store.toolCalls(child.sessionId), (calls) =>
+        calls
+          .filter((call) => call.runId === undefined || call.runId === child.runId)
+          .map(
+            (call): ChildToolCall => ({
+              name: call.name,
+              ...(call.effect === undefined ? {} : { effect: call.effect }),
+              status: call.status,
+              arguments: call.arguments
+            })
+          )
+      )
+
     return ChildSessions.of({
       spawn,
-      await: (child) =>
-        Effect.flatMap(find(child), (found) =>
-          found !== undefined
-            ? Deferred.await(found.outcome)
-            : Effect.flatMap(
-                Effect.orDie(storedOutcome(child)),
-                Option.match({
-                  onNone: () => Effect.dieMessage(`No child session ${child.sessionId} was spawned by this process`),
-                  onSome: Effect.succeed
-                })
-              )
-        ),
+      await: awaitChild,
+      awaitWithin,
+      status,
+      toolCalls,
+      notify: notices.post,
+      expectNotice: notices.expect,
       abort: (child) =>
         Effect.flatMap(find(child), (found) =>
           found === undefined

@@ -19,6 +19,8 @@ export interface ApprovalRequest {
   readonly arguments?: string | undefined
   /** The tool call asking, when it is one. */
   readonly toolCallId?: string | undefined
+  /** Who asks, when it is a child session: its path of labels, e.g. "general › explore". */
+  readonly label?: string
 }
 
 /** The answer, and whether a person or a standing policy gave it. */

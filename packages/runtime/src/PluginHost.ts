@@ -90,6 +90,8 @@ export interface Options {
   readonly builtinConfig?: { readonly [id: string]: { readonly [key: string]: unknown } } | undefined
   /** Where to look for external plugins; none are loaded without it. */
   readonly external?: SourcesInput | undefined
+  /** Whether the project's own files are trusted (`api.trustProject`); `external.trustProject` by default. */
+  readonly trustProject?: boolean | undefined
   /** Read-only runs load builtin plugins only; external ones are not even imported (PL-3). */
   readonly readOnly?: boolean | undefined
   /** `--disable-plugin` ids. */
@@ -170,6 +172,7 @@ export const make = (options: Options = {}) =>
       fallbackModel: yield* Effect.serviceOption(LanguageModel),
       ui,
       homes: options.homes ?? (yield* temporaryHomes),
+      trustProject: options.trustProject ?? options.external?.trustProject === true,
       timeouts: { ...defaultTimeouts, ...options.timeouts },
       contexts: yield* Ref.make<ReadonlyArray<RegisteredContext>>([]),
       commands: yield* Ref.make<ReadonlyMap<string, RegisteredCommand>>(new Map()),

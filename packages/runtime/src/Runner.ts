@@ -12,6 +12,7 @@ import { isTerminalType, type KnownRunEvent, type RunEventDataMap, type RunStatu
 import { emptyUsage, type Usage } from "@alisio/domain/Usage"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberMap from "effect/FiberMap"
@@ -31,6 +32,7 @@ import { type LoopResult, type RunFailure, type RunTools, turnLoop } from "./int
 import { McpServers } from "./McpServers.js"
 import { currentOwner } from "./ProcessOwner.js"
 import { RunEvents } from "./RunEvents.js"
+import { SessionNotices } from "./SessionNotices.js"
 import { type RunRecord, SessionStore } from "./SessionStore.js"
 import { type Approvals, allowedInReadOnly, defaultApprovals, Tools } from "./Tools.js"
 
@@ -69,6 +71,8 @@ export interface RunOptions {
   /** Set by child sessions: the depth of this run's session in its tree and its root. */
   readonly depth?: number
   readonly rootSessionId?: SessionId
+  /** Set by child sessions: the path of labels that names this run in approvals ("general › explore"). */
+  readonly label?: string | undefined
 }
 
 /** How a run ended. */
@@ -115,6 +119,7 @@ export const make = Effect.gen(function* () {
   const interaction = yield* Interaction
   const registry = yield* Tools
   const defaultProvider = yield* Effect.serviceOption(LanguageModel)
+  const notices = Option.getOrUndefined(yield* Effect.serviceOption(SessionNotices))
   const compactionHooks = Option.getOrUndefined(yield* Effect.serviceOption(CompactionHooks))
 
   const existingOutcome = (record: RunRecord): RunOutcome => ({
@@ -179,6 +184,8 @@ export const make = Effect.gen(function* () {
             options.onEvent
           )
           const children = yield* FiberMap.make<string, unknown, unknown>()
+          const registering = yield* Effect.makeSemaphore(1)
+          const endingStarted = yield* Deferred.make<void>()
           const allowed = options.tools === undefined ? undefined : new Set(options.tools)
           const readOnly = options.readOnly === true
           const limits = resolveLimits(options.limits)
@@ -217,7 +224,14 @@ export const make = Effect.gen(function* () {
               approvals: { ...defaultApprovals, ...options.approvals },
               limits,
               events: emitter,
-              children
+              children,
+              ...(options.label === undefined ? {} : { label: options.label }),
+              whileRunning: (register) =>
+                registering.withPermits(1)(
+                  Effect.flatMap(Deferred.isDone(endingStarted), (ended) =>
+                    ended ? Effect.succeedNone : Effect.asSome(register)
+                  )
+                )
             })
             return {
               specs: offered.map(({ description, name, parameters }) => ({ name, description, parameters })),
@@ -239,6 +253,7 @@ export const make = Effect.gen(function* () {
             limits,
             store,
             emitter,
+            notices,
             conversation: [],
             context: makeContextState({
               limits,
@@ -290,7 +305,10 @@ export const make = Effect.gen(function* () {
 
           const exit = yield* Effect.exit(
             Effect.onExit(Effect.zipRight(start, Effect.interruptible(execute)), (exit) =>
-              finalize(state, children, exit)
+              Effect.zipRight(
+                registering.withPermits(1)(Deferred.succeed(endingStarted, undefined)),
+                finalize(state, children, exit)
+              )
             )
           )
           const ending = describeEnd(exit, { turns: state.turns, usage: state.usage, maxTurns: limits.maxTurns })

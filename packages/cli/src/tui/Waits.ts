@@ -13,10 +13,12 @@ const dialogFor = (screen: Screen, wait: Wait, grants: Grants): Dialog => {
     case "Approval": {
       const request = wait.request
       const offer = offerFor(request)
-      const title =
+      const asked =
         request.kind === "external_directory"
           ? `Allow ${request.tool ?? "the tool"} to access a path outside the workspace?`
           : `Allow ${request.tool ?? "this tool"} (${request.effect ?? "external"})?`
+      // A subagent's request says which one asks (CH-4): "general › explore: Allow bash (process)?"
+      const title = request.label === undefined ? asked : `${request.label}: ${asked}`
       const details =
         request.kind === "external_directory"
           ? (request.path ?? request.summary)

@@ -125,6 +125,39 @@ describe("TUI waits", () => {
     }
   )
 
+  it.live("UI-1 CH-4 a subagent's approval names the agent path that asks", () => {
+    const board = new TuiInteraction.WaitBoard()
+    const grants = new Grants()
+    const terminal = new VirtualTerminal(80, 20)
+    const screen = new Screen(terminal, makeTheme({ color: false }))
+    return Effect.gen(function* () {
+      screen.tui.start()
+      yield* Effect.addFinalizer(() => Effect.sync(() => screen.tui.stop()))
+      yield* showWaits(screen, board, grants)
+      const answers: Array<boolean> = []
+      board.add({
+        _tag: "Approval",
+        request: {
+          sessionId: "child" as never,
+          approvalId: "a1",
+          kind: "tool",
+          summary: "bash: ls",
+          tool: "bash",
+          effect: "process",
+          arguments: JSON.stringify({ command: "ls" }),
+          label: "general › explore"
+        },
+        answer: (answer) => answers.push(answer.approved)
+      })
+      yield* Effect.promise(settle)
+      const shown = (yield* Effect.promise(() => terminal.screen())).join("\n")
+      assert.include(shown, "general › explore: Allow bash (process)?")
+      terminal.send("n")
+      yield* until(() => answers.length === 1)
+      assert.deepStrictEqual(answers, [false])
+    }).pipe(Effect.scoped)
+  })
+
   it.live("UI-1 a cancelled run withdraws its open wait: the dialog goes and the editor is back", () => {
     const { board, grants, layer } = harness([FakeProvider.callTools({ id: "c1", name: "note", args: { text: "x" } })])
     const terminal = new VirtualTerminal(60, 20)

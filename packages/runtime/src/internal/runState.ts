@@ -8,6 +8,7 @@ import type { Usage } from "@alisio/domain/Usage"
 import * as Effect from "effect/Effect"
 import type { RunEmitter } from "../RunEvents.js"
 import type { RunOptions } from "../Runner.js"
+import type { SessionNotices } from "../SessionNotices.js"
 import type { SessionStoreService } from "../SessionStore.js"
 import type { ContextState } from "./compaction/inRun.js"
 import type { HistoryEntry } from "./compaction/plan.js"
@@ -27,6 +28,8 @@ export interface RunState {
   readonly limits: ResolvedLimits
   readonly store: SessionStoreService
   readonly emitter: RunEmitter
+  /** Notices posted for the session between turns, when the runtime has them (internal/notices.ts). */
+  readonly notices?: SessionNotices["Type"] | undefined
   /**
    * The session's conversation, read once when the run starts and kept as it is stored: this
    * process holds the session's lock, so nobody else appends to it meanwhile.

@@ -133,7 +133,8 @@ export const executeToolCall = (
                 tool: call.name,
                 effect,
                 ...(request.path === undefined ? {} : { path: request.path }),
-                summary: request.summary
+                summary: request.summary,
+                ...(run.label === undefined ? {} : { label: run.label })
               })
               const answer = yield* restoreWait(
                 interaction.approve({
@@ -145,7 +146,8 @@ export const executeToolCall = (
                   effect,
                   arguments: call.arguments,
                   toolCallId: call.id,
-                  ...(request.path === undefined ? {} : { path: request.path })
+                  ...(request.path === undefined ? {} : { path: request.path }),
+                  ...(run.label === undefined ? {} : { label: run.label })
                 })
               ).pipe(
                 Effect.onInterrupt(() =>

@@ -21,6 +21,7 @@ import type { SessionStore } from "../SessionStore.js"
 import { fitWindow, sendWithinWindow } from "./compaction/inRun.js"
 import type { CompactionSnapshot } from "./compaction/plan.js"
 import { continuationNotice, toRequestMessages } from "./history.js"
+import { awaitNotices, takeNotices } from "./notices.js"
 import { type RunState, storeTurn } from "./runState.js"
 import { cancelledResult, executeToolCall } from "./toolCalls.js"
 import { type AssembledCall, classify, classifyProviderTruncated } from "./truncation.js"
@@ -107,6 +108,7 @@ export const turnLoop = (
     let notices: ReadonlyArray<Message> = []
     for (;;) {
       if (state.turns >= limits.maxTurns) return { _tag: "TurnsExceeded" } as const
+      yield* takeNotices(state)
       const tools = yield* currentTools
       const budget = resolveOutputBudget(limits.maxOutputTokens, options.modelInfo?.maxOutputTokens)
       const requestNotices = notices
@@ -185,6 +187,7 @@ export const turnLoop = (
       }
       if (complete.length === 0) {
         if (message.content.length > 0) yield* storeTurn(state, [message])
+        if (yield* awaitNotices(state)) continue
         return { _tag: "Completed", text: response.text } as const
       }
       yield* runTools(state, tools, message)

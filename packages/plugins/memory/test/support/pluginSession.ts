@@ -70,7 +70,14 @@ export const startPluginSession = (
       id: plugin.id,
       builtin: true,
       config: options.config,
-      paths: { state: options.stateDir, config: options.stateDir, cache: options.stateDir },
+      paths: {
+        state: options.stateDir,
+        config: options.stateDir,
+        cache: options.stateDir,
+        configHome: options.stateDir
+      },
+      trustProject: false,
+      plugins: Effect.succeed([]),
       tools: {
         register: (tool) =>
           tools.has(tool.name)
@@ -95,8 +102,13 @@ export const startPluginSession = (
       sessions: {
         spawn: () => Effect.die("no child sessions in this test"),
         await: () => Effect.die("no child sessions in this test"),
+        awaitWithin: () => Effect.die("no child sessions in this test"),
+        status: () => Effect.die("no child sessions in this test"),
+        toolCalls: () => Effect.succeed([]),
         abort: () => Effect.void,
-        list: () => Effect.succeed([])
+        list: () => Effect.succeed([]),
+        notify: () => Effect.void,
+        expectNotice: () => Effect.void
       },
       model: {
         complete: () => Effect.fail(new PluginError({ pluginId: plugin.id, message: "no model in this test" }))

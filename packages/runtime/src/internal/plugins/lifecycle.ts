@@ -23,6 +23,8 @@ export interface Placement {
   readonly builtin: boolean
   readonly from: string
   readonly config: unknown
+  /** An external plugin's folder. */
+  readonly root?: string | undefined
 }
 
 export type Lifecycle = ReturnType<typeof makeLifecycle>
@@ -31,14 +33,32 @@ export const makeLifecycle = (host: HostInternals, disabled: ReadonlySet<string>
   const { timeouts } = host
   const entries: Array<Entry> = []
 
-  const newEntry = (report: Entry["report"], builtin: boolean): Entry => {
+  const newEntry = (report: Entry["report"], builtin: boolean, root?: string): Entry => {
     const entry: Entry = {
-      record: { id: report.id, builtin, tools: [], commands: [], providers: [], diagnostics: [] },
+      record: {
+        id: report.id,
+        builtin,
+        ...(root === undefined ? {} : { root }),
+        tools: [],
+        commands: [],
+        providers: [],
+        diagnostics: []
+      },
       report
     }
     entries.push(entry)
     return entry
   }
+
+  const loadedPlugins = Effect.sync(() =>
+    entries
+      .filter((entry) => entry.report.loaded)
+      .map(({ record }) => ({
+        id: record.id,
+        builtin: record.builtin,
+        ...(record.root === undefined ? {} : { root: record.root })
+      }))
+  )
 
   const loadedEntry = (id: string) => entries.find((entry) => entry.report.loaded && entry.record.id === id)
 
@@ -73,7 +93,8 @@ export const makeLifecycle = (host: HostInternals, disabled: ReadonlySet<string>
           trusted: true,
           loaded: false
         },
-        placement.builtin
+        placement.builtin,
+        placement.root
       )
       if (!entry.report.enabled) return entry
       const holder = loadedEntry(definition.id)
@@ -88,7 +109,7 @@ export const makeLifecycle = (host: HostInternals, disabled: ReadonlySet<string>
       }
       const scope = yield* Scope.make()
       entry.scope = scope
-      const api = yield* makeApi(host, entry.record, scope, placement.config)
+      const api = yield* makeApi(host, entry.record, scope, placement.config, loadedPlugins)
       // Interruptible whatever the caller's region: what the plugin forks inherits it, and its
       // scope must be able to stop those fibers.
       const exit = yield* definition.setup.pipe(

@@ -130,6 +130,6 @@ export const loadExternal = (lifecycle: Lifecycle, sources: SourcesInput, readOn
         yield* lifecycle.failedSource(candidate.spec, from, false, "import", definition.left)
         continue
       }
-      yield* lifecycle.start(definition.right, { builtin: false, from, config: candidate.config })
+      yield* lifecycle.start(definition.right, { builtin: false, from, config: candidate.config, root: candidate.root })
     }
   })

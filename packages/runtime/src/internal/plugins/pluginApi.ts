@@ -28,6 +28,7 @@ import type { RunEvents } from "../../RunEvents.js"
 import type { SessionStoreService } from "../../SessionStore.js"
 import * as ToolOrigins from "../../ToolOrigins.js"
 import { Tools } from "../../Tools.js"
+import { checkChildCwd } from "./childWorkspace.js"
 import { complete } from "./completion.js"
 import { causeMessage, messageOf } from "./definition.js"
 import { observe } from "./observers.js"
@@ -54,6 +55,8 @@ export interface PluginTimeouts {
 export interface PluginRecord {
   readonly id: string
   readonly builtin: boolean
+  /** An external plugin's folder. */
+  readonly root?: string | undefined
   readonly tools: Array<string>
   readonly commands: Array<string>
   readonly providers: Array<string>
@@ -81,6 +84,8 @@ export interface HostInternals {
   readonly fallbackModel: Option.Option<LanguageModelService>
   readonly ui: PluginUi["Type"]
   readonly homes: PluginHomes
+  /** `--trust-project`: what `api.trustProject` says. */
+  readonly trustProject: boolean
   readonly timeouts: PluginTimeouts
   readonly contexts: Ref.Ref<ReadonlyArray<RegisteredContext>>
   readonly commands: Ref.Ref<ReadonlyMap<string, RegisteredCommand>>
@@ -104,7 +109,8 @@ const privateFolder = (dir: string) =>
 export const pluginPaths = (homes: PluginHomes, pluginId: string): PluginPaths => ({
   state: path.join(homes.state, "plugins", pluginId),
   config: path.join(homes.config, "plugin-config", pluginId),
-  cache: path.join(homes.cache, "plugins", pluginId)
+  cache: path.join(homes.cache, "plugins", pluginId),
+  configHome: homes.config
 })
 
 /** An error a tool failed with, as the model will read it. */
@@ -177,7 +183,8 @@ export const makeApi = (
   host: HostInternals,
   record: PluginRecord,
   scope: Scope.Scope,
-  config: unknown
+  config: unknown,
+  plugins: PluginApiService["plugins"]
 ): Effect.Effect<PluginApiService> =>
   Effect.gen(function* () {
     const pluginId = record.id
@@ -322,10 +329,17 @@ export const makeApi = (
 
     const sessions: PluginApiService["sessions"] = {
       spawn: (options) =>
-        host.children.spawn(options).pipe(Effect.catchTag("StoreError", (error) => Effect.die(error))),
+        Effect.zipRight(checkChildCwd(pluginId, paths, options.cwd), host.children.spawn(options)).pipe(
+          Effect.catchTag("StoreError", (error) => Effect.die(error))
+        ),
       await: host.children.await,
+      awaitWithin: host.children.awaitWithin,
+      status: (child) => Effect.orDie(host.children.status(child)),
+      toolCalls: (child) => Effect.orDie(host.children.toolCalls(child)),
       abort: host.children.abort,
-      list: (parent) => Effect.orDie(host.children.list(parent))
+      list: (parent) => Effect.orDie(host.children.list(parent)),
+      notify: host.children.notify,
+      expectNotice: host.children.expectNotice
     }
 
     const model: PluginApiService["model"] = {
@@ -377,6 +391,8 @@ export const makeApi = (
       builtin: record.builtin,
       config,
       paths,
+      trustProject: host.trustProject,
+      plugins,
       tools,
       commands,
       providers,

@@ -1,0 +1,127 @@
+// The tools the model delegates with: `task` (a subagent, in the foreground or the background),
+// `task_status` (no wait) and `task_wait` (a wait that counts as the caller's active time).
+import { formatDuration } from "@alisio/domain/Durations"
+import { ToolError } from "@alisio/domain/Errors"
+import { defineTool, textResult } from "@alisio/domain/Tool"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { formatTokens, totalTokens } from "./TaskResult.js"
+import type { LiveTask, Tasks } from "./Tasks.js"
+
+const TaskArgs = Schema.Struct({
+  description: Schema.String.annotations({ description: "A short (3-5 words) description of the task." }),
+  prompt: Schema.String.annotations({
+    description:
+      "The task for the subagent, complete: it does not see this conversation, so give it every fact, path and constraint it needs, and say what to report back."
+  }),
+  subagent_type: Schema.String.annotations({
+    description: "The agent to use: general, explore, plan, or another one listed in your instructions."
+  }),
+  background: Schema.optional(Schema.Boolean).annotations({
+    description:
+      "Run it in the background and go on: the call returns its task id at once, and its result comes to you as a notice when it ends (or use task_wait)."
+  })
+})
+
+const TaskId = Schema.Struct({
+  task_id: Schema.String.annotations({ description: "The id the task call returned." })
+})
+
+const WaitArgs = Schema.Struct({
+  task_id: Schema.String.annotations({ description: "The id the task call returned." }),
+  timeout_ms: Schema.optional(Schema.Int.pipe(Schema.positive())).annotations({
+    description: "Give up waiting after this many milliseconds (the task goes on); wait until it ends when absent."
+  })
+})
+
+const taskDescription = [
+  "Delegates a task to a subagent: an agent with its own instructions, tools and context, which works on its own and returns one report.",
+  "Use it for work that would flood this conversation (searching a large codebase, reading many files, long command output), for independent parts of a job, and for a second, unbiased look.",
+  "Agents: general (all of your tools), explore (fast read-only codebase search), plan (read-only, returns an ordered plan), and those listed in your instructions.",
+  "Several task calls in one response run in parallel. The subagent does not see this conversation: put everything it needs in prompt.",
+  "Its report comes back to you inside <subagent_result>; the person does not see it, so tell them what matters.",
+  "With background: true it runs while you go on; its result arrives as a notice, or use task_wait / task_status."
+].join(" ")
+
+const statusLine = (task: LiveTask, now: number): string => {
+  const { record } = task
+  const since = record.startedAt ?? record.queuedAt
+  const elapsed = formatDuration(Math.max(0, (record.endedAt ?? now) - since))
+  return `Task ${record.id} (${record.label}: ${record.description}) is ${record.status}, for ${elapsed}, ${formatTokens(totalTokens(record.usage))} tokens so far.`
+}
+
+const lookup = (tasks: Tasks, id: string, session: string) => {
+  const task = tasks.byId(id.trim())
+  // A task answers to the session that started it, and to that session's ancestors' tasks.
+  if (task === undefined || (task.record.parentSessionId !== session && task.record.rootSessionId !== session)) {
+    return Effect.fail(new ToolError({ message: `No task ${id} was started from this session.` }))
+  }
+  return Effect.succeed(task)
+}
+
+export const taskTools = (tasks: Tasks) => [
+  defineTool({
+    name: "task",
+    description: taskDescription,
+    effect: "internal",
+    input: TaskArgs,
+    run: (input, context) =>
+      Effect.gen(function* () {
+        const task = yield* tasks.start(input, context)
+        if (task.record.background) {
+          const queued = task.record.status === "queued" && task.handle === undefined
+          return textResult(
+            `Started in the background as task ${task.record.id} (${task.record.label})${queued ? ", queued for a slot" : ""}. ` +
+              "Its result will come to you as a notice when it ends; task_status and task_wait ask for it sooner."
+          )
+        }
+        // The call stopped (its run cancelled, a timeout) stops the subagent, which still ends
+        // through its steps: its worktree and partial work are kept.
+        const end = yield* tasks.wait(task, context.sessionId).pipe(Effect.onInterrupt(() => tasks.cancel(task)))
+        task.delivered = true
+        return textResult(end.text, { isError: end.isError })
+      })
+  }),
+  defineTool({
+    name: "task_status",
+    description: "Tells where a background task stands, without waiting; gives its result when it has ended.",
+    effect: "internal",
+    input: TaskId,
+    run: ({ task_id }, context) =>
+      Effect.gen(function* () {
+        const task = yield* lookup(tasks, task_id, context.sessionId)
+        const done = yield* Deferred.poll(task.done)
+        if (Option.isSome(done)) {
+          const end = yield* done.value
+          task.delivered = true
+          return textResult(end.text, { isError: end.isError })
+        }
+        return textResult(statusLine(task, yield* Clock.currentTimeMillis))
+      })
+  }),
+  defineTool({
+    name: "task_wait",
+    description:
+      "Waits for a background task to end and returns its result; with timeout_ms, gives up after that long and says where it stands (the task goes on).",
+    effect: "internal",
+    input: WaitArgs,
+    run: ({ task_id, timeout_ms }, context) =>
+      Effect.gen(function* () {
+        const task = yield* lookup(tasks, task_id, context.sessionId)
+        const end =
+          timeout_ms === undefined
+            ? Option.some(yield* tasks.wait(task, context.sessionId))
+            : yield* tasks.waitWithin(task, context.sessionId, timeout_ms)
+        if (Option.isNone(end)) {
+          return textResult(
+            `Still running after ${formatDuration(timeout_ms ?? 0)}. ${statusLine(task, yield* Clock.currentTimeMillis)}`
+          )
+        }
+        task.delivered = true
+        return textResult(end.value.text, { isError: end.value.isError })
+      })
+  })
+]

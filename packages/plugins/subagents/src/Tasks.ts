@@ -1,0 +1,551 @@
+// The tasks of this process: each is a subagent run as a child session, from its slot in the queue
+// to its result. A task's life is one fiber in the plugin's scope (forked from the `task` call, so
+// the child is spawned in the calling run and ends with it); interrupting that fiber cancels the
+// task at whatever step it is, and it still ends through the same steps: its worktree committed and
+// kept (or removed when unchanged), its record written, its result delivered.
+import * as os from "node:os"
+import * as path from "node:path"
+import type { ChildHandle, ChildOutcome, ChildToolCall, SpawnOptions } from "@alisio/domain/ChildSession"
+import { ToolError } from "@alisio/domain/Errors"
+import type { SessionId } from "@alisio/domain/Ids"
+import type { PluginApiService } from "@alisio/domain/Plugin"
+import type { ToolContext } from "@alisio/domain/Tool"
+import { addUsage, emptyUsage, type Usage } from "@alisio/domain/Usage"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import type { AgentDefinition, Permission } from "./AgentDefinition.js"
+import { type Discovered, makeDiscovery } from "./AgentDiscovery.js"
+import { makeScheduler } from "./internal/scheduler.js"
+import { makeWriteLocks } from "./internal/writeLocks.js"
+import type { SubagentsConfig } from "./SubagentsConfig.js"
+import { makeTaskRecords, type TaskRecord, type TaskRecords, type WorktreeRecord } from "./TaskRecords.js"
+import { noticeText, resultText, summaryOf, type TaskEnding } from "./TaskResult.js"
+import { addWorktree, commitWorktree, type Repository, removeWorktree, repositoryOf } from "./Worktrees.js"
+
+/** The arguments of the `task` tool. */
+export interface TaskInput {
+  readonly description: string
+  readonly prompt: string
+  readonly subagent_type: string
+  readonly background?: boolean | undefined
+}
+
+/** What a finished task gives back: the tool result and whether it is an error. */
+export interface TaskEnd {
+  readonly text: string
+  readonly isError: boolean
+  readonly ending: TaskEnding
+}
+
+/** How a writing subagent shares the workspace. */
+type Mode = "shared" | "worktree" | "serial"
+
+export interface LiveTask {
+  record: TaskRecord
+  readonly agent: AgentDefinition
+  readonly prompt: string
+  readonly parentRunId: string
+  /** The task whose session asked for this one. */
+  readonly caller?: LiveTask | undefined
+  /** This task and its ancestors. */
+  readonly line: ReadonlySet<string>
+  /** The parent's workspace. */
+  readonly cwd: string
+  readonly readOnly: boolean
+  readonly discovered: Discovered
+  handle?: ChildHandle | undefined
+  /** Done once the child is spawned, or the task ended without one. */
+  readonly started: Deferred.Deferred<void>
+  readonly done: Deferred.Deferred<TaskEnd>
+  fiber?: Fiber.RuntimeFiber<void> | undefined
+  /** Its result reached the model already (a foreground call, `task_wait`, `task_status`). */
+  delivered: boolean
+  /** Calls waiting for its result now: the result goes to them rather than into a notice. */
+  waiters: number
+}
+
+export interface Tasks {
+  /** Starts a task for the calling run: its slot or place in the queue is settled when this returns. */
+  readonly start: (input: TaskInput, context: ToolContext) => Effect.Effect<LiveTask, ToolError>
+  /** Waits for the end, the caller counted as blocked on it. */
+  readonly wait: (task: LiveTask, caller: SessionId) => Effect.Effect<TaskEnd>
+  /** Waits at most `timeoutMs` (of the caller's active time once the child runs). */
+  readonly waitWithin: (task: LiveTask, caller: SessionId, timeoutMs: number) => Effect.Effect<Option.Option<TaskEnd>>
+  /** Cancels the task and returns once it has ended. */
+  readonly cancel: (task: LiveTask) => Effect.Effect<void>
+  readonly all: Effect.Effect<ReadonlyArray<LiveTask>>
+  readonly byId: (id: string) => LiveTask | undefined
+  readonly records: TaskRecords
+  /** Saves a changed record, the live task's too when it is of this process. */
+  readonly update: (record: TaskRecord) => Effect.Effect<void>
+  readonly discover: (cwd: string) => Effect.Effect<Discovered>
+}
+
+export interface TasksOptions {
+  readonly homeDir?: string | undefined
+}
+
+const policyOf = (permission: Permission | undefined) =>
+  permission === undefined ? undefined : permission === "allow" ? "approve" : permission
+
+const newId = (taken: (id: string) => boolean): string => {
+  for (;;) {
+    const id = crypto.randomUUID().replace(/-/g, "").slice(0, 8)
+    if (!taken(id)) return id
+  }
+}
+
+const isEnded = (status: string) => status !== "queued" && status !== "running"
+
+/** Claude Code's names for the builtin agents, which models trained on it use. */
+const aliases: Readonly<Record<string, string>> = { "general-purpose": "general" }
+
+/** The agent a `subagent_type` names: exactly, else by alias, else ignoring case. */
+export const findAgent = (discovered: Discovered, name: string): AgentDefinition | undefined => {
+  const wanted = name.trim()
+  const exact = discovered.agents.find((a) => a.name === wanted)
+  if (exact !== undefined) return exact
+  const aliased = aliases[wanted.toLowerCase()]
+  return discovered.agents.find((a) => a.name === aliased || a.name.toLowerCase() === wanted.toLowerCase())
+}
+
+export const makeTasks = (
+  api: PluginApiService,
+  config: SubagentsConfig,
+  options: TasksOptions = {}
+): Effect.Effect<Tasks, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const pluginScope = yield* Effect.scope
+    const records = yield* makeTaskRecords(api)
+    const scheduler = yield* makeScheduler(config)
+    const locks = yield* makeWriteLocks
+    const tasks = new Map<string, LiveTask>()
+    const bySession = new Map<string, LiveTask>()
+    const homeDir = options.homeDir ?? os.homedir()
+
+    const discover = makeDiscovery({
+      trustProject: api.trustProject,
+      configHome: api.paths.configHome,
+      homeDir,
+      pluginRoots: Effect.map(api.plugins, (plugins) =>
+        plugins.flatMap((plugin) => (plugin.root === undefined ? [] : [plugin.root]))
+      )
+    })
+
+    const save = (task: LiveTask, change: Partial<TaskRecord>) =>
+      Effect.suspend(() => {
+        task.record = { ...task.record, ...change }
+        return Effect.zipRight(records.save(task.record), renderPanel)
+      })
+
+    const renderPanel = Effect.suspend(() => {
+      const now = [...tasks.values()].slice(-30)
+      const running = now.filter((t) => t.record.status === "running").length
+      const queued = now.filter((t) => t.record.status === "queued").length
+      const lines = [
+        `agents: ${running} running, ${queued} queued`,
+        ...now.map(
+          (t) =>
+            `${"  ".repeat(t.record.depth - 1)}${t.record.id} ${t.record.status} ${t.record.label}: ${t.record.description}`
+        )
+      ]
+      return api.ui.panel("agents", lines)
+    })
+
+    /** The child's system prompt: the agent's own, then where and how it works. */
+    const systemPrompt = (task: LiveTask, cwd: string, tree: WorktreeRecord | undefined) => {
+      const { agent } = task
+      const delegates = agent.delegates
+      const mayDelegate =
+        !agent.disallowedTools.includes("task") && (agent.tools === "*" || agent.tools.includes("task"))
+      const others = task.discovered.agents.filter((a) => delegates === undefined || delegates.includes(a.name))
+      return [
+        agent.prompt,
+        "",
+        `You are the subagent "${task.record.label}" (task ${task.record.id}), working for another agent on one task. ` +
+          "Nobody sees your intermediate steps and you cannot ask anyone anything: decide with what you have.",
+        `The workspace is ${cwd}.`,
+        ...(tree === undefined
+          ? []
+          : [
+              `It is a git worktree of your own on the branch ${tree.branch}, started from commit ${tree.base.slice(0, 7)}; ` +
+                "what you change stays on that branch until the person merges it."
+            ]),
+        ...(task.readOnly ? ["You are read-only: you cannot change files or run commands that could."] : []),
+        "Your last message is your report: it is all the other agent gets back, so make it complete and concise.",
+        ...(mayDelegate && task.record.depth < config.maxDepth && others.length > 0
+          ? [
+              "You may delegate parts of your task with the task tool to these agents (subagent_type):",
+              ...others.map((a) => `- ${a.name}: ${a.description}`)
+            ]
+          : [])
+      ].join("\n")
+    }
+
+    const spawnOptions = (task: LiveTask, cwd: string | undefined, tree: WorktreeRecord | undefined): SpawnOptions => {
+      const { agent } = task
+      const write = policyOf(agent.permission.write)
+      const external = policyOf(agent.permission.process)
+      return {
+        prompt: task.prompt,
+        title: `${agent.name}: ${task.record.description}`,
+        system: systemPrompt(task, cwd ?? task.cwd, tree),
+        ...(agent.tools === "*" ? {} : { tools: agent.tools }),
+        ...(agent.disallowedTools.length === 0 ? {} : { excludeTools: agent.disallowedTools }),
+        ...(write === undefined && external === undefined
+          ? {}
+          : {
+              approvals: { ...(write === undefined ? {} : { write }), ...(external === undefined ? {} : { external }) }
+            }),
+        ...(task.readOnly ? { readOnly: true } : {}),
+        ...(agent.model === undefined ? {} : { model: agent.model }),
+        limits: { maxTurns: Math.min(agent.maxTurns ?? config.maxTurns, config.maxTurns), timeoutMs: config.timeoutMs },
+        ...(cwd === undefined ? {} : { cwd }),
+        label: agent.name
+      }
+    }
+
+    const modeOf = (task: LiveTask): Mode =>
+      task.readOnly
+        ? "shared"
+        : task.agent.isolation === "worktree" || config.parallelWrites === "worktree"
+          ? "worktree"
+          : config.parallelWrites
+
+    interface Prepared {
+      readonly repository?: Repository | undefined
+      readonly workspaceNote?: string | undefined
+    }
+
+    /** What `prepare` got done, read when it stopped half-way. */
+    interface Progress {
+      accepted: boolean
+      value: Prepared
+    }
+
+    /** Queue, lock, worktree and spawn: everything before the child runs. */
+    const prepare = (task: LiveTask, accepted: Deferred.Deferred<void, ToolError>, prepared: Progress) =>
+      Effect.gen(function* () {
+        const { record } = task
+        const go = yield* scheduler
+          .enter(
+            { id: record.id, parent: record.parentSessionId as SessionId, root: record.rootSessionId as SessionId },
+            record.background ? undefined : (record.parentSessionId as SessionId)
+          )
+          .pipe(Effect.tapError((refusal) => Deferred.fail(accepted, new ToolError({ message: refusal.message }))))
+        yield* save(task, {})
+        if (record.background) yield* api.sessions.expectNotice(record.parentSessionId as SessionId)
+        prepared.accepted = true
+        yield* Deferred.succeed(accepted, undefined)
+        yield* Deferred.await(go)
+
+        let mode = modeOf(task)
+        let repository: Repository | undefined
+        if (mode === "worktree") {
+          repository = yield* repositoryOf(task.cwd)
+          if (repository._tag === "Unavailable") {
+            mode = "serial"
+            prepared.value = {
+              repository,
+              workspaceNote:
+                `Git worktrees were not available (${repository.reason}), so this writing subagent ran in the shared ` +
+                "workspace, one writing subagent at a time."
+            }
+          }
+        }
+        if (mode === "serial") {
+          const key = repository?._tag === "Repository" ? repository.root : task.cwd
+          yield* scheduler.blockedWhile(record.id, locks.hold(key, record.id, task.line))
+        }
+        let tree: WorktreeRecord | undefined
+        let cwd: string | undefined
+        if (mode === "worktree" && repository?._tag === "Repository") {
+          prepared.value = { repository }
+          const dir = path.join(api.paths.state, "worktrees", record.id)
+          const branch = `alisio/${record.id}`
+          yield* addWorktree(repository.root, dir, branch, repository.head).pipe(
+            Effect.mapError((error) => new ToolError({ message: `Could not make a git worktree: ${error.message}` }))
+          )
+          tree = {
+            dir,
+            branch,
+            base: repository.head,
+            ...(repository.branch === undefined ? {} : { baseBranch: repository.branch }),
+            repoRoot: repository.root,
+            target: task.cwd,
+            state: "active"
+          }
+          cwd = repository.subdir === "" ? dir : path.join(dir, repository.subdir)
+          yield* save(task, { worktree: tree })
+        }
+        const handle = yield* api.sessions.spawn(spawnOptions(task, cwd, tree)).pipe(
+          Effect.tap((spawned) =>
+            Effect.sync(() => {
+              task.handle = spawned
+              bySession.set(spawned.sessionId, task)
+            })
+          ),
+          Effect.mapError((error) => new ToolError({ message: error.message }))
+        )
+        yield* scheduler.started(record.id, handle.sessionId)
+        yield* save(task, {
+          status: "running",
+          sessionId: handle.sessionId,
+          runId: handle.runId,
+          startedAt: yield* Clock.currentTimeMillis
+        })
+        yield* Deferred.succeed(task.started, undefined)
+      })
+
+    /** The child's outcome: awaited, or (the task being cancelled) the child stopped first. */
+    const outcomeOf = (handle: ChildHandle, restore: <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) =>
+      restore(api.sessions.await(handle)).pipe(
+        Effect.catchAllCause(() => Effect.zipRight(api.sessions.abort(handle), api.sessions.await(handle)))
+      )
+
+    /** Commits and keeps a changed worktree, removes an unchanged one. */
+    const settleWorktree = (task: LiveTask, tree: WorktreeRecord, status: string) =>
+      Effect.gen(function* () {
+        const message = `alisio: ${task.record.agent}: ${task.record.description} (task ${task.record.id}, ${status})`
+        const changes = yield* Effect.either(commitWorktree(tree.dir, tree.base, message))
+        if (changes._tag === "Left") {
+          return {
+            tree: { ...tree, state: "kept" as const },
+            note: `Its worktree was kept as it was: ${changes.left.message}.`
+          }
+        }
+        if (!changes.right.changed) {
+          const removed = yield* Effect.either(removeWorktree(tree.repoRoot, tree.dir, tree.branch))
+          return removed._tag === "Right"
+            ? { tree: { ...tree, state: "removed" as const, files: [] } }
+            : {
+                tree: { ...tree, state: "kept" as const, files: [] },
+                note: `Its unchanged worktree could not be removed: ${removed.left.message}.`
+              }
+        }
+        return { tree: { ...tree, state: "kept" as const, files: changes.right.files } }
+      })
+
+    const finish = (
+      task: LiveTask,
+      outcome: ChildOutcome | undefined,
+      failure: Option.Option<string>,
+      prepared: Prepared
+    ) =>
+      Effect.gen(function* () {
+        const { record } = task
+        const status = outcome?.status ?? (Option.isSome(failure) ? "failed" : "cancelled")
+        const error =
+          outcome?.error ??
+          Option.getOrUndefined(failure) ??
+          (outcome === undefined ? "it was cancelled before it started" : undefined)
+        let tree = record.worktree
+        let treeNote: string | undefined
+        if (tree?.state === "active") {
+          const settled = yield* settleWorktree(task, tree, status)
+          tree = settled.tree
+          treeNote = settled.note
+        }
+        let changes: ReadonlyArray<ChildToolCall> | undefined
+        if (task.handle !== undefined && tree === undefined && !task.readOnly) {
+          changes = yield* api.sessions.toolCalls(task.handle)
+        }
+        const now = yield* Clock.currentTimeMillis
+        const usage: Usage = outcome?.usage ?? record.usage
+        const ending: TaskEnding = {
+          id: record.id,
+          agent: record.agent,
+          status,
+          answer: outcome?.text ?? "",
+          error,
+          usage,
+          elapsedMs: Math.max(0, now - (record.startedAt ?? record.queuedAt)),
+          worktree: tree,
+          uncommitted: prepared.repository?._tag === "Repository" ? prepared.repository.uncommitted : undefined,
+          workspaceNote: [prepared.workspaceNote, treeNote].filter((n) => n !== undefined).join(" ") || undefined,
+          changes
+        }
+        const text = resultText(ending, config.maxResultChars)
+        yield* save(task, {
+          status,
+          endedAt: now,
+          usage,
+          ...(tree === undefined ? {} : { worktree: tree }),
+          ...(ending.workspaceNote === undefined ? {} : { workspaceNote: ending.workspaceNote }),
+          ...(error === undefined ? {} : { error }),
+          summary: summaryOf(outcome?.text ?? "") ?? error ?? status
+        })
+        return { text, isError: status !== "completed", ending } satisfies TaskEnd
+      })
+
+    const lifecycle = (task: LiveTask, accepted: Deferred.Deferred<void, ToolError>) =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.scoped(
+          Effect.gen(function* () {
+            const prepared: Progress = { accepted: false, value: {} }
+            const exit = yield* Effect.exit(restore(prepare(task, accepted, prepared)))
+            if (!prepared.accepted) {
+              // Refused (or its call stopped) before it was accepted: the call fails, nothing is kept.
+              yield* Deferred.fail(accepted, new ToolError({ message: "The task was not started." }))
+              tasks.delete(task.record.id)
+              return
+            }
+            const failure = Exit.isFailure(exit)
+              ? Option.map(Cause.failureOption(exit.cause), (error) => (error as { message: string }).message)
+              : Option.none<string>()
+            const outcome = task.handle === undefined ? undefined : yield* outcomeOf(task.handle, restore)
+            const end = yield* finish(task, outcome, failure, prepared.value)
+            yield* scheduler.leave(task.record.id)
+            if (task.handle !== undefined) bySession.delete(task.handle.sessionId)
+            yield* Deferred.succeed(task.done, end)
+            yield* Deferred.succeed(task.started, undefined)
+            if (task.record.background && !task.delivered && task.waiters === 0) {
+              yield* api.sessions.notify(
+                task.record.parentSessionId as SessionId,
+                noticeText(end.ending, task.record.description, config.maxResultChars)
+              )
+            }
+          })
+        ).pipe(Effect.ensuring(scheduler.leave(task.record.id)))
+      )
+
+    const start: Tasks["start"] = (input, context) =>
+      Effect.gen(function* () {
+        const discovered = yield* discover(context.cwd)
+        const agent = findAgent(discovered, input.subagent_type)
+        if (agent === undefined) {
+          return yield* new ToolError({
+            message: `Unknown subagent_type "${input.subagent_type}". Available: ${discovered.agents.map((a) => a.name).join(", ")}.`
+          })
+        }
+        const caller = bySession.get(context.sessionId)
+        const depth = (caller?.record.depth ?? 0) + 1
+        if (depth > config.maxDepth) {
+          return yield* new ToolError({
+            message:
+              `Delegation goes ${config.maxDepth} levels deep at most, and this task would be level ${depth} ` +
+              `(${caller?.record.label ?? "root"} › ${agent.name}). Do it yourself.`
+          })
+        }
+        if (caller?.agent.delegates !== undefined && !caller.agent.delegates.includes(agent.name)) {
+          return yield* new ToolError({
+            message: `The agent ${caller.agent.name} may delegate only to: ${caller.agent.delegates.join(", ") || "none"}.`
+          })
+        }
+        const id = newId((candidate) => tasks.has(candidate))
+        const now = yield* Clock.currentTimeMillis
+        const task: LiveTask = {
+          record: {
+            id,
+            agent: agent.name,
+            description: input.description.trim() || agent.name,
+            label: caller === undefined ? agent.name : `${caller.record.label} › ${agent.name}`,
+            background: input.background ?? agent.background,
+            parentSessionId: context.sessionId,
+            rootSessionId: caller?.record.rootSessionId ?? context.sessionId,
+            depth,
+            status: "queued",
+            queuedAt: now,
+            usage: emptyUsage
+          },
+          agent,
+          prompt: input.prompt,
+          parentRunId: context.runId,
+          caller,
+          line: new Set([id, ...(caller?.line ?? [])]),
+          cwd: context.cwd,
+          readOnly: agent.readOnly || context.readOnly,
+          discovered,
+          started: yield* Deferred.make<void>(),
+          done: yield* Deferred.make<TaskEnd>(),
+          delivered: false,
+          waiters: 0
+        }
+        tasks.set(id, task)
+        const accepted = yield* Deferred.make<void, ToolError>()
+        task.fiber = yield* Effect.forkIn(lifecycle(task, accepted), pluginScope)
+        yield* Deferred.await(accepted).pipe(Effect.onInterrupt(() => Fiber.interrupt(task.fiber!)))
+        return task
+      })
+
+    const cancel = (task: LiveTask) =>
+      task.fiber === undefined ? Effect.void : Effect.asVoid(Fiber.interrupt(task.fiber))
+
+    /** Counts a caller waiting for the task's result, blocked on it for the scheduler. */
+    const waiting = <A>(task: LiveTask, caller: SessionId, effect: Effect.Effect<A>) =>
+      scheduler.blockedWhile(
+        caller,
+        Effect.acquireUseRelease(
+          Effect.sync(() => {
+            task.waiters += 1
+          }),
+          () => effect,
+          () =>
+            Effect.sync(() => {
+              task.waiters -= 1
+            })
+        )
+      )
+
+    const wait: Tasks["wait"] = (task, caller) => waiting(task, caller, Deferred.await(task.done))
+
+    const waitWithin: Tasks["waitWithin"] = (task, caller, timeoutMs) =>
+      waiting(
+        task,
+        caller,
+        Effect.gen(function* () {
+          const began = yield* Clock.currentTimeMillis
+          const started = yield* Deferred.await(task.started).pipe(Effect.timeoutOption(timeoutMs))
+          if (Option.isNone(started)) return Option.none()
+          const left = timeoutMs - ((yield* Clock.currentTimeMillis) - began)
+          if (task.handle !== undefined && !(yield* Deferred.isDone(task.done))) {
+            const outcome = yield* api.sessions.awaitWithin(task.handle, Math.max(1, left))
+            if (Option.isNone(outcome)) return Option.none()
+          }
+          return Option.some(yield* Deferred.await(task.done))
+        })
+      )
+
+    // Live token counts for `/agents` and the panel.
+    yield* api.events.on("turn_completed", (event) =>
+      Effect.suspend(() => {
+        const task = bySession.get(event.sessionId)
+        if (task === undefined || event.data.usage === undefined || isEnded(task.record.status)) return Effect.void
+        task.record = { ...task.record, usage: addUsage(task.record.usage, event.data.usage) }
+        return renderPanel
+      })
+    )
+    // A background task still queued when its parent's run ends would never start in it.
+    for (const type of ["run_completed", "run_failed", "run_cancelled", "turns_exceeded"] as const) {
+      yield* api.events.on(type, (event) =>
+        Effect.forEach(
+          [...tasks.values()].filter((t) => t.parentRunId === event.runId && t.handle === undefined),
+          cancel,
+          { discard: true }
+        )
+      )
+    }
+
+    return {
+      start,
+      wait,
+      waitWithin,
+      cancel,
+      all: Effect.sync(() => [...tasks.values()]),
+      byId: (id) => tasks.get(id),
+      records,
+      update: (record) =>
+        Effect.suspend(() => {
+          const live = tasks.get(record.id)
+          if (live === undefined) return records.save(record)
+          return save(live, record)
+        }),
+      discover
+    }
+  })
