@@ -143,7 +143,7 @@ describe("TUI waits", () => {
           kind: "tool",
           summary: "bash: ls",
           tool: "bash",
-          effect: "process",
+          effect: "external",
           arguments: JSON.stringify({ command: "ls" }),
           label: "general › explore"
         },
@@ -151,7 +151,7 @@ describe("TUI waits", () => {
       })
       yield* Effect.promise(settle)
       const shown = (yield* Effect.promise(() => terminal.screen())).join("\n")
-      assert.include(shown, "general › explore: Allow bash (process)?")
+      assert.include(shown, "general › explore: Allow bash (external)?")
       terminal.send("n")
       yield* until(() => answers.length === 1)
       assert.deepStrictEqual(answers, [false])
