@@ -2,10 +2,11 @@ import { readFile, realpath } from "node:fs/promises"
 import { ConfigError } from "@alisio/domain/Errors"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as YAML from "yaml"
+import type * as YAML from "yaml"
 import { parse } from "./Config.js"
 import { writeFileAtomic } from "./internal/atomicFile.js"
 import { errorDetail } from "./internal/errno.js"
+import { yaml } from "./internal/yaml.js"
 
 const readText = (file: string) =>
   Effect.tryPromise({
@@ -37,7 +38,7 @@ export const setKey = (file: string, key: string, value: unknown): Effect.Effect
         file
       })
     }
-    const doc = YAML.parseDocument(text)
+    const doc = yaml().parseDocument(text)
     doc.set(key, value)
     const updated = doc.toString()
     const check = parse(updated, file)

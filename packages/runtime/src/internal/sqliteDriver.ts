@@ -19,7 +19,11 @@ type Constructor = new (...args: ReadonlyArray<unknown>) => object
 interface Addon {
   Database: Constructor
   readonly Statement: Constructor
+  [patched]?: true
 }
+
+// On the addon itself: a second copy of this module (tests re-evaluate modules) patches nothing twice.
+const patched = Symbol.for("alisio.sqliteDriver.retained")
 
 const retainNativeObjects = (): void => {
   const root = dirname(requireHere.resolve("better-sqlite3/package.json"))
@@ -28,6 +32,8 @@ const retainNativeObjects = (): void => {
     bindings: "better_sqlite3.node",
     module_root: root
   }) as Addon
+  if (addon[patched] === true) return
+  addon[patched] = true
   const keep = <T>(made: T): T => {
     if (typeof made === "object" && made !== null) retained.add(made)
     return made
@@ -40,9 +46,12 @@ const retainNativeObjects = (): void => {
     }
   }
   const NativeDatabase = addon.Database
-  const Retained = ((...args: ReadonlyArray<unknown>) => keep(new NativeDatabase(...args))) as unknown as Constructor
-  Retained.prototype = NativeDatabase.prototype
-  addon.Database = Retained
+  addon.Database = class extends NativeDatabase {
+    constructor(...args: ReadonlyArray<unknown>) {
+      super(...args)
+      retained.add(this)
+    }
+  }
   wrap(NativeDatabase.prototype as Record<string, unknown>, "prepare")
   wrap(NativeDatabase.prototype as Record<string, unknown>, "backup")
   wrap(addon.Statement.prototype as Record<string, unknown>, "iterate")
