@@ -2,7 +2,6 @@
 // Code, Codex and opencode. Broken front matter never makes a file unusable: its problems are
 // reported, naming the file and the field, and the body is still the text.
 
-import type * as YAML from "yaml"
 import { yaml } from "../yaml.js"
 
 /** A problem with a file the catalog or the system context read; the file is still used unless it says so. */
