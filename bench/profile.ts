@@ -1,5 +1,5 @@
 // `pnpm bench:profile [deltas]`: a CPU profile of one two-turn task of the built CLI (as in
-// goals.bench.ts) against the local OpenAI-protocol server, summarised by self time: by package,
+// goals.bench.ts, in a state home an earlier run created) against the local OpenAI-protocol server, summarised by self time: by package,
 // by source module and by function. The bundle's `// path` comments (esbuild writes one before
 // each module) map a profile's line back to its source module. The raw profile stays in the
 // folder printed last (open it in Chrome DevTools for a flame graph).
@@ -100,36 +100,26 @@ const main = async () => {
   const dir = mkdtempSync(join(tmpdir(), "alisio-profile-"))
   const node = process.env.ALISIO_PROFILE_NODE
   const preload = node !== undefined && node === node24()?.path ? node24()!.args : []
-  try {
-    const child = spawn(
-      node ?? process.execPath,
-      [
-        ...preload,
-        "--cpu-prof",
-        "--cpu-prof-dir",
-        dir,
-        "--cpu-prof-interval",
-        "200",
-        bin,
-        "run",
-        "--yes",
-        "-m",
-        "openai/bench-model",
-        "say hi"
-      ],
-      {
-        env: {
-          ...process.env,
-          ALISIO_HOME: join(dir, "home"),
-          OPENAI_BASE_URL: server.baseURL,
-          OPENAI_API_KEY: "k",
-          NO_COLOR: "1"
-        },
-        stdio: ["ignore", "ignore", "inherit"]
-      }
-    )
+  const env = {
+    ...process.env,
+    ALISIO_HOME: join(dir, "home"),
+    OPENAI_BASE_URL: server.baseURL,
+    OPENAI_API_KEY: "k",
+    NO_COLOR: "1"
+  }
+  const task = ["run", "--yes", "-m", "openai/bench-model", "say hi"]
+  const spawned = async (args: ReadonlyArray<string>) => {
+    const child = spawn(node ?? process.execPath, [...preload, ...args], {
+      env,
+      stdio: ["ignore", "ignore", "inherit"]
+    })
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve))
     if (code !== 0) throw new Error(`the run exited ${code}`)
+  }
+  try {
+    // A first run creates the state home (migrations), as in the benchmark, where runs share one.
+    await spawned([bin, ...task])
+    await spawned(["--cpu-prof", "--cpu-prof-dir", dir, "--cpu-prof-interval", "200", bin, ...task])
   } finally {
     await server.close()
   }
