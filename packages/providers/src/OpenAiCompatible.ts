@@ -26,6 +26,7 @@ import {
   fromReadError,
   fromStreamPayload,
   invalidResponse,
+  noAnswerInTime,
   redactError
 } from "./internal/ErrorMapping.js"
 import { makeHttpClient } from "./internal/Http.js"
@@ -64,6 +65,9 @@ interface Connection {
   controller: AbortController | undefined
   reader: PartReader | undefined
 }
+
+/** How long model discovery may wait for the server's answer. */
+const discoveryTimeout = "10 minutes"
 
 /** How long the end of the body may lag behind the final event before the connection is dropped. */
 const drainGraceMs = 1_000
@@ -254,6 +258,8 @@ export const make = (options: Options): LanguageModelService => {
     catch: (cause) => cause
   }).pipe(
     Effect.catchAll(failWith),
+    // A server that accepts and never answers: the bound the openai SDK had (streams have the runner's).
+    Effect.timeoutFail({ duration: discoveryTimeout, onTimeout: () => noAnswerInTime(provider, baseURL) }),
     Effect.map((page) =>
       (Array.isArray(page.data) ? page.data : []).flatMap((model) =>
         typeof model?.id === "string" && model.id.length > 0 ? [model.id] : []

@@ -95,6 +95,10 @@ export const redactError = (error: ProviderError, secrets: ReadonlyArray<string>
       })
 }
 
+/** A request the server accepted but did not answer within the adapter's bound. */
+export const noAnswerInTime = (provider: string, baseURL: string): Failure =>
+  make(provider, "network", `no answer from ${baseURL} in time`)
+
 /** A failure the adapter itself detects, e.g. a stream that stopped before it finished. */
 export const invalidResponse = (provider: string, detail: string): Failure => make(provider, "invalid_response", detail)
 
