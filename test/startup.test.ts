@@ -1,5 +1,6 @@
-// Start-up stays lazy: what `--version` and `--help` load statically must not hold SQLite or the
-// openai SDK (those load when a command that needs them runs). Speed itself is measured in bench/.
+// Start-up stays lazy: what `--version` and `--help` load statically must not hold SQLite (it loads
+// when a command that needs it runs); no command loads the openai SDK (the adapter speaks HTTP with
+// fetch), and `run` does not load `yaml` before a file needs it. Speed itself is measured in bench/.
 
 import { spawnSync } from "node:child_process"
 import { readFileSync } from "node:fs"
@@ -30,7 +31,11 @@ const dynamicTarget = (file: string, name: RegExp): string => {
 
 const holdsHeavyParts = (files: ReadonlyArray<string>) => {
   const text = files.map((file) => readFileSync(file, "utf8")).join("\n")
-  return { sqlite: text.includes("better-sqlite3"), openai: /\bOpenAI = class\b|\bclass OpenAI\b/.test(text) }
+  return {
+    sqlite: text.includes("better-sqlite3"),
+    openai: /\bOpenAI = class\b|\bclass OpenAI\b/.test(text),
+    yaml: /\bclass LineCounter\b/.test(text)
+  }
 }
 
 /** Whether pi-tui (the interactive UI's renderer) is among the files. */
@@ -44,7 +49,7 @@ describe("start-up", () => {
       version: string
     }
     assert.strictEqual(result.stdout, `alisio ${manifest.version}\n`)
-    assert.deepStrictEqual(holdsHeavyParts(staticGraph(cliBin)), { sqlite: false, openai: false })
+    assert.deepStrictEqual(holdsHeavyParts(staticGraph(cliBin)), { sqlite: false, openai: false, yaml: false })
     assert.isFalse(holdsTui(staticGraph(cliBin)), "--version does not load the interactive UI")
   })
 
@@ -56,14 +61,14 @@ describe("start-up", () => {
     assert.isFalse(holdsTui(staticGraph(run)), "alisio run")
     assert.isTrue(holdsTui(staticGraph(tui)), "alisio")
     // The editor is up before SQLite, the providers and the plugins load (they come with Session).
-    assert.deepStrictEqual(holdsHeavyParts(staticGraph(tui)), { sqlite: false, openai: false })
+    assert.deepStrictEqual(holdsHeavyParts(staticGraph(tui)), { sqlite: false, openai: false, yaml: false })
   })
 
-  it("--help loads the command tree without SQLite or the openai SDK; run loads them", () => {
+  it("--help loads the command tree without SQLite; run loads SQLite but neither the openai SDK nor yaml", () => {
     const main = dynamicTarget(cliBin, /main-[A-Z0-9]+\.js/)
-    assert.deepStrictEqual(holdsHeavyParts(staticGraph(main)), { sqlite: false, openai: false })
+    assert.deepStrictEqual(holdsHeavyParts(staticGraph(main)), { sqlite: false, openai: false, yaml: false })
     const run = dynamicTarget(main, /RunCommand-[A-Z0-9]+\.js/)
-    assert.deepStrictEqual(holdsHeavyParts(staticGraph(run)), { sqlite: true, openai: true })
+    assert.deepStrictEqual(holdsHeavyParts(staticGraph(run)), { sqlite: true, openai: false, yaml: false })
     const help = spawnSync(process.execPath, [cliBin, "run", "--help"], { encoding: "utf8" })
     assert.strictEqual(help.status, 0)
     assert.include(help.stdout, "--first-token-timeout")

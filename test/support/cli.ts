@@ -45,7 +45,9 @@ export const makeSandbox = (baseURL: string): CliSandbox => {
     ALISIO_HOME: home,
     OPENAI_BASE_URL: baseURL,
     OPENAI_API_KEY: "test-key",
-    NO_COLOR: "1"
+    NO_COLOR: "1",
+    // CI on Node 24 preloads the better-sqlite3 built for it (.ci/node24-sqlite.cjs).
+    ...(process.env.NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: process.env.NODE_OPTIONS })
   }
   const start = (args: ReadonlyArray<string>, options: { readonly env?: NodeJS.ProcessEnv } = {}): RunningCli => {
     const child = spawn(process.execPath, [cliBin, ...args], {

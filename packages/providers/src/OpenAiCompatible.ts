@@ -18,7 +18,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import { OpenAI } from "openai/client"
 import { acceptsEffort, type CatalogEntry, merge } from "./internal/Catalog.js"
 import { ChatAssembler } from "./internal/ChatStream.js"
 import {
@@ -27,9 +26,10 @@ import {
   fromReadError,
   fromStreamPayload,
   invalidResponse,
-  normalizingFetch,
+  noAnswerInTime,
   redactError
 } from "./internal/ErrorMapping.js"
+import { makeHttpClient } from "./internal/Http.js"
 import { PartReader } from "./internal/PartReader.js"
 import { chatBody, type OutputTokensParam, responsesBody } from "./internal/Requests.js"
 import { ResponsesAssembler } from "./internal/ResponsesStream.js"
@@ -66,6 +66,9 @@ interface Connection {
   reader: PartReader | undefined
 }
 
+/** How long model discovery may wait for the server's answer. */
+const discoveryTimeout = "10 minutes"
+
 /** How long the end of the body may lag behind the final event before the connection is dropped. */
 const drainGraceMs = 1_000
 
@@ -91,19 +94,7 @@ export const make = (options: Options): LanguageModelService => {
     ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries })
   }
   const apiKey = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
-  const client = new OpenAI({
-    baseURL,
-    // The SDK insists on a key; without one, the Authorization header is removed below.
-    apiKey: apiKey.length > 0 ? apiKey : "unused",
-    adminAPIKey: null,
-    organization: null,
-    project: null,
-    defaultHeaders: { ...(apiKey.length > 0 ? {} : { Authorization: null }), ...options.headers },
-    // Retries are ours: they must stop once a part was emitted, and honour Clock.
-    maxRetries: 0,
-    logLevel: "off",
-    fetch: normalizingFetch((input, init) => globalThis.fetch(input, init))
-  })
+  const http = makeHttpClient({ baseURL, apiKey, headers: options.headers })
 
   const failWith = (cause: unknown): Effect.Effect<never, Failure> =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(fromCause(provider, cause, now, baseURL)))
@@ -111,8 +102,11 @@ export const make = (options: Options): LanguageModelService => {
   const send = (request: ModelRequest, signal: AbortSignal): Promise<Response> => {
     const sendEffort = request.effort !== undefined && acceptsEffort(catalog, request.model, request.effort)
     return api === "chat"
-      ? client.chat.completions.create(chatBody(request, { outputTokensParam, sendEffort }), { signal }).asResponse()
-      : client.responses.create(responsesBody(request, { sendEffort }), { signal }).asResponse()
+      ? http.request("POST", "/chat/completions", {
+          body: chatBody(request, { outputTokensParam, sendEffort }),
+          signal
+        })
+      : http.request("POST", "/responses", { body: responsesBody(request, { sendEffort }), signal })
   }
 
   const assemblerFor = () =>
@@ -259,10 +253,13 @@ export const make = (options: Options): LanguageModelService => {
     )
 
   const discovered = Effect.tryPromise({
-    try: (signal) => client.models.list({ signal }),
+    try: (signal) =>
+      http.request("GET", "/models", { signal }).then((response) => response.json() as Promise<{ data?: unknown }>),
     catch: (cause) => cause
   }).pipe(
     Effect.catchAll(failWith),
+    // A server that accepts and never answers: the bound the openai SDK had (streams have the runner's).
+    Effect.timeoutFail({ duration: discoveryTimeout, onTimeout: () => noAnswerInTime(provider, baseURL) }),
     Effect.map((page) =>
       (Array.isArray(page.data) ? page.data : []).flatMap((model) =>
         typeof model?.id === "string" && model.id.length > 0 ? [model.id] : []

@@ -1146,6 +1146,17 @@ describe("OpenAiCompatible requests and discovery", () => {
     })
   )
 
+  it.scoped("PRV-2 a server that accepts /models and never answers fails discovery after 10 minutes as network", () =>
+    Effect.gen(function* () {
+      const server = yield* SseServer.always({ stall: true })
+      const listing = yield* Effect.fork(modelFor(server, { maxRetries: 0 }).models)
+      yield* TestClock.adjust("10 minutes")
+      const error = yield* Effect.flip(Fiber.join(listing))
+      assert.strictEqual(error.code, "network")
+      assert.include(error.message, `no answer from ${server.baseURL} in time`)
+    })
+  )
+
   it.scopedLive("PRV-2 layerConfig reads OPENAI_BASE_URL and OPENAI_API_KEY", () =>
     Effect.gen(function* () {
       const server = yield* SseServer.always({ body: okBody })

@@ -12,7 +12,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import * as YAML from "yaml"
+import type * as YAML from "yaml"
+import { yaml } from "./internal/yaml.js"
 
 const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
 const PositiveInt = Schema.Int.pipe(Schema.positive())
@@ -231,8 +232,8 @@ export const parse = (
   text: string,
   file: string
 ): Either.Either<{ readonly config: ConfigFile; readonly warnings: ReadonlyArray<string> }, ConfigError> => {
-  const lineCounter = new YAML.LineCounter()
-  const doc = YAML.parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true })
+  const lineCounter = new (yaml().LineCounter)()
+  const doc = yaml().parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true })
   const at = (offset: number) => {
     const { line, col } = lineCounter.linePos(offset)
     return { line: Math.max(line, 1), col: Math.max(col, 1) }
@@ -394,15 +395,15 @@ export const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
  */
 const locate = (doc: YAML.Document, path: ReadonlyArray<PropertyKey>, target: "key" | "value"): number => {
   const start = (node: unknown): number | undefined =>
-    YAML.isNode(node) && node.range !== undefined && node.range !== null ? node.range[0] : undefined
+    yaml().isNode(node) && node.range !== undefined && node.range !== null ? node.range[0] : undefined
   let node: unknown = doc.contents
   let offset = start(node) ?? 0
   for (let i = 0; i < path.length; i++) {
-    if (YAML.isAlias(node)) node = node.resolve(doc)
+    if (yaml().isAlias(node)) node = node.resolve(doc)
     const key = path[i]!
-    if (YAML.isMap(node)) {
+    if (yaml().isMap(node)) {
       const pair = node.items.find(
-        (item) => (YAML.isScalar(item.key) ? String(item.key.value) : String(item.key)) === String(key)
+        (item) => (yaml().isScalar(item.key) ? String(item.key.value) : String(item.key)) === String(key)
       )
       if (pair === undefined) return offset
       const keyOffset = start(pair.key) ?? offset
@@ -411,7 +412,7 @@ const locate = (doc: YAML.Document, path: ReadonlyArray<PropertyKey>, target: "k
       offset = start(pair.value) ?? keyOffset
       // A missing key below reports the line of its parent's key.
       if (i < path.length - 1) offset = keyOffset
-    } else if (YAML.isSeq(node) && typeof key === "number") {
+    } else if (yaml().isSeq(node) && typeof key === "number") {
       const item = node.items[key]
       if (item === undefined) return offset
       node = item

@@ -2,10 +2,11 @@ import { readFile, realpath } from "node:fs/promises"
 import { ConfigError } from "@alisio/domain/Errors"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as YAML from "yaml"
+import type * as YAML from "yaml"
 import { parse } from "./Config.js"
 import { writeFileAtomic } from "./internal/atomicFile.js"
 import { errorDetail } from "./internal/errno.js"
+import { yaml } from "./internal/yaml.js"
 
 const readText = (file: string) =>
   Effect.tryPromise({
@@ -37,7 +38,7 @@ export const editDocument = (file: string, edit: (doc: YAML.Document) => void): 
         file
       })
     }
-    const doc = YAML.parseDocument(text)
+    const doc = yaml().parseDocument(text)
     edit(doc)
     const updated = doc.toString()
     const check = parse(updated, file)
@@ -63,7 +64,7 @@ export const deleteIn = (file: string, path: ReadonlyArray<string>): Effect.Effe
     doc.deleteIn(path)
     for (let depth = path.length - 1; depth > 0; depth--) {
       const parent = doc.getIn(path.slice(0, depth), true)
-      if (YAML.isMap(parent) && parent.items.length === 0) doc.deleteIn(path.slice(0, depth))
+      if (yaml().isMap(parent) && parent.items.length === 0) doc.deleteIn(path.slice(0, depth))
     }
   })
 

@@ -1,12 +1,12 @@
 // PL-4: the SQLite files plugins keep under their state folder, behind the domain's `SqlDatabase`.
 import { chmod } from "node:fs/promises"
-import { createRequire } from "node:module"
 import type { PluginError } from "@alisio/domain/Plugin"
 import { type SqlDatabase, SqlDatabaseError, type SqlStatement, type SqlValue } from "@alisio/domain/SqlDatabase"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import type * as Scope from "effect/Scope"
+import { loadSqliteDriver } from "./internal/sqliteDriver.js"
 import { prepareDatabasePath } from "./internal/storagePath.js"
 
 /**
@@ -41,7 +41,7 @@ type Driver = new (filename: string, options?: { readonly timeout?: number }) =>
 let driver: Driver | undefined
 // Loaded on first use: start-up without plugin storage never pays for the native module.
 const loadDriver = (): Driver => {
-  driver ??= createRequire(import.meta.url)("better-sqlite3") as Driver
+  driver ??= loadSqliteDriver() as Driver
   return driver
 }
 

@@ -1,5 +1,5 @@
 import { ProviderError, type ProviderErrorCode } from "@alisio/domain/Errors"
-import { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai/error"
+import * as Predicate from "effect/Predicate"
 
 /** A failed attempt: the typed error and whether sending the same request again may succeed. */
 export interface Failure {
@@ -94,6 +94,10 @@ export const redactError = (error: ProviderError, secrets: ReadonlyArray<string>
         contextWindow: error.contextWindow
       })
 }
+
+/** A request the server accepted but did not answer within the adapter's bound. */
+export const noAnswerInTime = (provider: string, baseURL: string): Failure =>
+  make(provider, "network", `no answer from ${baseURL} in time`)
 
 /** A failure the adapter itself detects, e.g. a stream that stopped before it finished. */
 export const invalidResponse = (provider: string, detail: string): Failure => make(provider, "invalid_response", detail)
@@ -205,16 +209,12 @@ const causeText = (cause: unknown): string | undefined => {
   return parts.length > 0 ? parts.join(": ") : undefined
 }
 
-/** An exception from the SDK (status errors, connection errors) or from reading the body. */
+/** A non-2xx answer (`HttpStatusError` of Http.ts, read by its tag), or fetch's own failure. */
 export const fromCause = (provider: string, cause: unknown, now: number, baseURL: string): Failure => {
-  if (cause instanceof APIConnectionTimeoutError) return make(provider, "network", `no answer from ${baseURL} in time`)
-  if (cause instanceof APIConnectionError) {
-    return make(provider, "network", `${baseURL}: ${causeText((cause as { cause?: unknown }).cause) ?? cause.message}`)
+  if (Predicate.isTagged(cause, "HttpStatusError")) {
+    const { status, error, headers } = cause as unknown as { status: number; error: unknown; headers: Headers }
+    return fromStatus(provider, status, error, headers, now)
   }
-  if (cause instanceof APIError && cause.status !== undefined) {
-    return fromStatus(provider, cause.status, cause.error, cause.headers, now)
-  }
-  if (cause instanceof APIError) return fromStreamPayload(provider, cause.error ?? { message: cause.message })
   return make(provider, "network", `${baseURL}: ${causeText(cause) ?? String(cause)}`)
 }
 
@@ -263,38 +263,20 @@ export const fromStreamPayload = (provider: string, payload: unknown): Failure =
 }
 
 /**
- * Error bodies of OpenAI-compatible servers differ (`{"error":{…}}`, vLLM's top-level `message`,
- * FastAPI's `detail`, plain text); the SDK only reads OpenAI's. This rewrites the others into
- * OpenAI's shape so the server's words survive into the `ProviderError`.
+ * The error object of a non-2xx body. Servers differ (`{"error":{…}}`, vLLM's top-level `message`,
+ * FastAPI's `detail`, plain text): the others become OpenAI's `{ message, code? }`, so the server's
+ * words survive into the `ProviderError`; `undefined` for a body with nothing to say.
  */
-export const normalizingFetch =
-  (inner: typeof fetch): typeof fetch =>
-  async (input, init) => {
-    const response = await inner(input, init)
-    if (response.ok) return response
-    const raw = await response.text().catch(() => "")
-    let parsed: unknown
-    try {
-      parsed = raw.length > 0 ? JSON.parse(raw) : undefined
-    } catch {
-      parsed = undefined
-    }
-    const alreadyOpenAi = isRecord(parsed) && isRecord(parsed.error) && text(parsed.error.message) !== undefined
-    let body = raw
-    if (!alreadyOpenAi) {
-      const message = parsed === undefined ? text(raw)?.slice(0, 2000) : messageOf(parsed)
-      if (message !== undefined) {
-        const code = isRecord(parsed)
-          ? isRecord(parsed.error)
-            ? errorCodeOf(parsed.error)
-            : errorCodeOf(parsed)
-          : undefined
-        body = JSON.stringify({ error: { message, ...(code === undefined ? {} : { code }) } })
-      }
-    }
-    const headers = new Headers(response.headers)
-    headers.delete("content-length")
-    headers.delete("content-encoding")
-    headers.set("content-type", "application/json")
-    return new Response(body, { status: response.status, statusText: response.statusText, headers })
+export const errorObjectOf = (raw: string): unknown => {
+  let parsed: unknown
+  try {
+    parsed = raw.length > 0 ? JSON.parse(raw) : undefined
+  } catch {
+    parsed = undefined
   }
+  if (isRecord(parsed) && isRecord(parsed.error) && text(parsed.error.message) !== undefined) return parsed.error
+  const message = parsed === undefined ? text(raw)?.slice(0, 2000) : messageOf(parsed)
+  if (message === undefined) return isRecord(parsed) ? parsed.error : undefined
+  const code = isRecord(parsed) ? (isRecord(parsed.error) ? errorCodeOf(parsed.error) : errorCodeOf(parsed)) : undefined
+  return { message, ...(code === undefined ? {} : { code }) }
+}

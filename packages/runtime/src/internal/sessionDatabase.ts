@@ -13,6 +13,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { errnoCode, errnoReason, errorDetail } from "./errno.js"
 import { PRIVATE_FILE, PRIVATE_FOLDER, tightenNow } from "./privateFiles.js"
+import { loadSqliteDriver } from "./sqliteDriver.js"
 
 /** Runs one SQL statement; the rows for statements that return rows, `[]` otherwise. */
 export type Run = (sql: string, params?: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<unknown>, StoreError>
@@ -211,6 +212,7 @@ export const open = (filename: string): Effect.Effect<Database, StoreError, Scop
       yield* checkHeader(filename)
       yield* prepareFiles(filename)
     }
+    yield* Effect.sync(loadSqliteDriver)
     const client = yield* SqliteClient.make({ filename }).pipe(
       Effect.provideServiceEffect(Reactivity.Reactivity, Reactivity.make),
       // better-sqlite3 throws while opening (a damaged file, a read-only folder): convert it here.

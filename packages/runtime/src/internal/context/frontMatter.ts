@@ -2,7 +2,7 @@
 // Code, Codex and opencode. Broken front matter never makes a file unusable: its problems are
 // reported, naming the file and the field, and the body is still the text.
 
-import * as YAML from "yaml"
+import { yaml } from "../yaml.js"
 
 /** A problem with a file the catalog or the system context read; the file is still used unless it says so. */
 export interface FileDiagnostic {
@@ -48,7 +48,7 @@ export const parseFrontMatter = (text: string): FrontMatter => {
   }
   const block = rest.slice(0, close.index)
   const body = rest.slice(close.index + close[0].length).replace(/^\r?\n/, "")
-  const document = YAML.parseDocument(block, { prettyErrors: false })
+  const document = yaml().parseDocument(block, { prettyErrors: false })
   if (document.errors.length > 0) {
     const reason = document.errors[0]!.message.split("\n")[0]
     return {
