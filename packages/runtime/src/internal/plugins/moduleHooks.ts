@@ -26,12 +26,14 @@ const SCHEME = ${JSON.stringify(SCHEME)}
 let port
 let specifiers = new Set()
 let roots = []
+let known = {}
 const pending = new Map()
 let nextId = 0
 export function initialize(data) {
   port = data.port
   specifiers = new Set(data.specifiers)
   roots = data.roots
+  known = data.names ?? {}
   port.on("message", (message) => {
     if (message.roots !== undefined) { roots = message.roots; port.postMessage({ ack: message.ack }); return }
     const waiter = pending.get(message.id)
@@ -57,7 +59,7 @@ export async function resolve(specifier, context, nextResolve) {
 export async function load(url, context, nextLoad) {
   if (!url.startsWith(SCHEME)) return nextLoad(url, context)
   const specifier = url.slice(SCHEME.length)
-  const names = await exportNames(specifier)
+  const names = known[specifier] ?? (await exportNames(specifier))
   const lines = ["const m = globalThis[Symbol.for(" + JSON.stringify(${JSON.stringify(REGISTRY.description)}) + ")].get(" + JSON.stringify(specifier) + ")"]
   names.forEach((name, i) => {
     lines.push("const e" + i + " = m[" + JSON.stringify(name) + "]")
@@ -74,7 +76,7 @@ interface Installed {
   loading: number
 }
 
-let installed: Installed | undefined
+let installed: Promise<Installed> | undefined
 
 /** The URL to `import()` a plugin's entry file with. */
 export const entryURL = (file: string): string => pathToFileURL(file).href
@@ -90,9 +92,29 @@ const rootURL = (root: string): string => {
   return url.endsWith("/") ? url : `${url}/`
 }
 
-const install = (roots: ReadonlyArray<string>): Installed => {
+/**
+ * From Node 22 on, the loader thread may be asked synchronously (the main thread blocks until it
+ * answers), so a hook that asks the main thread for export names deadlocks the process. There, every
+ * shared module is loaded before the hooks are registered and the names travel with them (about
+ * 200 ms of CPU, paid only by runs with an external plugin); Node 20 asks for what a plugin uses.
+ */
+const namesUpFront = Number(process.versions.node.split(".")[0]) >= 22
+
+const loadAll = async (registry: Map<string, object>): Promise<Record<string, ReadonlyArray<string>>> => {
+  const names: Record<string, ReadonlyArray<string>> = {}
+  for (const specifier of hostModuleSpecifiers) {
+    const namespace = await loadHostModule(specifier)
+    if (namespace === undefined) continue
+    registry.set(specifier, namespace)
+    names[specifier] = Object.keys(namespace)
+  }
+  return names
+}
+
+const install = async (roots: ReadonlyArray<string>): Promise<Installed> => {
   const registry = new Map<string, object>()
   ;(globalThis as Record<symbol, unknown>)[REGISTRY] = registry
+  const names = namesUpFront ? await loadAll(registry) : undefined
   const { port1, port2 } = new MessageChannel()
   const acks = new Map<number, () => void>()
   port1.on("message", (message: { readonly id: number; readonly specifier: string; readonly ack?: number }) => {
@@ -116,7 +138,7 @@ const install = (roots: ReadonlyArray<string>): Installed => {
   // Only a pending plugin import keeps the process alive for this port (see `sharingModules`).
   port1.unref()
   module.register(`data:text/javascript,${encodeURIComponent(hooksSource)}`, {
-    data: { port: port2, specifiers: hostModuleSpecifiers, roots },
+    data: { port: port2, specifiers: hostModuleSpecifiers, roots, names },
     transferList: [port2]
   })
   return { port: port1, roots: new Set(roots), acks, loading: 0 }
@@ -131,11 +153,8 @@ let nextAck = 0
 export const sharingModules = async <A>(roots: ReadonlyArray<string>, load: () => Promise<A>): Promise<A> => {
   if (!canShareModules()) return load()
   const urls = roots.map(rootURL)
-  if (installed === undefined) {
-    await preloadCore()
-    installed = install(urls)
-  }
-  const state = installed
+  installed ??= preloadCore().then(() => install(urls))
+  const state = await installed
   // The loader thread answers while the main thread awaits the import; the port must hold the
   // event loop open meanwhile, or Node would exit with the import unsettled.
   if (state.loading++ === 0) state.port.ref()
