@@ -1,5 +1,4 @@
 import { RunId, type SessionId } from "@alisio/domain/Ids"
-import type { Limits } from "@alisio/domain/Limits"
 import { isTerminalType, type KnownRunEvent, type RunStatus } from "@alisio/domain/RunEvent"
 import { sessionSettings } from "@alisio/runtime/CommandCatalog"
 import { isAlive } from "@alisio/runtime/ProcessOwner"
@@ -19,6 +18,7 @@ import * as Option from "effect/Option"
 import { loadSetup, registerProviders, runtimeLayer, type Setup } from "./App.js"
 import * as BrokenPipe from "./BrokenPipe.js"
 import { CliError, ExitCode, setExitCode, usageError } from "./CliError.js"
+import { limitsOf } from "./LimitFlags.js"
 import { chooseModel } from "./ModelChoice.js"
 import type { RunFlags } from "./main.js"
 import { checkFolder, writeAtomically } from "./OutputFile.js"
@@ -61,21 +61,6 @@ const readPrompt = (words: ReadonlyArray<string>): Effect.Effect<string, CliErro
       () => usageError("No prompt: stdin was empty.")
     )
   )
-}
-
-const limitsOf = (flags: RunFlags): Limits => {
-  const pick = <K extends keyof Limits>(key: K, value: Option.Option<number>) =>
-    Option.isSome(value) ? { [key]: value.value } : {}
-  return {
-    ...pick("maxTurns", flags.maxTurns),
-    ...pick("timeoutMs", flags.timeout),
-    ...pick("firstTokenTimeoutMs", flags.firstTokenTimeout),
-    ...pick("firstTokenRetries", flags.firstTokenRetries),
-    ...pick("streamIdleTimeoutMs", flags.streamIdleTimeout),
-    ...pick("maxOutputTokens", flags.maxOutputTokens),
-    ...pick("maxContextTokens", flags.maxContextTokens),
-    ...pick("truncationRecoveries", flags.truncationRecoveries)
-  }
 }
 
 /**

@@ -507,6 +507,7 @@ export const tuiFlags = {
   firstTokenRetries: runFlags.firstTokenRetries,
   streamIdleTimeout: runFlags.streamIdleTimeout,
   maxOutputTokens: runFlags.maxOutputTokens,
+  maxContextTokens: runFlags.maxContextTokens,
   truncationRecoveries: runFlags.truncationRecoveries,
   prompt: Args.text({ name: "prompt" }).pipe(
     Args.withDescription("A first message, sent as soon as the interface opens"),

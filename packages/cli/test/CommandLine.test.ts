@@ -138,5 +138,10 @@ describe("CommandLine", () => {
     assert.deepStrictEqual(Either.getOrThrow(root("--", "sesions")).argv, ["--", "sesions"])
     assert.deepStrictEqual(Either.getOrThrow(root("fix")).argv, ["--", "fix"])
     assert.include(Option.getOrUndefined(Either.getLeft(root("--json")))?.message ?? "", "unknown option --json")
+    // The conversation takes the limits `run` takes (CTX-1: the context budget too).
+    assert.deepStrictEqual(Either.getOrThrow(root("--max-context-tokens", "8000")).argv, [
+      "--max-context-tokens",
+      "8000"
+    ])
   })
 })

@@ -3,13 +3,13 @@
 // PluginUi), so typing starts at once; the first message waits for the runtime if it must.
 
 import * as path from "node:path"
-import type { Limits } from "@alisio/domain/Limits"
 import * as Paths from "@alisio/runtime/Paths"
 import { matchesKey, ProcessTerminal } from "@earendil-works/pi-tui"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import { usageError } from "../CliError.js"
+import { limitsOf } from "../LimitFlags.js"
 import type { TuiFlags } from "../main.js"
 import { type CommandEntry, Completion } from "./Completion.js"
 import type { Intent } from "./Conversation.js"
@@ -22,20 +22,6 @@ import { Screen } from "./Screen.js"
 import { colorFor, makeTheme, unicodeFor } from "./Theme.js"
 import * as TuiInteraction from "./TuiInteraction.js"
 import { showWaits } from "./Waits.js"
-
-const limitsOf = (flags: TuiFlags): Limits => {
-  const pick = <K extends keyof Limits>(key: K, value: Option.Option<number>) =>
-    Option.isSome(value) ? { [key]: value.value } : {}
-  return {
-    ...pick("maxTurns", flags.maxTurns),
-    ...pick("timeoutMs", flags.timeout),
-    ...pick("firstTokenTimeoutMs", flags.firstTokenTimeout),
-    ...pick("firstTokenRetries", flags.firstTokenRetries),
-    ...pick("streamIdleTimeoutMs", flags.streamIdleTimeout),
-    ...pick("maxOutputTokens", flags.maxOutputTokens),
-    ...pick("truncationRecoveries", flags.truncationRecoveries)
-  }
-}
 
 const EXIT_WINDOW_MS = 2_000
 
