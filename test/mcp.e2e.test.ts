@@ -328,7 +328,8 @@ describe("MCP servers (end to end)", () => {
       register,
       `import { register } from "node:module"\nregister(${JSON.stringify(pathToFileURL(hooks).href)})\n`
     )
-    const env = { NODE_OPTIONS: `--import ${pathToFileURL(register).href}` }
+    // Added to what the suite runs with (on Node 24 in CI, a preload that picks its SQLite build).
+    const env = { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${pathToFileURL(register).href}`.trim() }
     const sdkLoaded = () => {
       const urls = trace(cli.workspace, "loaded.txt")
       assert.isTrue(

@@ -1,11 +1,11 @@
 // Helpers of the sessions end-to-end tests: running tasks, reading what the CLI lists, and
 // editing the database as another tool would (to make a child session, or an id collision).
 import { mkdirSync } from "node:fs"
-import { createRequire } from "node:module"
 import { join } from "node:path"
 import { assert } from "@effect/vitest"
 import { SessionListItem } from "alisio/SessionRecords"
 import * as Schema from "effect/Schema"
+import { loadSqliteDriver } from "../../packages/runtime/src/internal/sqliteDriver.js"
 import type { CliResult, CliSandbox } from "./cli.js"
 
 interface BareDb {
@@ -15,10 +15,8 @@ interface BareDb {
   }
   close(): void
 }
-const Sqlite = createRequire(import.meta.url)("better-sqlite3") as new (
-  filename: string,
-  options?: { readonly readonly?: boolean }
-) => BareDb
+// The runtime's loader: on Node 22+ it keeps the native objects alive (see sqliteDriver.ts).
+const Sqlite = loadSqliteDriver() as new (filename: string, options?: { readonly readonly?: boolean }) => BareDb
 
 /** Runs statements on the sandbox's session database with the bare driver. */
 export const withDatabase = <A>(sandbox: CliSandbox, body: (db: BareDb) => A): A => {

@@ -1,14 +1,12 @@
 // Opens a database file with the bare driver, as an outside tool would, to check it.
-import { createRequire } from "node:module"
+import { loadSqliteDriver } from "../../packages/runtime/src/internal/sqliteDriver.js"
 
 interface Bare {
   pragma(source: string, options: { simple: true }): unknown
   close(): void
 }
-const Sqlite = createRequire(import.meta.url)("better-sqlite3") as new (
-  filename: string,
-  options?: { readonly readonly?: boolean }
-) => Bare
+// The runtime's loader: on Node 22+ it keeps the native objects alive (see sqliteDriver.ts).
+const Sqlite = loadSqliteDriver() as new (filename: string, options?: { readonly readonly?: boolean }) => Bare
 
 /** `PRAGMA integrity_check` of the file: "ok" when it is sound. */
 export const integrityCheck = async (filename: string): Promise<string> => {
