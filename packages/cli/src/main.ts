@@ -198,13 +198,16 @@ export const runFlags = {
   )
 }
 
-export type RunFlags = {
-  readonly [K in keyof typeof runFlags]: (typeof runFlags)[K] extends Options.Options<infer A>
+/** The values a command's handler gets for its options and arguments. */
+type FlagValues<Flags> = {
+  readonly [K in keyof Flags]: Flags[K] extends Options.Options<infer A>
     ? A
-    : (typeof runFlags)[K] extends Args.Args<infer B>
+    : Flags[K] extends Args.Args<infer B>
       ? B
       : never
 }
+
+export type RunFlags = FlagValues<typeof runFlags>
 
 const run = Command.make("run", runFlags, (flags) =>
   Effect.flatMap(
@@ -515,13 +518,7 @@ export const tuiFlags = {
   )
 }
 
-export type TuiFlags = {
-  readonly [K in keyof typeof tuiFlags]: (typeof tuiFlags)[K] extends Options.Options<infer A>
-    ? A
-    : (typeof tuiFlags)[K] extends Args.Args<infer B>
-      ? B
-      : never
-}
+export type TuiFlags = FlagValues<typeof tuiFlags>
 
 // The UI (pi-tui and its components) is imported only here: `run` and `--version` never load it.
 export const alisio = Command.make("alisio", tuiFlags, (flags) =>
