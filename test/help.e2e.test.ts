@@ -5,6 +5,10 @@ import { spawnSync } from "node:child_process"
 import { formatDuration } from "@alisio/domain/Durations"
 import { defaultLimits } from "@alisio/domain/Limits"
 import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
+import type * as CommandLine from "alisio/CommandLine"
+import * as Help from "alisio/Help"
+import { commandLine } from "alisio/main"
+import { paint } from "alisio/Terminal"
 import { type CliSandbox, cliBin, makeSandbox } from "./support/cli.js"
 
 /** Runs the CLI with its stdout on a terminal of its own (`script` gives it a pty). */
@@ -16,6 +20,12 @@ const onTerminal = (sandbox: CliSandbox, args: string, env: NodeJS.ProcessEnv) =
   })
 
 const flat = (text: string) => text.replace(/\s+/g, " ")
+
+/** Every command path of the tree, groups included. */
+const paths = (shape: CommandLine.Shape, path: ReadonlyArray<string> = []): ReadonlyArray<ReadonlyArray<string>> =>
+  shape._tag === "Leaf"
+    ? [path]
+    : [path, ...Object.entries(shape.children).flatMap(([name, child]) => paths(child, [...path, name]))]
 
 describe("alisio's help (end to end)", () => {
   let sandbox: CliSandbox
@@ -102,6 +112,20 @@ describe("alisio's help (end to end)", () => {
     assert.strictEqual(unknown.code, 2)
     assert.strictEqual(unknown.stderr, "alisio: unknown command bogus for sessions (see alisio sessions --help)\n")
     assert.strictEqual(unknown.stdout, "")
+  })
+
+  it("CLI-1 the bundle's help (answered without loading the program) is what the sources' command tree describes, for every command", async () => {
+    const layout: Help.Layout = {
+      paint: paint({ isTTY: false } as NodeJS.WriteStream),
+      width: 80,
+      env: sandbox.env,
+      home: sandbox.env.HOME!
+    }
+    for (const path of paths(commandLine)) {
+      const result = await sandbox.run([...path, "--help"])
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(result.stdout, Help.render(commandLine, path, layout), path.join(" "))
+    }
   })
 
   it("CLI-1 on a terminal help is in bold, but never with NO_COLOR", () => {

@@ -64,6 +64,16 @@ describe("start-up", () => {
     assert.deepStrictEqual(holdsHeavyParts(staticGraph(tui)), { sqlite: false, openai: false, yaml: false })
   })
 
+  it("--help is answered from the help the bundle embeds: neither Effect nor @effect/cli loads", () => {
+    const helpFast = dynamicTarget(cliBin, /HelpFast-[A-Z0-9]+\.js/)
+    const text = staticGraph(helpFast)
+      .map((file) => readFileSync(file, "utf8"))
+      .join("\n")
+    assert.notMatch(text, /\bFiberRuntime = class\b/, "the Effect runtime")
+    assert.notMatch(text, /\bgetUsage\b/, "@effect/cli")
+    assert.include(text, "--first-token-timeout", "the flags of run, described at build time")
+  })
+
   it("--help loads the command tree without SQLite; run loads SQLite but neither the openai SDK nor yaml", () => {
     const main = dynamicTarget(cliBin, /main-[A-Z0-9]+\.js/)
     assert.deepStrictEqual(holdsHeavyParts(staticGraph(main)), { sqlite: false, openai: false, yaml: false })

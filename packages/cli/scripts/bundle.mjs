@@ -7,7 +7,9 @@
 // command that may load an external plugin (src/PluginProbe.ts). The first build replaces the
 // shared-module table with a stub.
 
-import { readFileSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { join } from "node:path"
+import { pathToFileURL } from "node:url"
 import { build } from "esbuild"
 
 const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
@@ -41,13 +43,42 @@ const withoutSharedModules = {
   }
 }
 
+/**
+ * What help shows of every command, described from the sources' command tree by `Help.describe`:
+ * bin.js answers `--help` from it without loading the program (HelpFast.ts).
+ */
+const helpTree = async () => {
+  // Inside the package, so that its externals (better-sqlite3) resolve.
+  mkdirSync(new URL("../dist", import.meta.url), { recursive: true })
+  const folder = mkdtempSync(new URL("../dist/help-tree-", import.meta.url).pathname)
+  try {
+    const outfile = join(folder, "describe.mjs")
+    await build({
+      ...common,
+      splitting: false,
+      stdin: {
+        contents: 'export { describe } from "./src/Help.ts"\nexport { commandLine } from "./src/main.ts"\n',
+        resolveDir: new URL("..", import.meta.url).pathname,
+        loader: "ts"
+      },
+      outfile,
+      define: { ALISIO_VERSION: JSON.stringify(manifest.version) }
+    })
+    const { describe, commandLine } = await import(pathToFileURL(outfile).href)
+    return JSON.stringify(describe(commandLine))
+  } finally {
+    rmSync(folder, { recursive: true, force: true })
+  }
+}
+
 await build({
   ...common,
   entryPoints: [new URL("../src/bin.ts", import.meta.url).pathname],
   outdir,
   define: {
     ALISIO_VERSION: JSON.stringify(manifest.version),
-    ALISIO_PLUGIN_BUILD: JSON.stringify("./plugins/main.js")
+    ALISIO_PLUGIN_BUILD: JSON.stringify("./plugins/main.js"),
+    ALISIO_HELP_TREE: JSON.stringify(await helpTree())
   },
   plugins: [withoutSharedModules]
 })

@@ -1,13 +1,7 @@
 import * as Schema from "effect/Schema"
+import { ExitCode } from "./ExitCode.js"
 
-/** The exit codes of `alisio` (the user contract). */
-export const ExitCode = {
-  completed: 0,
-  failed: 1,
-  usage: 2,
-  turnsExceeded: 3,
-  cancelled: 130
-} as const
+export { ExitCode } from "./ExitCode.js"
 
 /** A mistake the user can fix: printed as one line on stderr, no stack trace. */
 export class CliError extends Schema.TaggedError<CliError>()("CliError", {

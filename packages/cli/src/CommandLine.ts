@@ -3,6 +3,9 @@ import * as Options from "@effect/cli/Options"
 import type * as Usage from "@effect/cli/Usage"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import { commandName } from "./HelpText.js"
+
+export { commandName }
 
 // @effect/cli 0.77 takes a word it does not know for a positional argument: `run --bogus hi` made
 // the prompt "--bogus hi", and `run -m` (a flag missing its value) the prompt "-m". It also reads
@@ -16,7 +19,7 @@ interface Flag {
   readonly takesValue: boolean
 }
 
-/** What help says of a command besides its flags and arguments (`Help.ts` renders it). */
+/** What help says of a command besides its flags and arguments (`HelpText.ts` renders it). */
 export interface Doc {
   readonly description: string
   readonly examples?: ReadonlyArray<Example> | undefined
@@ -133,9 +136,6 @@ const booleanValues = new Set(["true", "false"])
 const isNegativeNumber = (word: string) => /^-\d/.test(word)
 
 const looksLikeFlag = (word: string) => word.startsWith("-") && word !== "-"
-
-/** The command as a user types it: `alisio sessions list`. */
-export const commandName = (root: string, path: ReadonlyArray<string>) => [root, ...path].join(" ")
 
 /** The edit distance between two short words (insertions, deletions, substitutions). */
 const editDistance = (a: string, b: string): number => {

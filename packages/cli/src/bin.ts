@@ -10,15 +10,30 @@ import { version } from "./Version.js"
 // Set by the bundler: the bundle has a second build, under plugins/, for commands that may load
 // an external plugin (see PluginProbe.ts).
 declare const ALISIO_PLUGIN_BUILD: string | undefined
+// Set by the bundler: the help of every command, described at build time (HelpFast.ts).
+declare const ALISIO_HELP_TREE: string | undefined
 
-const args = process.argv.slice(2)
-if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
-  // A reader that went away (`alisio --version | true`) is not an error worth a stack trace.
+/** Whether argv may ask for help: then the bundle answers without loading the program. */
+const mayAskHelp = (words: ReadonlyArray<string>) =>
+  words[0] === "help" || words.some((word) => word === "--help" || word === "-h")
+
+/** A reader that went away (`alisio --version | true`) is not an error worth a stack trace. */
+const quietOnBrokenPipe = () =>
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(0)
     throw error
   })
+
+const args = process.argv.slice(2)
+if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
+  quietOnBrokenPipe()
   process.stdout.write(`alisio ${version}\n`)
+} else if (
+  typeof ALISIO_HELP_TREE === "string" &&
+  mayAskHelp(args) &&
+  (await import("./HelpFast.js")).answerHelp(args)
+) {
+  quietOnBrokenPipe()
 } else {
   // main watches stdout itself: a run whose reader went away is cancelled (BrokenPipe.ts).
   const { main }: typeof import("./main.js") =

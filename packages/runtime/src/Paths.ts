@@ -7,53 +7,13 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { formatMode, type Tightened, tighten } from "./internal/privateFiles.js"
+import { type AlisioPaths, resolve } from "./PathLayout.js"
 
 export type { Tightened } from "./internal/privateFiles.js"
 
-/** Where Alisio keeps its files. */
-export interface AlisioPaths {
-  /** Configuration: `config.yaml`, global plugins. */
-  readonly configHome: string
-  /** State: the session database, blobs, plugin storage. */
-  readonly stateHome: string
-  /** `<configHome>/config.yaml`. */
-  readonly globalConfigFile: string
-}
+export { type AlisioPaths, databaseFile, type PathsEnvironment, resolve } from "./PathLayout.js"
 
 export class Paths extends Context.Tag("@alisio/runtime/Paths")<Paths, AlisioPaths>() {}
-
-/** The environment the paths depend on. */
-export interface PathsEnvironment {
-  readonly ALISIO_HOME?: string | undefined
-  readonly XDG_CONFIG_HOME?: string | undefined
-  readonly XDG_STATE_HOME?: string | undefined
-  /** The user's home folder. */
-  readonly home: string
-}
-
-/**
- * `ALISIO_HOME` puts both under one folder (config in it, state in its `state/`); otherwise the
- * XDG folders, `~/.config/alisio` and `~/.local/state/alisio` by default. Relative XDG values are
- * ignored, as the XDG specification says.
- */
-export const resolve = (env: PathsEnvironment): AlisioPaths => {
-  const nonEmpty = (value: string | undefined) => (value === undefined || value === "" ? undefined : value)
-  const alisioHome = nonEmpty(env.ALISIO_HOME)
-  if (alisioHome !== undefined) {
-    const root = path.resolve(alisioHome)
-    return { configHome: root, stateHome: path.join(root, "state"), globalConfigFile: path.join(root, "config.yaml") }
-  }
-  const xdg = (value: string | undefined, fallback: string) => {
-    const given = nonEmpty(value)
-    return given !== undefined && path.isAbsolute(given) ? given : path.join(env.home, fallback)
-  }
-  const configHome = path.join(xdg(env.XDG_CONFIG_HOME, ".config"), "alisio")
-  const stateHome = path.join(xdg(env.XDG_STATE_HOME, path.join(".local", "state")), "alisio")
-  return { configHome, stateHome, globalConfigFile: path.join(configHome, "config.yaml") }
-}
-
-/** The session database of a state home. */
-export const databaseFile = (stateHome: string): string => path.join(stateHome, "alisio.db")
 
 /**
  * Makes the state home private (ST-6): the folder and what it holds at its top (the database
