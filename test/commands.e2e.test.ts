@@ -195,6 +195,14 @@ describe("slash commands (end to end)", () => {
     const noSession = await sandbox.run(["run", "/stats"])
     assert.strictEqual(noSession.code, 2)
     assert.include(noSession.stderr, "give -s <id> or -c")
+    // -c in a directory with no session: one line that says so, and no "starting a new one".
+    const elsewhere = join(sandbox.home, "..", "elsewhere")
+    mkdirSync(elsewhere)
+    const nothing = await sandbox.run(["run", "-c", "--cwd", elsewhere, "/stats"])
+    assert.strictEqual(nothing.code, 2)
+    assert.match(nothing.stderr, /^alisio: no earlier session in this directory: \/stats acts on a session/)
+    assert.notInclude(nothing.stderr, "starting a new one")
+    assert.strictEqual(nothing.stderr.split("\n").length, 2, nothing.stderr)
 
     const plugin = join(sandbox.home, "..", "greeter.mjs")
     write(plugin, greeterPlugin)

@@ -78,8 +78,7 @@ const chooseSession = (setup: Setup, flags: RunFlags) =>
     if (flags.continue) {
       const latest = yield* store.latestSession(setup.cwd)
       if (Option.isSome(latest)) return start(Option.some(latest.value.id))
-      process.stderr.write("alisio: no earlier session in this directory; starting a new one\n")
-      return start(Option.none())
+      return { ...start(Option.none()), nothingToContinue: true }
     }
     if (Option.isSome(flags.requestId) && store.runForRequest !== undefined) {
       const existing = yield* store.runForRequest(flags.requestId.value)
@@ -250,9 +249,25 @@ export const runCommand = (flags: RunFlags) =>
       if (Option.isSome(slash)) {
         // `/name args` (CMD-1): a core command prints its text and the run ends here, without the
         // model; a template or skill becomes the prompt.
-        const expanded = yield* runTypedCommand(setup, slash.value, Option.getOrUndefined(chosen.sessionId), flags)
+        const expanded = yield* runTypedCommand(
+          setup,
+          slash.value,
+          Option.getOrUndefined(chosen.sessionId),
+          flags
+        ).pipe(
+          Effect.catchTag("CliError", (error) =>
+            Effect.fail(
+              "nothingToContinue" in chosen
+                ? new CliError({ exitCode: error.exitCode, message: `no earlier session in this directory: ${error.message}` })
+                : error
+            )
+          )
+        )
         if (Option.isNone(expanded)) return setExitCode(ExitCode.completed)
         prompt = expanded.value
+      }
+      if ("nothingToContinue" in chosen) {
+        process.stderr.write("alisio: no earlier session in this directory; starting a new one\n")
       }
       yield* registerProviders(setup)
       const resumed = Option.isSome(chosen.sessionId) ? yield* lastRun(chosen.sessionId.value) : Option.none()
