@@ -1,7 +1,8 @@
 // The interactive UI: launch to an editor ready for input (the built CLI on a pseudo-terminal,
-// next to `node -e 0`), frame time while 5 000 deltas stream, CPU per 1 000 deltas through the UI.
+// next to `node -e 0`, with where the time goes from the UI's own marks), frame time while 5 000
+// deltas stream, CPU per 1 000 deltas through the UI.
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -89,10 +90,21 @@ const launch = async () => {
     const composed: Array<number> = []
     const cli = `cd ${shellQuote(root)} && exec ${shellQuote(process.execPath)} ${shellQuote(bin)}`
     await onTerminal(cli, env, ["ctrl-d exit"]) // warms the disk cache and makes the state home
+    // ALISIO_TUI_TRACE: the process's own times (since it started) at the marks of tui/LaunchTrace.ts.
+    const marks = new Map<string, Array<number>>()
     for (let i = 0; i < 7; i++) {
-      const [editor, model] = await onTerminal(cli, env, ["ctrl-d exit", "openai/test-model"])
+      const trace = join(root, `trace-${i}`)
+      const [editor, model] = await onTerminal(cli, { ...env, ALISIO_TUI_TRACE: trace }, [
+        "ctrl-d exit",
+        "openai/test-model"
+      ])
       ready.push(editor!)
       composed.push(model!)
+      if (!existsSync(trace)) continue
+      for (const line of readFileSync(trace, "utf8").trim().split("\n")) {
+        const [name, ms] = line.split(" ")
+        marks.set(name!, [...(marks.get(name!) ?? []), Number(ms)])
+      }
     }
     const ptyFloor: Array<number> = []
     for (let i = 0; i < 5; i++) {
@@ -108,6 +120,11 @@ const launch = async () => {
     row("node -e 0 on a pseudo-terminal (floor), wall", median(ptyFloor), "ms")
     row("alisio: launch to the editor ready, wall", median(ready), "ms", median(ptyFloor))
     row("alisio: launch to the runtime composed, wall", median(composed), "ms", median(ptyFloor))
+    const at = (name: string) => median(marks.get(name) ?? [Number.NaN])
+    row("  in-process: start to the UI's code running", at("ui-loaded"), "ms")
+    row("  in-process: the UI's code to the first frame", at("editor-ready") - at("ui-loaded"), "ms")
+    row("  in-process: start to the editor ready", at("editor-ready"), "ms")
+    row("  in-process: the editor to the runtime ready", at("runtime-ready") - at("editor-ready"), "ms")
   } finally {
     await server.close()
     rmSync(root, { recursive: true, force: true })

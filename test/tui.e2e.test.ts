@@ -2,7 +2,7 @@
 // local OpenAI-compatible server, keys are typed with send-keys and the screen read with
 // capture-pane; then the session database is read back with `alisio sessions show --json`.
 import { spawnSync } from "node:child_process"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { cliBin, makeSandbox } from "./support/cli.js"
@@ -413,6 +413,66 @@ if (tmuxPath === undefined) {
         )
       } finally {
         if (sleeper !== undefined && alive(sleeper)) process.kill(sleeper, "SIGKILL")
+        tmux.kill()
+        await server.close()
+        sandbox.cleanup()
+      }
+    }, 60_000)
+
+    it("UI-1 the editor takes keys before the runtime is ready: a message sent then waits for it and goes out once; Ctrl-D then exits without waiting", async () => {
+      const server = await startOpenAiServer({ replyFor: makeReplies() })
+      const sandbox = makeSandbox(server.baseURL)
+      const tmux = makeTmux(tmuxBin, `alisio-e2e-launch-${process.pid}`)
+      // A plugin whose setup holds the runtime's composition until the test creates the `go` file.
+      const go = join(sandbox.workspace, "..", "go")
+      const plugin = join(sandbox.workspace, "..", "slow.mjs")
+      writeFileSync(
+        plugin,
+        [
+          'import { existsSync } from "node:fs"',
+          'import { definePlugin } from "@alisio/domain/Plugin"',
+          'import * as Effect from "effect/Effect"',
+          "const until = (file) => new Promise((resolve) => {",
+          "  const timer = setInterval(() => { if (existsSync(file)) { clearInterval(timer); resolve() } }, 20)",
+          "})",
+          `export default definePlugin({ id: "slow", version: "1.0.0", setup: Effect.promise(() => until(${JSON.stringify(go)})) })`,
+          ""
+        ].join("\n")
+      )
+      const env = Object.entries({ ...sandbox.env, TERM: "xterm-256color", LANG: "C.UTF-8" })
+        .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`)
+        .join(" ")
+      const launch = `env -i ${env} ${shellQuote(process.execPath)} ${shellQuote(cliBin)} --plugin ${shellQuote(plugin)}; ${afterExit}`
+      try {
+        tmux.start(launch, sandbox.workspace)
+        await waitFor(tmux.screen, "ctrl-d exit")
+        tmux.text("say hello")
+        tmux.keys("Enter")
+        tmux.text("and a draft")
+        await waitFor(tmux.screen, "and a draft")
+        assert.include(tmux.screen(), "say hello", "the message waits on the screen")
+        assert.notInclude(tmux.screen(), "Type a task to begin.", "the runtime is not composed yet")
+        assert.strictEqual(server.requests.filter((request) => request.path.endsWith("/chat/completions")).length, 0)
+        writeFileSync(go, "")
+        const answered = await waitFor(tmux.screen, "Hello from the model.")
+        assert.include(answered, "and a draft", "what was typed meanwhile is still in the editor")
+        const sent = server.requests.filter((request) => request.path.endsWith("/chat/completions"))
+        assert.deepStrictEqual(
+          sent.map((request) => lastUserText(request)),
+          ["say hello"]
+        )
+        tmux.keys("C-c")
+        tmux.keys("C-d")
+        await waitFor(tmux.screen, "ALISIO EXITED 0")
+
+        // Ctrl-D while the runtime is still composing: the launch stops it and exits.
+        rmSync(go)
+        tmux.start(launch, sandbox.workspace)
+        await waitFor(tmux.screen, "ctrl-d exit")
+        tmux.keys("C-d")
+        await waitFor(tmux.screen, "ALISIO EXITED 0")
+        await waitFor(tmux.screen, "TERMINAL COOKED")
+      } finally {
         tmux.kill()
         await server.close()
         sandbox.cleanup()

@@ -1,6 +1,6 @@
 // The blocks of a conversation other than tool cards: what the person wrote, the model's
 // reasoning, notices (retries, errors, command output) and the start-up screen.
-import { type Component, truncateToWidth, wrapTextWithAnsi } from "@earendil-works/pi-tui"
+import { type Component, truncateToWidth, wrapTextWithAnsi } from "./PiTuiCore.js"
 import { sanitize } from "./Sanitize.js"
 import type { Theme } from "./Theme.js"
 

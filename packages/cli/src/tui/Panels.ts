@@ -1,9 +1,9 @@
 // Plugins' panels (`api.ui.panel`, CH-4: an agent tree, say) in a region under the conversation,
 // and the PluginUi the UI binds: notifications and diagnostics become notices in the conversation.
 import { formatDiagnostic, type PluginNotification, type PluginPanel, PluginUi } from "@alisio/runtime/PluginUi"
-import { type Component, truncateToWidth } from "@earendil-works/pi-tui"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { type Component, truncateToWidth } from "./PiTuiCore.js"
 import { sanitize } from "./Sanitize.js"
 import type { Theme } from "./Theme.js"
 

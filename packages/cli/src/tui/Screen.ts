@@ -2,10 +2,11 @@
 // panels, the messages queued while a run streams, the editor (or the dialog that takes its place
 // while the person is asked something), and the status line. Rendered by pi-tui on the main screen,
 // so the conversation stays in the terminal's scrollback.
-import { type Component, Container, Editor, type Terminal, type TUI, TuiMainScreen } from "@earendil-works/pi-tui"
+
 import type { Dialog } from "./Dialogs.js"
 import { LinesEntry, NoticeEntry, type NoticeLevel, UserEntry } from "./Entries.js"
 import { PanelRegion } from "./Panels.js"
+import { type Component, Container, Editor, type Terminal, type TUI, TuiMainScreen } from "./PiTuiCore.js"
 import { StatusLine } from "./StatusLine.js"
 import type { Theme } from "./Theme.js"
 
@@ -106,4 +107,4 @@ export class Screen {
     this.tui.requestRender()
   }
 }
-export type { Terminal } from "@earendil-works/pi-tui"
+export type { Terminal } from "./PiTuiCore.js"

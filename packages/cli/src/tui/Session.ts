@@ -1,6 +1,7 @@
-// The runtime side of the interactive UI, imported once the screen is up (so the editor takes keys
-// while SQLite, the providers and the plugins load): the setup, the runtime composed once as for
-// `run` (with the UI's Interaction and PluginUi), the catalog, and the loop over the screen's intents.
+// The runtime side of the interactive UI, imported once the first frame is drawn (so the editor
+// takes keys while SQLite, the providers and the plugins load): the completion, the
+// run view and the waits' dialogs, the setup, the runtime composed once as for `run` (with the UI's
+// Interaction and PluginUi), the catalog, and the loop over the screen's intents.
 import type { Limits } from "@alisio/domain/Limits"
 import { CommandCatalog } from "@alisio/runtime/CommandCatalog"
 import { Extensions } from "@alisio/runtime/Extensions"
@@ -17,14 +18,18 @@ import type { TuiFlags } from "../main.js"
 import type { PluginFlags } from "../Plugins.js"
 import { findSession } from "../ShortIds.js"
 import { catalogLayer } from "../Slash.js"
-import type { CommandEntry } from "./Completion.js"
-import { type Intent, makeConversation } from "./Conversation.js"
-import type { Grants } from "./Grants.js"
+import { type CommandEntry, Completion } from "./Completion.js"
+import { makeConversation } from "./Conversation.js"
+import { FileIndex } from "./FileIndex.js"
+import type { Front } from "./Front.js"
+import { Grants } from "./Grants.js"
 import type { History } from "./History.js"
-import { type PluginSink, pluginUiLayer } from "./Panels.js"
-import type { RunView } from "./RunView.js"
+import { mark } from "./LaunchTrace.js"
+import { PluginSink, pluginUiLayer } from "./Panels.js"
+import { RunView } from "./RunView.js"
 import type { Screen } from "./Screen.js"
 import * as TuiInteraction from "./TuiInteraction.js"
+import { showWaits } from "./Waits.js"
 
 const TICK = "100 millis"
 
@@ -32,22 +37,27 @@ export interface SessionInput {
   readonly flags: TuiFlags
   readonly limits: Limits
   readonly screen: Screen
-  readonly view: RunView
-  readonly board: TuiInteraction.WaitBoard
-  readonly grants: Grants
-  readonly sink: PluginSink
+  readonly front: Front
   readonly history: History
-  readonly intents: Queue.Queue<Intent>
-  /** Whether a run (or a command) is going on, for the keys. */
-  readonly busy: { now: boolean }
-  readonly setCommands: (commands: ReadonlyArray<CommandEntry>) => void
+  /** The workspace, absolute. */
+  readonly cwd: string
   readonly color: boolean
   readonly unicode: boolean
 }
 
 export const runSession = (input: SessionInput) =>
   Effect.gen(function* () {
-    const { flags, limits, screen, view, board, grants, sink, history, intents, busy, color, unicode } = input
+    const { flags, limits, screen, front, history, cwd, color, unicode } = input
+    const { intents, busy } = front
+    let commands: ReadonlyArray<CommandEntry> = []
+    screen.editor.setAutocompleteProvider(new Completion(() => commands, new FileIndex(cwd), cwd))
+    const board = new TuiInteraction.WaitBoard()
+    const grants = new Grants()
+    const sink = new PluginSink()
+    const view = new RunView(screen, () => 0)
+    front.toggleExpanded = () => view.toggleExpanded()
+    yield* showWaits(screen, board, grants)
+
     const setup = yield* loadSetup({
       ...(Option.isSome(flags.cwd) ? { cwd: flags.cwd.value } : {}),
       trustProject: flags.trustProject,
@@ -82,7 +92,7 @@ export const runSession = (input: SessionInput) =>
       const store = yield* SessionStore
       if (store.interruptRuns !== undefined) yield* store.interruptRuns()
       const catalog = yield* CommandCatalog
-      input.setCommands((yield* catalog.list("tui")).filter((listing) => listing.shadowedBy === undefined))
+      commands = (yield* catalog.list("tui")).filter((listing) => listing.shadowedBy === undefined)
       const conversation = yield* makeConversation({
         setup,
         screen,
@@ -123,6 +133,8 @@ export const runSession = (input: SessionInput) =>
           Schedule.spaced(TICK)
         )
       )
+      front.ready()
+      mark("runtime-ready")
       let going = true
       while (going) {
         const intent = yield* Queue.take(intents)

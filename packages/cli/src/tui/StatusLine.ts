@@ -2,7 +2,7 @@
 // time) and what is happening now (waiting for the first token with a spinner and the seconds,
 // a wait on the person with the clock paused, a retry). Fields drop out on narrow terminals.
 import { formatDuration } from "@alisio/domain/Durations"
-import { type Component, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui"
+import { type Component, truncateToWidth, visibleWidth } from "./PiTuiCore.js"
 import type { Theme } from "./Theme.js"
 
 export type Activity =

@@ -1,29 +1,22 @@
-// `alisio` with no command (CLI-1, UI-1): the interactive UI in the workspace. The editor is up
-// before the runtime is composed (composed once, as for `run`, with the UI's Interaction and
-// PluginUi), so typing starts at once; the first message waits for the runtime if it must.
+// `alisio` with no command (CLI-1, UI-1): the interactive UI in the workspace. The first frame
+// needs only pi-tui's core, the screen and the keys (Front.ts); the editor is up before the rest of
+// the UI loads and the runtime is composed (once, as for `run`, with the UI's Interaction and
+// PluginUi), so typing starts at once; a message sent meanwhile waits for the runtime.
 
 import * as path from "node:path"
 import * as Paths from "@alisio/runtime/Paths"
-import { matchesKey, ProcessTerminal } from "@earendil-works/pi-tui"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
 import { usageError } from "../CliError.js"
 import { limitsOf } from "../LimitFlags.js"
 import type { TuiFlags } from "../main.js"
-import { type CommandEntry, Completion } from "./Completion.js"
-import type { Intent } from "./Conversation.js"
-import { FileIndex } from "./FileIndex.js"
-import { Grants } from "./Grants.js"
+import { makeFront } from "./Front.js"
 import { historyFile, openHistory } from "./History.js"
-import { PluginSink } from "./Panels.js"
-import { RunView } from "./RunView.js"
+import { mark } from "./LaunchTrace.js"
+import { ProcessTerminal } from "./PiTuiCore.js"
 import { Screen } from "./Screen.js"
 import { colorFor, makeTheme, unicodeFor } from "./Theme.js"
-import * as TuiInteraction from "./TuiInteraction.js"
-import { showWaits } from "./Waits.js"
-
-const EXIT_WINDOW_MS = 2_000
 
 /**
  * Owns the terminal for the life of the scope: raw mode and the screen on acquire; on release (a
@@ -70,6 +63,8 @@ const ownTerminal = (screen: Screen) =>
       }
       process.on("uncaughtException", crash)
       screen.tui.start()
+      // The first frame now, not on the next turn of the event loop: what loads next would delay it.
+      screen.tui.renderNow()
       return { stop, crash }
     }),
     ({ crash, stop }) =>
@@ -81,6 +76,7 @@ const ownTerminal = (screen: Screen) =>
 
 export const tuiCommand = (flags: TuiFlags) =>
   Effect.gen(function* () {
+    mark("ui-loaded")
     if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) {
       return yield* usageError(
         'the interactive interface needs a terminal (stdin and stdout); for scripts and pipes use `alisio run "task"` (see alisio run --help)'
@@ -98,87 +94,20 @@ export const tuiCommand = (flags: TuiFlags) =>
     const unicode = unicodeFor()
     const theme = makeTheme({ color, unicode })
     const screen = new Screen(new ProcessTerminal(), theme)
-    const intents = yield* Queue.unbounded<Intent>()
-    const board = new TuiInteraction.WaitBoard()
-    const grants = new Grants()
-    const sink = new PluginSink()
-    const history = openHistory(historyFile(paths.stateHome, cwd))
-    for (const entry of history.entries) screen.editor.addToHistory(entry)
     screen.status.update((s) => {
       s.readOnly = flags.readOnly
     })
-
-    let commands: ReadonlyArray<CommandEntry> = []
-    screen.editor.setAutocompleteProvider(new Completion(() => commands, new FileIndex(cwd), cwd))
-    screen.editor.onSubmit = (text) => {
-      screen.editor.addToHistory(text)
-      Queue.unsafeOffer(intents, { _tag: "Submit", text })
-    }
-
-    // Keys that act whatever has the focus; the rest go to the editor or the open dialog.
-    const busy = { now: false }
-    let lastCtrlC = Number.NEGATIVE_INFINITY
-    screen.tui.addInputListener((data) => {
-      if (matchesKey(data, "ctrl+c")) {
-        if (busy.now) {
-          Queue.unsafeOffer(intents, { _tag: "Cancel" })
-          return { consume: true }
-        }
-        if (screen.dialogOpen) return undefined
-        if (screen.editor.getText() !== "") {
-          screen.editor.setText("")
-          return { consume: true }
-        }
-        const now = performance.now()
-        if (now - lastCtrlC < EXIT_WINDOW_MS) Queue.unsafeOffer(intents, { _tag: "Exit" })
-        else {
-          lastCtrlC = now
-          screen.status.update((s) => {
-            s.hint = "Press Ctrl-C again to exit"
-          })
-        }
-        return { consume: true }
-      }
-      if (screen.status.state.hint !== undefined && !busy.now) {
-        screen.status.update((s) => {
-          s.hint = undefined
-        })
-      }
-      if (matchesKey(data, "ctrl+d") && !screen.dialogOpen && screen.editor.getText() === "") {
-        Queue.unsafeOffer(intents, { _tag: "Exit" })
-        return { consume: true }
-      }
-      if (matchesKey(data, "escape") && busy.now && !screen.dialogOpen && !screen.editor.isShowingAutocomplete()) {
-        Queue.unsafeOffer(intents, { _tag: "Cancel" })
-        return { consume: true }
-      }
-      if (matchesKey(data, "ctrl+o")) {
-        view.toggleExpanded()
-        return { consume: true }
-      }
-      return undefined
-    })
-
-    const view = new RunView(screen, () => 0)
+    const front = yield* makeFront(screen)
+    const history = openHistory(historyFile(paths.stateHome, cwd))
+    for (const entry of history.entries) screen.editor.addToHistory(entry)
     yield* ownTerminal(screen)
-    yield* showWaits(screen, board, grants)
+    mark("editor-ready")
 
-    const { runSession } = yield* Effect.promise(() => import("./Session.js"))
-    yield* runSession({
-      flags,
-      limits,
-      screen,
-      view,
-      board,
-      grants,
-      sink,
-      history,
-      intents,
-      busy,
-      setCommands: (entries) => {
-        commands = entries
-      },
-      color,
-      unicode
-    })
+    // The rest (completion, the waits, the run view, the runtime) loads behind the editor; Ctrl-D
+    // meanwhile stops it and exits.
+    const session = Effect.flatMap(
+      Effect.promise(() => import("./Session.js")),
+      ({ runSession }) => runSession({ flags, limits, screen, front, history, cwd, color, unicode })
+    )
+    yield* Effect.raceFirst(session, Deferred.await(front.exitedEarly))
   }).pipe(Effect.scoped)
