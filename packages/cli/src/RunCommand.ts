@@ -258,7 +258,10 @@ export const runCommand = (flags: RunFlags) =>
           Effect.catchTag("CliError", (error) =>
             Effect.fail(
               "nothingToContinue" in chosen
-                ? new CliError({ exitCode: error.exitCode, message: `no earlier session in this directory: ${error.message}` })
+                ? new CliError({
+                    exitCode: error.exitCode,
+                    message: `no earlier session in this directory: ${error.message}`
+                  })
                 : error
             )
           )
