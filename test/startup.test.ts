@@ -64,6 +64,15 @@ describe("start-up", () => {
     assert.deepStrictEqual(holdsHeavyParts(staticGraph(tui)), { sqlite: false, openai: false, yaml: false })
   })
 
+  it("CLI-1 a bare `alisio` opens the interactive UI without loading @effect/cli or the command tree", () => {
+    const tuiMain = dynamicTarget(cliBin, /TuiMain-[A-Z0-9]+\.js/)
+    const files = staticGraph(tuiMain)
+    const text = files.map((file) => readFileSync(file, "utf8")).join("\n")
+    assert.isTrue(holdsTui(files), "the UI's first frame")
+    assert.notMatch(text, /\bgetUsage\b/, "@effect/cli")
+    assert.notInclude(text, "--first-token-timeout", "the flags of run")
+  })
+
   it("--help is answered from the help the bundle embeds: neither Effect nor @effect/cli loads", () => {
     const helpFast = dynamicTarget(cliBin, /HelpFast-[A-Z0-9]+\.js/)
     const text = staticGraph(helpFast)

@@ -34,6 +34,9 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   (await import("./HelpFast.js")).answerHelp(args)
 ) {
   quietOnBrokenPipe()
+} else if (args.length === 0 && !mayLoadExternalPlugins(args)) {
+  // `alisio` alone: the interactive UI, without the command tree (TuiMain.ts).
+  ;(await import("./TuiMain.js")).mainTui()
 } else {
   // main watches stdout itself: a run whose reader went away is cancelled (BrokenPipe.ts).
   const { main }: typeof import("./main.js") =

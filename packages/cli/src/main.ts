@@ -11,23 +11,16 @@ import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Predicate from "effect/Predicate"
-import * as BrokenPipe from "./BrokenPipe.js"
-import { type CliError, ExitCode, requestedExit, usageError } from "./CliError.js"
+import { usageError } from "./CliError.js"
 import { docs } from "./CommandDocs.js"
 import * as CommandLine from "./CommandLine.js"
 import { formatDuration, parseDuration } from "./Durations.js"
+import { runAtEdge } from "./Edge.js"
 import * as Help from "./Help.js"
-import * as Logging from "./Logging.js"
 import { version } from "./Version.js"
 
 // Only @effect/cli and effect load here: the heavy parts (SQLite, the openai SDK) are imported by
@@ -581,8 +574,6 @@ export const commandLine = CommandLine.group(
   { own: CommandLine.leaf(tuiFlags), doc: docs.alisio }
 )
 
-const isCliError = (error: unknown): error is CliError => Predicate.isTagged(error, "CliError")
-
 const seeHelp = (path: ReadonlyArray<string>) => `(see ${CommandLine.commandName("alisio", path)} --help)`
 
 /** A mistake in the command line as one line and the command whose `--help` explains it. */
@@ -618,62 +609,5 @@ const program = (argv: ReadonlyArray<string>) => {
   })
 }
 
-const exitCodeOf = (exit: Exit.Exit<unknown, unknown>, signalled: boolean): number => {
-  if (signalled || (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause))) return ExitCode.cancelled
-  if (Exit.isSuccess(exit)) return requestedExit()
-  const failure = Cause.failureOption(exit.cause)
-  if (Option.isSome(failure) && isCliError(failure.value)) return failure.value.exitCode
-  return ExitCode.failed
-}
-
-/** Prints a user's mistake as one line; anything else is a bug and keeps its details. */
-const reportFailure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.tapErrorCause(effect, (cause) => {
-    if (Cause.isInterruptedOnly(cause)) return Effect.void
-    const failure = Cause.failureOption(cause)
-    if (Option.isSome(failure) && isCliError(failure.value)) {
-      const message = failure.value.message
-      return Effect.sync(() => process.stderr.write(`alisio: ${message}\n`))
-    }
-    return Effect.sync(() => process.stderr.write(`alisio: internal error\n${Cause.pretty(cause)}\n`))
-  })
-
-/**
- * The edge: parses argv, runs the command, exits with its code. Ctrl-C once cancels, twice exits.
- * SIGTERM and SIGHUP (the terminal closed) cancel like Ctrl-C (TL-7).
- */
-export const main = (argv: ReadonlyArray<string>): void => {
-  BrokenPipe.watch()
-  let signalled = false
-  const onSignal = () => {
-    signalled = true
-    process.once("SIGINT", () => process.exit(ExitCode.cancelled))
-  }
-  process.once("SIGINT", onSignal)
-  process.once("SIGTERM", onSignal)
-  let hungUp = false
-  const onHangUp = () => {
-    if (hungUp) return
-    hungUp = true
-    // runMain interrupts the program on SIGTERM only; a closed terminal takes the same path.
-    process.emit("SIGTERM", "SIGTERM")
-  }
-  process.once("SIGHUP", onHangUp)
-  for (const stream of [process.stdout, process.stderr]) {
-    // Writing to a closed terminal fails with EIO, often before SIGHUP is handled: that is the
-    // hang-up too, and must not crash the cancellation. Other errors keep their default (a crash).
-    stream.on("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "EIO" || hungUp) onHangUp()
-      else if (stream.listenerCount("error") === 1) throw error
-    })
-  }
-  program(argv).pipe(
-    reportFailure,
-    Effect.provide(Layer.merge(NodeContext.layer, Logging.layer)),
-    NodeRuntime.runMain({
-      disableErrorReporting: true,
-      disablePrettyLogger: true,
-      teardown: (exit, onExit) => onExit(exitCodeOf(exit, signalled))
-    })
-  )
-}
+/** The edge: parses argv, runs the command, exits with its code (Edge.ts). */
+export const main = (argv: ReadonlyArray<string>): void => runAtEdge(program(argv))
