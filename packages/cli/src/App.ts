@@ -6,6 +6,7 @@ import * as Config from "@alisio/runtime/Config"
 import * as Extensions from "@alisio/runtime/Extensions"
 import * as Interaction from "@alisio/runtime/Interaction"
 import * as McpServers from "@alisio/runtime/McpServers"
+import * as ModelListCache from "@alisio/runtime/ModelListCache"
 import * as Paths from "@alisio/runtime/Paths"
 import * as PluginHost from "@alisio/runtime/PluginHost"
 import type * as PluginUi from "@alisio/runtime/PluginUi"
@@ -18,7 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { CliError, ExitCode, usageError } from "./CliError.js"
-import { hostOptions, noPluginFlags, type PluginFlags, pluginHostLayer } from "./Plugins.js"
+import { cacheHome, hostOptions, noPluginFlags, type PluginFlags, pluginHostLayer } from "./Plugins.js"
 import { version } from "./Version.js"
 
 /** Where a command runs and with what configuration. */
@@ -66,7 +67,10 @@ export const storeLayer = (setup: Setup) =>
     })
   ).pipe(Layer.mapError((error) => new CliError({ message: error.message, exitCode: ExitCode.failed })))
 
-const providerFromConfig = (id: string, entry: Config.ProviderConfig): LanguageModelService => {
+const providerFromConfig = (
+  id: string,
+  entry: Config.ProviderConfig
+): { readonly service: LanguageModelService; readonly remembered: Providers.RememberedModels } => {
   const isOpenAi = id === "openai"
   const envBase = isOpenAi ? nonEmpty(process.env.OPENAI_BASE_URL) : undefined
   const envKey = isOpenAi ? nonEmpty(process.env.OPENAI_API_KEY) : undefined
@@ -78,7 +82,7 @@ const providerFromConfig = (id: string, entry: Config.ProviderConfig): LanguageM
     entry.models === undefined
       ? undefined
       : Object.fromEntries(Object.entries(entry.models).map(([model, info]) => [model, { ...info }]))
-  return OpenAiCompatible.make({
+  const service = OpenAiCompatible.make({
     providerId: id,
     ...(baseURL === undefined ? {} : { baseURL }),
     ...(apiKey === undefined ? {} : { apiKey }),
@@ -89,6 +93,15 @@ const providerFromConfig = (id: string, entry: Config.ProviderConfig): LanguageM
       : { outputTokensParam: entry.outputTokensParam }),
     ...(catalog === undefined ? {} : { catalog })
   })
+  // Its model list, as an earlier run fetched it: a run with a known model sends no `GET /models`.
+  const remembered = ModelListCache.make(
+    ModelListCache.cacheFile(path.join(cacheHome(), "models"), {
+      providerId: id,
+      baseURL: baseURL ?? OpenAiCompatible.defaultBaseURL,
+      apiKey: apiKey === undefined ? "" : Redacted.value(apiKey)
+    })
+  )
+  return { service, remembered }
 }
 
 export const nonEmpty = (value: string | undefined): string | undefined =>
@@ -109,7 +122,10 @@ export const registerProviders = (setup: Setup) =>
         nonEmpty(process.env.OPENAI_BASE_URL) !== undefined || nonEmpty(process.env.OPENAI_API_KEY) !== undefined
       if (usable || entries.length === 0) entries.unshift(["openai", openai])
     }
-    for (const [id, entry] of entries) yield* providers.register(id, providerFromConfig(id, entry))
+    for (const [id, entry] of entries) {
+      const { service, remembered } = providerFromConfig(id, entry)
+      yield* providers.register(id, service, remembered)
+    }
     if (
       entries.length === 1 &&
       entries[0]![0] === "openai" &&

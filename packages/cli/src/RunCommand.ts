@@ -303,6 +303,7 @@ export const runCommand = (flags: RunFlags) =>
       // A new session is titled after its prompt at once; the model's summary may follow (CLI-1).
       const title = Option.isNone(chosen.sessionId) ? fromPrompt(typed) : undefined
       const started = yield* Deferred.make<SessionId>()
+      let sessionKnown = false
       const summary =
         title !== undefined && summarizes(setup, model.provider)
           ? yield* Effect.forkScoped(summarizeInto({ setup, run: model, prompt, promptTitle: title, session: started }))
@@ -327,11 +328,14 @@ export const runCommand = (flags: RunFlags) =>
         ...(Option.isSome(flags.runId) ? { runId: RunId.make(flags.runId.value) } : {}),
         ...(Option.isSome(flags.requestId) ? { requestId: flags.requestId.value } : {}),
         ...(Option.isSome(flags.correlationId) ? { correlationId: flags.correlationId.value } : {}),
+        // Once per event, deltas included: the session is told once, and nothing here allocates an effect more.
         onEvent: (event) =>
-          Effect.zipRight(
-            Deferred.succeed(started, event.sessionId),
-            Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => output.observe(event, now)))
-          )
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            output.observe(event, now)
+            if (sessionKnown) return Effect.void
+            sessionKnown = true
+            return Effect.asVoid(Deferred.succeed(started, event.sessionId))
+          })
       })
       ended = outcome.status
       // The run is over and its answer printed; a title still on its way gets a moment, no more.

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Kept to tiny imports so that `alisio --version` answers without loading Effect.
 import * as nodeModule from "node:module"
+import { setFlagsFromString } from "node:v8"
 import { mayLoadExternalPlugins } from "./PluginProbe.js"
 import { version } from "./Version.js"
 
@@ -38,6 +39,10 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   // `alisio` alone: the interactive UI, without the command tree (TuiMain.ts).
   ;(await import("./TuiMain.js")).mainTui()
 } else {
+  // A headless run is short-lived: V8's young generation keeps its first size instead of growing
+  // to 16 MB a half (issue 17: 12 MB less peak RSS, the same CPU). V8 reads the factor whenever it
+  // would grow the young generation, so setting it now works (`--max-semi-space-size` would not).
+  if (args[0] === "run") setFlagsFromString("--semi-space-growth-factor=1")
   // main watches stdout itself: a run whose reader went away is cancelled (BrokenPipe.ts).
   const { main }: typeof import("./main.js") =
     typeof ALISIO_PLUGIN_BUILD === "string" && mayLoadExternalPlugins(args)

@@ -21,6 +21,15 @@ export interface ResolvedModel extends ModelRef {
 export interface RegisteredProvider {
   readonly id: string
   readonly service: LanguageModelService
+  readonly remembered?: RememberedModels | undefined
+}
+
+/** A provider's model list as an earlier process fetched it (ModelListCache.ts); neither part fails. */
+export interface RememberedModels {
+  /** The list, when one is remembered and still fresh. */
+  readonly read: Effect.Effect<ReadonlyArray<ModelInfo> | undefined>
+  /** Remembers a list just fetched from the provider. */
+  readonly write: (models: ReadonlyArray<ModelInfo>) => Effect.Effect<void>
 }
 
 /**
@@ -31,8 +40,15 @@ export interface RegisteredProvider {
 export class Providers extends Context.Tag("@alisio/runtime/Providers")<
   Providers,
   {
-    /** Adds a provider under `id`; a later registration under the same id replaces it. */
-    readonly register: (id: string, service: LanguageModelService) => Effect.Effect<void>
+    /**
+     * Adds a provider under `id`; a later registration under the same id replaces it. With
+     * `remembered`, a model found in the remembered list resolves without asking the provider.
+     */
+    readonly register: (
+      id: string,
+      service: LanguageModelService,
+      remembered?: RememberedModels | undefined
+    ) => Effect.Effect<void>
     /** Removes the provider `id` (a plugin's, when its scope closes). */
     readonly unregister: (id: string) => Effect.Effect<void>
     /** The registered providers, in registration order. */
@@ -70,9 +86,9 @@ export const make = (options: Options = {}) =>
     const discovered = yield* Ref.make(new Map<string, ReadonlyArray<ModelInfo>>())
     const sessions = yield* Ref.make(new Map<SessionId, ModelRef>())
 
-    const register = (id: string, service: LanguageModelService) =>
+    const register = (id: string, service: LanguageModelService, remembered?: RememberedModels | undefined) =>
       Effect.zipRight(
-        Ref.update(providers, (all) => [...all.filter((entry) => entry.id !== id), { id, service }]),
+        Ref.update(providers, (all) => [...all.filter((entry) => entry.id !== id), { id, service, remembered }]),
         Ref.update(discovered, (cache) => {
           const next = new Map(cache)
           next.delete(id)
@@ -90,12 +106,22 @@ export const make = (options: Options = {}) =>
         })
       )
 
-    const modelsOf = (entry: RegisteredProvider) =>
+    const fetched = (entry: RegisteredProvider) =>
+      Effect.tap(entry.service.models, (models) =>
+        Effect.zipRight(
+          Ref.update(discovered, (current) => new Map(current).set(entry.id, models)),
+          entry.remembered === undefined ? Effect.void : entry.remembered.write(models)
+        )
+      )
+
+    /** The provider's models: as fetched in this process, else as remembered when `model` is in them, else fetched. */
+    const modelsOf = (entry: RegisteredProvider, model: string) =>
       Effect.flatMap(Ref.get(discovered), (cache) => {
         const cached = cache.get(entry.id)
         if (cached !== undefined) return Effect.succeed(cached)
-        return Effect.tap(entry.service.models, (models) =>
-          Ref.update(discovered, (current) => new Map(current).set(entry.id, models))
+        if (entry.remembered === undefined) return fetched(entry)
+        return Effect.flatMap(entry.remembered.read, (remembered) =>
+          remembered?.some((candidate) => candidate.id === model) === true ? Effect.succeed(remembered) : fetched(entry)
         )
       })
 
@@ -124,7 +150,7 @@ export const make = (options: Options = {}) =>
             available: ids
           })
         }
-        const models = yield* modelsOf(entry)
+        const models = yield* modelsOf(entry, model)
         const info = models.find((candidate) => candidate.id === model)
         // A server without discovery lists nothing: any name is taken at its word.
         if (info === undefined && models.length > 0) {

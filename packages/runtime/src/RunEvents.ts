@@ -57,6 +57,15 @@ export class RunEvents extends Context.Tag("@alisio/runtime/RunEvents")<
     ) => Effect.Effect<RunEmitter>
     /** Every event published from now on, of every run, until the scope closes. */
     readonly subscribe: Effect.Effect<Queue.Dequeue<KnownRunEvent>, never, Scope.Scope>
+    /**
+     * Calls `listener` with every event of `type` published from now on, of every run, until the
+     * scope closes: synchronously, as it is published, so it must be quick and must not throw. Unlike
+     * a subscription, events of other types cost it nothing (a run's deltas wake no fiber).
+     */
+    readonly listen: (
+      type: RunEventType,
+      listener: (event: KnownRunEvent) => void
+    ) => Effect.Effect<void, never, Scope.Scope>
   }
 >() {}
 
@@ -64,13 +73,33 @@ export const make = (options: { readonly capacity?: number } = {}) =>
   Effect.gen(function* () {
     const store = yield* SessionStore
     const bus = yield* PubSub.bounded<KnownRunEvent>(options.capacity ?? defaultCapacity)
+    const listeners = new Map<RunEventType, Set<(event: KnownRunEvent) => void>>()
+    const listen = (type: RunEventType, listener: (event: KnownRunEvent) => void) =>
+      Effect.acquireRelease(
+        Effect.sync(() => {
+          const set = listeners.get(type) ?? new Set()
+          listeners.set(type, set)
+          // A wrapper per call, so that one listener given twice is called twice and removed once.
+          const entry = (event: KnownRunEvent) => listener(event)
+          set.add(entry)
+          return () => set.delete(entry)
+        }),
+        (remove) => Effect.sync(remove)
+      ).pipe(Effect.asVoid)
 
     const emitter = (stamp: RunStamp, observe?: (event: KnownRunEvent) => Effect.Effect<void>) =>
       Effect.gen(function* () {
         const serialized = makeMutex({ uninterruptible: true })
         let seq = 0
         const publish = (event: KnownRunEvent) => {
-          const published = PubSub.publish(bus, event)
+          const listening = listeners.get(event.type)
+          const published =
+            listening === undefined || listening.size === 0
+              ? PubSub.publish(bus, event)
+              : Effect.map(PubSub.publish(bus, event), (done) => {
+                  for (const listener of listening) listener(event)
+                  return done
+                })
           return observe === undefined ? published : Effect.zipRight(published, observe(event))
         }
         const stamped = <K extends RunEventType>(type: K, data: RunEventDataMap[K], now: number) => {
@@ -125,7 +154,7 @@ export const make = (options: { readonly capacity?: number } = {}) =>
         return { emit, emitFinal } satisfies RunEmitter
       })
 
-    return RunEvents.of({ emitter, subscribe: PubSub.subscribe(bus) })
+    return RunEvents.of({ emitter, subscribe: PubSub.subscribe(bus), listen })
   })
 
 export const layer = Layer.effect(RunEvents, make())

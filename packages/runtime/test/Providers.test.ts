@@ -1,11 +1,16 @@
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { ProviderError, UnknownModelError } from "@alisio/domain/Errors"
 import { SessionId } from "@alisio/domain/Ids"
 import type { LanguageModelService, ModelInfo } from "@alisio/domain/LanguageModel"
+import * as ModelListCache from "@alisio/runtime/ModelListCache"
 import * as Providers from "@alisio/runtime/Providers"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
+import { makeTempDir } from "./helpers/tempDir.js"
 
 /** A provider serving `ids`; `discoveries` counts how often its models were asked for. */
 const provider = (id: string, ids: ReadonlyArray<string>, options: { readonly fail?: boolean } = {}) => {
@@ -131,6 +136,78 @@ describe("Providers", () => {
       const failed = yield* Effect.flip(providers.activate("local/nope", a))
       assert.instanceOf(failed, UnknownModelError)
       assert.deepStrictEqual(yield* providers.active(a), Option.some({ provider: "local", model: "qwen3-coder" }))
+    })
+  )
+
+  it.scoped("PRV-1 a model in the list an earlier process remembered resolves without asking the server", () =>
+    Effect.gen(function* () {
+      const file = join(yield* makeTempDir(), "models", "list.json")
+      const earlier = yield* Providers.make()
+      const first = provider("local", ["qwen3-coder", "llama3"])
+      yield* earlier.register("local", first.service, ModelListCache.make(file))
+      yield* earlier.resolve("local/qwen3-coder")
+      assert.strictEqual(first.counter.discoveries, 1)
+
+      const later = yield* Providers.make()
+      const second = provider("local", ["qwen3-coder", "llama3"])
+      yield* later.register("local", second.service, ModelListCache.make(file))
+      const resolved = yield* later.resolve("local/llama3")
+      assert.strictEqual(second.counter.discoveries, 0)
+      assert.deepStrictEqual(resolved.info, Option.some({ id: "llama3", provider: "local", maxOutputTokens: 4096 }))
+    })
+  )
+
+  it.scoped("PRV-1 a model missing from the remembered list, or a list past its hour, is looked up on the server", () =>
+    Effect.gen(function* () {
+      const file = join(yield* makeTempDir(), "list.json")
+      const remembered = ModelListCache.make(file)
+      yield* remembered.write([{ id: "old-model", provider: "local" }])
+
+      // A model the server added since: found, and the fresh list remembered.
+      const added = provider("local", ["old-model", "new-model"])
+      const providers = yield* Providers.make()
+      yield* providers.register("local", added.service, remembered)
+      assert.strictEqual((yield* providers.resolve("local/new-model")).model, "new-model")
+      assert.strictEqual(added.counter.discoveries, 1)
+      assert.deepStrictEqual(
+        (yield* remembered.read)?.map((model) => model.id),
+        ["old-model", "new-model"]
+      )
+
+      // An unknown model is reported from the server's list, never from the remembered one alone.
+      const gone = provider("local", ["new-model"])
+      const again = yield* Providers.make()
+      yield* again.register("local", gone.service, remembered)
+      const failed = yield* Effect.flip(again.resolve("local/missing"))
+      assert.instanceOf(failed, UnknownModelError)
+      assert.include(failed.message, "Available: local/new-model.")
+      assert.strictEqual(gone.counter.discoveries, 1)
+
+      // An hour later the list is stale: a known model is looked up again.
+      yield* TestClock.adjust(ModelListCache.MAX_AGE_MS)
+      assert.isUndefined(yield* remembered.read)
+      const stale = provider("local", ["new-model"])
+      const later = yield* Providers.make()
+      yield* later.register("local", stale.service, remembered)
+      yield* later.resolve("local/new-model")
+      assert.strictEqual(stale.counter.discoveries, 1)
+    })
+  )
+
+  it.scoped("PRV-1 a remembered list that is missing or unreadable is no list", () =>
+    Effect.gen(function* () {
+      const folder = yield* makeTempDir()
+      assert.isUndefined(yield* ModelListCache.make(join(folder, "none.json")).read)
+      const broken = join(folder, "broken.json")
+      writeFileSync(broken, "{ not json")
+      assert.isUndefined(yield* ModelListCache.make(broken).read)
+      writeFileSync(broken, JSON.stringify({ savedAt: 0, models: [{ id: 3 }] }))
+      assert.isUndefined(yield* ModelListCache.make(broken).read)
+      const listed = provider("local", ["qwen3-coder"])
+      const providers = yield* Providers.make()
+      yield* providers.register("local", listed.service, ModelListCache.make(broken))
+      assert.strictEqual((yield* providers.resolve("local/qwen3-coder")).model, "qwen3-coder")
+      assert.strictEqual(listed.counter.discoveries, 1)
     })
   )
 })

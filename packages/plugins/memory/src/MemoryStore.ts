@@ -231,3 +231,36 @@ export const makeMemoryStore = (
 
     return { save, search, get, forget, recent }
   })
+
+/**
+ * `initial`, else a store that opens its file on first use, once (a failed opening is tried again
+ * on the next use). `opened` tells whether it is open.
+ */
+export const lazyMemoryStore = (
+  initial: MemoryStore | undefined,
+  open: Effect.Effect<MemoryStore, SqlDatabaseError>
+): Effect.Effect<MemoryStore & { readonly opened: () => boolean }> =>
+  Effect.map(Effect.makeSemaphore(1), (lock) => {
+    let store = initial
+    const ready = Effect.suspend(() =>
+      store !== undefined
+        ? Effect.succeed(store)
+        : lock.withPermits(1)(
+            Effect.suspend(() =>
+              store !== undefined
+                ? Effect.succeed(store)
+                : Effect.tap(open, (made) => {
+                    store = made
+                  })
+            )
+          )
+    )
+    return {
+      opened: () => store !== undefined,
+      save: (input) => Effect.flatMap(ready, (s) => s.save(input)),
+      search: (input) => Effect.flatMap(ready, (s) => s.search(input)),
+      get: (project, id) => Effect.flatMap(ready, (s) => s.get(project, id)),
+      forget: (project, id, hard) => Effect.flatMap(ready, (s) => s.forget(project, id, hard)),
+      recent: (project, limit) => Effect.flatMap(ready, (s) => s.recent(project, limit))
+    }
+  })

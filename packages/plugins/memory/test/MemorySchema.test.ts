@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs"
+import { existsSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { memoryPlugin } from "@alisio/plugin-memory"
 import { projectIdOf } from "@alisio/plugin-memory/internal/project"
@@ -57,9 +57,28 @@ describe("memory plugin schema", () => {
 
   it.scoped("PL-5 opening an up-to-date file again changes nothing", () =>
     Effect.gen(function* () {
-      const stateDir = join(yield* tempDir("memory-schema"), "state")
+      const root = yield* tempDir("memory-schema")
+      const stateDir = join(root, "state")
+      yield* Effect.scoped(
+        Effect.flatMap(startPluginSession(memoryPlugin, { stateDir }), (memory) =>
+          memory.callTool("memory_save", { content: "Kept" }, root)
+        )
+      )
       yield* Effect.scoped(startPluginSession(memoryPlugin, { stateDir }))
-      yield* Effect.scoped(startPluginSession(memoryPlugin, { stateDir }))
+      assert.deepStrictEqual(yield* userVersion(stateDir), { user_version: SCHEMA_VERSION })
+    })
+  )
+
+  it.scoped("PL-5 a session that reads and saves no memory creates no file; the first save creates it", () =>
+    Effect.gen(function* () {
+      const root = yield* tempDir("memory-schema")
+      const stateDir = join(root, "state")
+      const memory = yield* startPluginSession(memoryPlugin, { stateDir })
+      assert.strictEqual(yield* memory.contextFor(root, "anything"), "")
+      assert.isFalse(existsSync(join(stateDir, "memory.db")))
+      const saved = yield* memory.callTool("memory_save", { content: "First" }, root)
+      assert.match(saved.text, /^Saved memory #1/)
+      assert.isTrue(existsSync(join(stateDir, "memory.db")))
       assert.deepStrictEqual(yield* userVersion(stateDir), { user_version: SCHEMA_VERSION })
     })
   )

@@ -1,8 +1,8 @@
-// `api.events.on`: a plugin observes run events without ever holding a run up. The run event bus
-// is bounded and pushes back on slow subscribers, so an observer never reads it at its handler's
-// pace: one fiber drains the bus as fast as events come, keeping the types the plugin asked for in
-// the observer's own sliding queue (the oldest event is dropped when it is full); a second fiber
-// runs the handler on that queue. Drops and failures are reported, never thrown.
+// `api.events.on`: a plugin observes run events without ever holding a run up. The observer is
+// told of the events of its type as they are published (`RunEvents.listen`, synchronous, so the
+// events of other types, a run's deltas above all, cost it nothing) and keeps them in its own
+// sliding buffer (the oldest event is dropped when it is full); one fiber runs the handler on that
+// buffer. Drops and failures are reported, never thrown, by a second fiber, in order.
 
 import type { KnownRunEvent, RunEventType } from "@alisio/domain/RunEvent"
 import * as Cause from "effect/Cause"
@@ -11,8 +11,11 @@ import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 
 export interface ObserverOptions {
-  /** A subscription to every event published from now on, closed with the scope. */
-  readonly subscribe: Effect.Effect<Queue.Dequeue<KnownRunEvent>, never, Scope.Scope>
+  /** Calls the listener with every event of the type published from now on, until the scope closes. */
+  readonly listen: (
+    type: RunEventType,
+    listener: (event: KnownRunEvent) => void
+  ) => Effect.Effect<void, never, Scope.Scope>
   readonly type: RunEventType
   readonly handler: (event: KnownRunEvent) => Effect.Effect<void, unknown>
   /** How many events may wait for the handler before the oldest are dropped. */
@@ -28,37 +31,46 @@ const REPORTED_FAILURES = 3
 /** Starts an observer for the life of the scope. */
 export const observe = (options: ObserverOptions): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const bus = yield* options.subscribe
-    const pending = yield* Effect.acquireRelease(Queue.sliding<KnownRunEvent>(options.capacity), Queue.shutdown)
+    const pending: Array<KnownRunEvent> = []
+    // The handler's fiber while it waits for an event.
+    let wake: (() => void) | undefined
     let dropped = 0
     let failures = 0
-
-    const keep = (events: Iterable<KnownRunEvent>) =>
-      Effect.suspend(() => {
-        const wanted: Array<KnownRunEvent> = []
-        for (const event of events) if (event.type === options.type) wanted.push(event)
-        if (wanted.length === 0) return Effect.void
-        return Effect.flatMap(Queue.size(pending), (size) => {
-          const lost = Math.max(0, size + wanted.length - options.capacity)
-          const first = dropped === 0 && lost > 0
-          dropped += lost
-          const offered = Queue.offerAll(pending, wanted)
-          return first ? Effect.zipRight(offered, options.onDropped({ count: lost, caughtUp: false })) : offered
-        })
-      })
-    // Wait for one event (so the drain sleeps while the bus is quiet), then take all that came.
-    const drain = Effect.flatMap(Queue.take(bus), (first) =>
-      Effect.flatMap(Queue.takeAll(bus), (rest) => keep([first, ...rest]))
+    const reports = yield* Effect.acquireRelease(
+      Queue.unbounded<{ readonly count: number; readonly caughtUp: boolean }>(),
+      Queue.shutdown
     )
-    yield* Effect.forkScoped(Effect.interruptible(Effect.forever(drain)))
 
-    const caughtUp = Effect.flatMap(Queue.isEmpty(pending), (empty) => {
-      if (!empty || dropped === 0) return Effect.void
-      const count = dropped
-      dropped = 0
-      return options.onDropped({ count, caughtUp: true })
+    yield* options.listen(options.type, (event) => {
+      pending.push(event)
+      if (pending.length > options.capacity) {
+        pending.shift()
+        if (dropped++ === 0) reports.unsafeOffer({ count: 1, caughtUp: false })
+      }
+      const waiting = wake
+      wake = undefined
+      waiting?.()
     })
-    const handleNext = Effect.flatMap(Queue.take(pending), (event) =>
+    yield* Effect.forkScoped(
+      Effect.interruptible(Effect.forever(Effect.flatMap(Queue.take(reports), options.onDropped)))
+    )
+
+    const next: Effect.Effect<KnownRunEvent> = Effect.suspend(() =>
+      pending.length > 0
+        ? Effect.succeed(pending.shift()!)
+        : Effect.async<KnownRunEvent>((resume) => {
+            wake = () => resume(next)
+            return Effect.sync(() => {
+              wake = undefined
+            })
+          })
+    )
+    const caughtUp = Effect.sync(() => {
+      if (pending.length > 0 || dropped === 0) return
+      reports.unsafeOffer({ count: dropped, caughtUp: true })
+      dropped = 0
+    })
+    const handleNext = Effect.flatMap(next, (event) =>
       Effect.suspend(() => options.handler(event)).pipe(
         Effect.catchAllCause((cause) => {
           if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)

@@ -283,7 +283,7 @@ export const makeApi = (
     const events: PluginApiService["events"] = {
       on: (type, handler) =>
         observe({
-          subscribe: host.events.subscribe,
+          listen: host.events.listen,
           type,
           handler: handler as (event: KnownRunEvent) => Effect.Effect<void, unknown>,
           capacity: OBSERVER_CAPACITY,
