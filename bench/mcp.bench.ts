@@ -2,9 +2,19 @@
 // the FakeProvider with no server, one, and two stdio servers (the SDK fixture), each run with a
 // fresh runtime, so every server starts as it does in a CLI run; two should cost about what one
 // does, because they start concurrently. The first start in a process also loads the SDK. (2) The
-// built CLI, `alisio run` with and without two servers. (3) Per call: a tool called through
-// McpServers (argument check, Effect, result conversion) against the SDK's client called directly,
-// on the same server (goal ≤ 1.2×).
+// built CLI, `alisio run` with and without two servers. (3) Per call (goal ≤ 1.2×), the echo tool
+// of the fixture, each side on a connection of its own to a process of its own of the same
+// fixture, the same arguments, N calls one after the other:
+//   - Alisio: what the runner does once a call is approved (internal/toolCalls.ts), inside one
+//     fiber as a run's calls are: JSON.parse of the model's argument text, then the registered
+//     tool's `execute` (the check against its JSON Schema, compiled once; `tools/call` through the
+//     SDK's Client on our stdio transport, interruptible, with the call's timeout and a progress
+//     token; the result converted to a ToolResult). One `runPromise` per block of N calls.
+//   - The SDK: `Client.callTool({ name, arguments })` awaited N times on the SDK's own stdio
+//     transport: no signal, no progress token, no check, the raw result.
+// Blocks of the two sides take turns (which goes first alternates); the figures are medians over
+// the blocks of a block's wall time and CPU (this process's) divided by N, and the median of the
+// ratios of neighbouring blocks. `MCP_BENCH_ONLY=calls pnpm bench mcp` runs only this part.
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -32,7 +42,7 @@ const fixture = fileURLToPath(new URL("../packages/runtime/test/fixtures/mcp/ser
 const bin = fileURLToPath(new URL("../packages/cli/dist/bundle/bin.js", import.meta.url))
 const server: McpServer = { type: "stdio", command: process.execPath, args: [fixture] }
 const ROUNDS = 7
-const CALLS = 1000
+const CALLS = 2000
 
 const runtimeWith = (servers: Record<string, McpServer>, logFolder: string) =>
   ManagedRuntime.make(
@@ -71,7 +81,11 @@ const context = {
   askUser: () => Effect.succeed("")
 }
 
-/** Median time of one echo call: through McpServers' tool, and through the SDK's client directly. */
+/** The arguments as the model sends them (JSON text), and as an SDK caller passes them. */
+const ARGUMENTS_JSON = JSON.stringify({ text: "x" })
+const BLOCK = 25
+
+/** One echo call, two ways (see the top of the file). */
 const perCall = async (logFolder: string) => {
   const runtime = runtimeWith({ fixture: server }, logFolder)
   const client = new Client({ name: "bench", version: "1" })
@@ -84,36 +98,54 @@ const perCall = async (logFolder: string) => {
         return all.find((each) => each.name === "mcp__fixture__echo")! as Tool<never, unknown>
       })
     )
-    const viaAlisio = () => runtime.runPromise(tool.execute({ text: "x" }, context))
-    const direct = () => client.callTool({ name: "echo", arguments: { text: "x" } })
-    for (let i = 0; i < 50; i++) {
-      await viaAlisio()
-      await direct()
-    }
-    // Interleaved blocks, so a change in the machine's load hits both alike; wall time per call
-    // (a round trip to the server process), and this process's CPU per call.
-    const alisio: Array<number> = []
-    const sdk: Array<number> = []
-    const cpu = { alisio: 0, sdk: 0 }
-    const block = async (call: () => Promise<unknown>, walls: Array<number>) => {
-      const used = process.cpuUsage()
-      for (let i = 0; i < 20; i++) {
-        const start = performance.now()
-        await call()
-        walls.push(performance.now() - start)
+    const viaAlisio = (calls: number) =>
+      runtime.runPromise(
+        Effect.gen(function* () {
+          for (let i = 0; i < calls; i++) {
+            const result = yield* tool.execute(JSON.parse(ARGUMENTS_JSON), context)
+            if (result.isError === true) throw new Error("the echo call failed")
+          }
+        })
+      )
+    const direct = async (calls: number) => {
+      for (let i = 0; i < calls; i++) {
+        const result = await client.callTool({ name: "echo", arguments: { text: "x" } })
+        if (result.isError === true) throw new Error("the echo call failed")
       }
+    }
+    await viaAlisio(100)
+    await direct(100)
+    const walls = { alisio: [] as Array<number>, sdk: [] as Array<number> }
+    const cpus = { alisio: [] as Array<number>, sdk: [] as Array<number> }
+    const block = async (calls: (n: number) => Promise<unknown>, side: "alisio" | "sdk") => {
+      const used = process.cpuUsage()
+      const start = performance.now()
+      await calls(BLOCK)
+      walls[side].push((performance.now() - start) / BLOCK)
       const { system, user } = process.cpuUsage(used)
-      return (user + system) / 1000
+      cpus[side].push((user + system) / 1000 / BLOCK)
     }
-    for (let i = 0; i < CALLS / 20; i++) {
-      cpu.alisio += await block(viaAlisio, alisio)
-      cpu.sdk += await block(direct, sdk)
+    for (let i = 0; i < CALLS / BLOCK; i++) {
+      // Which side goes first alternates, so neither always follows the other's garbage.
+      if (i % 2 === 0) {
+        await block(viaAlisio, "alisio")
+        await block(direct, "sdk")
+      } else {
+        await block(direct, "sdk")
+        await block(viaAlisio, "alisio")
+      }
     }
+    // The ratio of each pair of neighbouring blocks: the load of the machine changes from one
+    // second to the next, far less from one block to the one beside it.
+    const ratios = (figures: { alisio: Array<number>; sdk: Array<number> }) =>
+      figures.alisio.map((alisio, i) => alisio / figures.sdk[i]!)
     return {
-      alisio: median(alisio),
-      sdk: median(sdk),
-      alisioCpu: cpu.alisio / alisio.length,
-      sdkCpu: cpu.sdk / sdk.length
+      alisio: median(walls.alisio),
+      sdk: median(walls.sdk),
+      wallRatio: median(ratios(walls)),
+      alisioCpu: median(cpus.alisio),
+      sdkCpu: median(cpus.sdk),
+      cpuRatio: median(ratios(cpus))
     }
   } finally {
     await client.close()
@@ -121,10 +153,21 @@ const perCall = async (logFolder: string) => {
   }
 }
 
+const perCallRows = async (logFolder: string) => {
+  const calls = await perCall(logFolder)
+  row("one call through the SDK client directly: wall", calls.sdk, "ms")
+  row("one call through McpServers: wall", calls.alisio, "ms", calls.sdk)
+  row("  median of block pairs (goal ≤ 1.2×)", calls.wallRatio, "×")
+  row("one call through the SDK client directly: CPU", calls.sdkCpu, "ms")
+  row("one call through McpServers: CPU", calls.alisioCpu, "ms", calls.sdkCpu)
+  row("  median of block pairs", calls.cpuRatio, "×")
+}
+
 export const run = async (): Promise<void> => {
   const root = mkdtempSync(join(tmpdir(), "alisio-bench-mcp-"))
   const logFolder = join(root, "mcp")
   try {
+    if (process.env.MCP_BENCH_ONLY === "calls") return await perCallRows(logFolder)
     const cold = await firstTurn({ one: server }, logFolder)
     row("first turn, the first start in a process (SDK loads)", cold, "ms")
     const samples = { none: [] as Array<number>, one: [] as Array<number>, two: [] as Array<number> }
@@ -169,11 +212,7 @@ export const run = async (): Promise<void> => {
       await cliServer.close()
     }
 
-    const calls = await perCall(logFolder)
-    row("one call through the SDK client directly: wall", calls.sdk, "ms")
-    row("one call through McpServers: wall (goal ≤ 1.2×)", calls.alisio, "ms", calls.sdk)
-    row("one call through the SDK client directly: CPU", calls.sdkCpu, "ms")
-    row("one call through McpServers: CPU", calls.alisioCpu, "ms", calls.sdkCpu)
+    await perCallRows(logFolder)
   } finally {
     rmSync(root, { recursive: true, force: true })
   }

@@ -17,12 +17,11 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
+import * as Deadlines from "./deadlines.js"
 import { McpCallError, McpStartError } from "./errors.js"
 import type { Environment, Launch } from "./expand.js"
 import { appendLog, appendLogNow, closeFd, lastLine, openLog, type ServerLog } from "./logFile.js"
-import type { McpCallResult } from "./results.js"
 import { type StdioTransport, spawnServer, stopServer, waitAtMost } from "./stdioTransport.js"
 
 /** What a server says of one of its tools (`tools/list`). */
@@ -67,6 +66,8 @@ export interface ConnectOptions {
 
 /** A live connection; closed with the scope it was made in. */
 export interface Connection {
+  /** The server's name in the configuration. */
+  readonly server: string
   readonly client: Client
   /** Done when the connection closed, ours or not. */
   readonly closed: Deferred.Deferred<void>
@@ -79,6 +80,8 @@ export interface Connection {
   readonly log: string
   readonly hasTools: boolean
   readonly hasPrompts: boolean
+  /** The timeouts of its calls. */
+  readonly deadlines: Deadlines.Deadlines
 }
 
 // Variables a stdio server inherits, as the SDK's clients (Claude Desktop's among them) pass them,
@@ -97,15 +100,15 @@ const inheritedEnvironment = (env: Environment): Record<string, string> => {
 
 // The SDK keeps its own timer per request (60 s by default). Ours run on the Effect clock, so the
 // SDK's is set as far as a timer goes.
-const SDK_TIMEOUT_MS = 2_147_483_647
+export const SDK_TIMEOUT_MS = 2_147_483_647
 
 const describe = (launch: Launch): string =>
   launch.type === "stdio" ? [launch.command, ...launch.args].join(" ") : `${launch.type} ${launch.url}`
 
-const errorCode = (error: unknown): unknown =>
+export const errorCode = (error: unknown): unknown =>
   typeof error === "object" && error !== null ? (error as { readonly code?: unknown }).code : undefined
 
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 /** A start that failed, said as a clause. */
 const startFailure = (error: unknown, launch: Launch): string => {
@@ -147,15 +150,20 @@ const openTransport = (options: ConnectOptions, log: { readonly fd: number | "ig
   return new StreamableHTTPClientTransport(new URL(launch.url), { requestInit })
 }
 
-/** Makes the sends that are still under way visible, so a close can let a cancellation out first. */
-const trackSends = (transport: Transport): Set<Promise<void>> => {
+/**
+ * Makes the cancellations still being sent visible, so a close can let them out first. Only they
+ * are tracked: tracking every send cost each call a promise and a Set's churn.
+ */
+const trackCancellations = (transport: Transport): Set<Promise<void>> => {
   const pending = new Set<Promise<void>>()
   const send = transport.send.bind(transport)
   transport.send = (message, options) => {
     const sending = send(message, options)
-    pending.add(sending)
-    const done = () => void pending.delete(sending)
-    sending.then(done, done)
+    if ("method" in message && message.method === "notifications/cancelled") {
+      pending.add(sending)
+      const done = () => void pending.delete(sending)
+      sending.then(done, done)
+    }
     return sending
   }
   return pending
@@ -182,7 +190,7 @@ export const connect = (options: ConnectOptions): Effect.Effect<Connection, McpS
       }).pipe(Effect.ensuring(closeFd(opened.fd))),
       (transport) => (isStdio(transport) ? stopServer(transport, options.closeMs) : Effect.void)
     )
-    const pendingSends = trackSends(transport)
+    const pendingSends = trackCancellations(transport)
     let isClosed = false
     transport.onclose = () => {
       isClosed = true
@@ -262,7 +270,9 @@ export const connect = (options: ConnectOptions): Effect.Effect<Connection, McpS
     )
     yield* appendLog(log.file, `connected (${JSON.stringify(client.getServerVersion() ?? {})})`)
     const capabilities = client.getServerCapabilities() ?? {}
+    const deadlines = yield* Deadlines.make
     return {
+      server,
       client,
       closed,
       closing: () => closing,
@@ -270,7 +280,8 @@ export const connect = (options: ConnectOptions): Effect.Effect<Connection, McpS
       whyClosed,
       log: log.file,
       hasTools: capabilities.tools !== undefined,
-      hasPrompts: capabilities.prompts !== undefined
+      hasPrompts: capabilities.prompts !== undefined,
+      deadlines
     } satisfies Connection
   })
 
@@ -315,122 +326,6 @@ export const listPrompts = (connection: Connection): Effect.Effect<ReadonlyArray
         return { items: result.prompts as ReadonlyArray<McpPromptInfo>, next: result.nextCursor }
       })
     : Effect.succeed([])
-
-/** A call's progress as one line: `[3/10] copying files`. */
-const progressLine = (progress: {
-  readonly progress: number
-  readonly total?: number | undefined
-  readonly message?: string | undefined
-}) => {
-  const count = progress.total === undefined ? `${progress.progress}` : `${progress.progress}/${progress.total}`
-  return progress.message === undefined || progress.message === "" ? `[${count}]` : `[${count}] ${progress.message}`
-}
-
-/** Why a call got no result, as McpCallError says it. */
-const callFailure = (connection: Connection, error: unknown) =>
-  Effect.gen(function* () {
-    const code = errorCode(error)
-    if (code === -32000 || (yield* Deferred.isDone(connection.closed))) {
-      const why = yield* connection.whyClosed
-      return yield* new McpCallError({ message: `went away during the call (${why})`, closed: true })
-    }
-    const text = messageOf(error).replace(/^MCP error -?\d+: /, "")
-    const message = typeof code === "number" ? `refused the call: ${text}` : `failed the call: ${text}`
-    return yield* new McpCallError({ message, closed: false })
-  })
-
-/**
- * Calls a tool. Interrupting the call (the run cancelled, the call's timeout) aborts the request,
- * which sends the server `notifications/cancelled`, and stops waiting at once. Progress the server
- * reports goes to `onProgress` as it arrives, in order, from this same fiber: the SDK's callbacks
- * only note what happened and wake it. (A relay fiber reading a queue cost a call about 1 ms of
- * CPU, twice what the call itself costs: `pnpm bench mcp`.)
- */
-export const callTool = (
-  connection: Connection,
-  name: string,
-  args: unknown,
-  options: {
-    readonly onProgress: (line: string) => Effect.Effect<void>
-    /** On the Effect clock: past it the call is cancelled (on the server too) and fails. */
-    readonly timeoutMs: number
-  }
-): Effect.Effect<McpCallResult, McpCallError> =>
-  Effect.suspend(() => {
-    const controller = new AbortController()
-    const progress: Array<string> = []
-    let settled:
-      | { readonly ok: true; readonly value: unknown }
-      | { readonly ok: false; readonly error: unknown }
-      | undefined
-    let timedOut = false
-    let wake: (() => void) | undefined
-    const notify = () => wake?.()
-    connection.client
-      .callTool({ name, arguments: args as Record<string, unknown> }, undefined, {
-        signal: controller.signal,
-        timeout: SDK_TIMEOUT_MS,
-        onprogress: (update) => {
-          progress.push(progressLine(update))
-          notify()
-        }
-      })
-      .then(
-        (value) => {
-          settled = { ok: true, value }
-          notify()
-        },
-        (error: unknown) => {
-          settled = { ok: false, error }
-          notify()
-        }
-      )
-    // Waits for a callback; checks first, so a callback that came meanwhile is never missed.
-    const woken = Effect.async<void>((resume) => {
-      if (settled !== undefined || progress.length > 0 || timedOut) return resume(Effect.void)
-      wake = () => {
-        wake = undefined
-        resume(Effect.void)
-      }
-      return Effect.sync(() => {
-        wake = undefined
-      })
-    })
-    const loop: Effect.Effect<McpCallResult, McpCallError> = Effect.gen(function* () {
-      // One sleeping fiber is the timeout: `Effect.timeout` (a race of two forked fibers) cost a
-      // call about 1 ms more (`pnpm bench mcp`).
-      const timer = yield* Effect.fork(
-        Effect.zipRight(
-          Effect.sleep(options.timeoutMs),
-          Effect.sync(() => {
-            timedOut = true
-            notify()
-          })
-        )
-      )
-      const waiting: Effect.Effect<McpCallResult, McpCallError> = Effect.gen(function* () {
-        for (;;) {
-          // Progress that arrived before the result is shown before the call ends.
-          while (progress.length > 0) yield* options.onProgress(progress.shift()!)
-          if (settled !== undefined) {
-            if (settled.ok) return settled.value as McpCallResult
-            return yield* callFailure(connection, settled.error)
-          }
-          if (timedOut) {
-            controller.abort()
-            return yield* new McpCallError({
-              message: `did not answer within ${formatDuration(options.timeoutMs)}; the call was cancelled`,
-              closed: false
-            })
-          }
-          yield* woken
-        }
-      })
-      // Awaiting a sleeping fiber's interruption costs less than forking it (interruptFork).
-      return yield* Effect.ensuring(waiting, Fiber.interrupt(timer))
-    })
-    return Effect.onInterrupt(loop, () => Effect.sync(() => controller.abort()))
-  })
 
 /** A prompt with its arguments filled in (`prompts/get`). */
 export const getPrompt = (

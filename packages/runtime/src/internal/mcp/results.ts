@@ -84,6 +84,12 @@ const partOf = (block: McpContent): { readonly text: string } | { readonly image
   }
 }
 
+const capped = (text: string, maxChars: number): string => {
+  const buffer = new OutputBuffer(maxChars)
+  buffer.append(text)
+  return buffer.toString()
+}
+
 /**
  * The result as the model sees it: texts joined (a blank line between blocks) and capped at
  * `maxChars`, images after them; structured content when the server sent no content blocks.
@@ -110,9 +116,8 @@ export const toToolResult = (result: McpCallResult, maxChars: number = MAX_RESUL
     texts.push(
       `[${leftOut} image${leftOut === 1 ? "" : "s"} left out: more than ${MAX_IMAGES}, or over ${MAX_IMAGE_CHARS / 1024 / 1024} MiB]`
     )
-  const buffer = new OutputBuffer(maxChars)
-  buffer.append(texts.join("\n\n"))
-  const text = buffer.toString()
+  const joined = texts.length === 1 ? texts[0]! : texts.join("\n\n")
+  const text = joined.length <= maxChars ? joined : capped(joined, maxChars)
   const content: Array<ToolResultContent> = [
     ...(text === "" && images.length > 0 ? [] : [{ _tag: "text" as const, text: text === "" ? "(no output)" : text }]),
     ...images

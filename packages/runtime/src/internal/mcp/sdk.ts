@@ -1,3 +1,4 @@
 // Everything that needs the MCP SDK, in one module imported on demand (see `loadSdk` in server.ts).
-export { callTool, connect, getPrompt, listPrompts, listTools } from "./connection.js"
+export { callTool } from "./call.js"
+export { connect, getPrompt, listPrompts, listTools } from "./connection.js"
 export { toTool } from "./toolAdapter.js"

@@ -4,7 +4,7 @@
 // calls do not, so calls run side by side and a slow one never holds up another.
 import { formatDuration, parseDuration } from "@alisio/domain/Durations"
 import { ToolError } from "@alisio/domain/Errors"
-import type { ToolContext } from "@alisio/domain/Tool"
+import type { ToolContext, ToolResult } from "@alisio/domain/Tool"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -28,7 +28,6 @@ import { McpCallError } from "./errors.js"
 import { type Environment, expandServer } from "./expand.js"
 import { logFileOf } from "./logFile.js"
 import { mcpName, promptCommandName, safeName } from "./names.js"
-import type { McpCallResult } from "./results.js"
 
 // The SDK (and zod, ajv) load when the first server starts, not with the runtime; once loaded,
 // calls take it from here rather than through `import()` again.
@@ -304,12 +303,15 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
       })
     )
 
-    function call(toolName: string, args: unknown, context_: ToolContext): Effect.Effect<McpCallResult, ToolError> {
-      return Effect.flatMap(Effect.zip(usable, loadSdk), ([connection, sdk]) =>
-        sdk
-          .callTool(connection, toolName, args, { onProgress: context_.progress, timeoutMs: callMs })
-          .pipe(Effect.mapError((error) => new ToolError({ message: `The MCP server ${name} ${error.message}` })))
-      )
+    // Called as the tool's Effect runs (see CallTool). The common call takes no lock and no module
+    // lookup: a live connection (`pnpm bench mcp`).
+    function call(toolName: string, args: unknown, context_: ToolContext): Effect.Effect<ToolResult, ToolError> {
+      const options = { onProgress: context_.progress, timeoutMs: callMs }
+      return state._tag === "Connected" && !state.connection.isClosed() && sdkModule !== undefined
+        ? sdkModule.callTool(state.connection, toolName, args, options)
+        : Effect.flatMap(Effect.zip(changing, loadSdk), ([connection, sdk]) =>
+            sdk.callTool(connection, toolName, args, options)
+          )
     }
 
     const report = Effect.sync(

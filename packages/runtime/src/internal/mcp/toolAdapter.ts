@@ -1,14 +1,13 @@
 // An MCP tool as one of Alisio's: named `mcp__<server>__<tool>` by ToolOrigins, its JSON Schema
 // offered as is and checked before the call (a bad call is a tool error the model reads), its
-// effect from `readOnlyHint`, its result converted by `results.ts`.
+// effect from `readOnlyHint`, its result converted by `results.ts` (in `call.ts`).
 import { ToolError } from "@alisio/domain/Errors"
-import type { Tool, ToolContext } from "@alisio/domain/Tool"
+import type { Tool, ToolContext, ToolResult } from "@alisio/domain/Tool"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import * as Effect from "effect/Effect"
 import { effectFromMcpHints } from "../../ToolOrigins.js"
 import type { McpToolInfo } from "./connection.js"
 import { mcpName, safeName } from "./names.js"
-import { type McpCallResult, toToolResult } from "./results.js"
 
 // One validator for every server: compiled schemas are cached per tool, below.
 let validatorProvider: AjvJsonSchemaValidator | undefined
@@ -34,8 +33,11 @@ const checkerFor = (schema: { readonly [key: string]: unknown }): (() => Check |
   }
 }
 
-/** Runs a call on the server: the server's own tool name, arguments already checked. */
-export type CallTool = (name: string, args: unknown, context: ToolContext) => Effect.Effect<McpCallResult, ToolError>
+/**
+ * Runs a call on the server: the server's own tool name, arguments already checked, the result as
+ * the model reads it. Called as the tool's Effect runs, so it may look at the server's state then.
+ */
+export type CallTool = (name: string, args: unknown, context: ToolContext) => Effect.Effect<ToolResult, ToolError>
 
 /** The tool as it is registered (before ToolOrigins prefixes its name). */
 export const toTool = (info: McpToolInfo, serverName: string, call: CallTool): Tool => {
@@ -48,15 +50,14 @@ export const toTool = (info: McpToolInfo, serverName: string, call: CallTool): T
     effect: effectFromMcpHints(info.annotations),
     parameters: parameters.type === undefined ? { type: "object", ...parameters } : parameters,
     execute: (args, context) =>
-      Effect.gen(function* () {
-        const checker = check()
-        const verdict = checker?.(args)
+      Effect.suspend(() => {
+        const verdict = check()?.(args)
         if (verdict !== undefined && !verdict.valid) {
-          return yield* new ToolError({
+          return new ToolError({
             message: `Invalid arguments for ${publicName}: ${verdict.errorMessage ?? "they do not match its schema"}. Call it again with arguments that match its input schema.`
           })
         }
-        return toToolResult(yield* call(info.name, args, context))
+        return call(info.name, args, context)
       })
   }
 }

@@ -1,0 +1,66 @@
+// The call timeouts of an MCP connection: one watcher fiber on the Effect clock for every call
+// under way (internal/mcp/deadlines.ts), driven here by the TestClock.
+import * as Deadlines from "@alisio/runtime/internal/mcp/deadlines"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as TestClock from "effect/TestClock"
+
+// Lets the watcher fiber run up to its next wait.
+const settle = Effect.repeatN(Effect.yieldNow(), 20)
+
+describe("MCP call deadlines", () => {
+  it.scoped("MCP-1 a call's deadline expires on the clock; a removed one never does", () =>
+    Effect.gen(function* () {
+      const deadlines = yield* Deadlines.make
+      const expired: Array<string> = []
+      deadlines.add(1_000, () => expired.push("a"))
+      const b = deadlines.add(2_000, () => expired.push("b"))
+      deadlines.add(3_000, () => expired.push("c"))
+      yield* settle
+      yield* TestClock.adjust(999)
+      yield* settle
+      assert.deepStrictEqual(expired, [])
+      yield* TestClock.adjust(1)
+      yield* settle
+      assert.deepStrictEqual(expired, ["a"])
+      deadlines.remove(b)
+      yield* TestClock.adjust(5_000)
+      yield* settle
+      assert.deepStrictEqual(expired, ["a", "c"])
+    })
+  )
+
+  it.scoped("MCP-1 a shorter deadline added while the watcher sleeps on a longer one expires on time", () =>
+    Effect.gen(function* () {
+      const deadlines = yield* Deadlines.make
+      const expired: Array<string> = []
+      deadlines.add(60_000, () => expired.push("long"))
+      yield* settle
+      deadlines.add(100, () => expired.push("short"))
+      yield* settle
+      yield* TestClock.adjust(100)
+      yield* settle
+      assert.deepStrictEqual(expired, ["short"])
+      yield* TestClock.adjust(60_000)
+      yield* settle
+      assert.deepStrictEqual(expired, ["short", "long"])
+    })
+  )
+
+  it.scoped("MCP-1 deadlines come and go as calls do; each expires once, the removed never", () =>
+    Effect.gen(function* () {
+      const deadlines = yield* Deadlines.make
+      let expired = 0
+      for (let i = 0; i < 1_000; i++) deadlines.remove(deadlines.add(500, () => expired++))
+      const kept = deadlines.add(500, () => expired++)
+      yield* settle
+      yield* TestClock.adjust(500)
+      yield* settle
+      assert.strictEqual(expired, 1)
+      deadlines.remove(kept)
+      yield* TestClock.adjust(10_000)
+      yield* settle
+      assert.strictEqual(expired, 1)
+    })
+  )
+})
