@@ -48,8 +48,16 @@ class NullTerminal implements Terminal {
 
 const shellQuote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`
 
-/** Runs `command` on a pseudo-terminal (util-linux `script`) until its output shows `marks`, in order; the times. */
-const onTerminal = (command: string, env: NodeJS.ProcessEnv, marks: ReadonlyArray<string>) =>
+/**
+ * Runs `command` on a pseudo-terminal (util-linux `script`) until its output shows `marks`, in
+ * order, and `settled` holds (polled for up to 2 s: the process's own trace marks); the times.
+ */
+const onTerminal = (
+  command: string,
+  env: NodeJS.ProcessEnv,
+  marks: ReadonlyArray<string>,
+  settled: () => boolean = () => true
+) =>
   new Promise<ReadonlyArray<number>>((resolve, reject) => {
     const start = performance.now()
     const child = spawn("script", ["-qfec", command, "/dev/null"], { env, stdio: ["pipe", "pipe", "pipe"] })
@@ -61,8 +69,16 @@ const onTerminal = (command: string, env: NodeJS.ProcessEnv, marks: ReadonlyArra
     }, 20_000)
     child.stdout.on("data", (data: Buffer) => {
       output += data.toString("utf8")
+      const seen = times.length
       while (times.length < marks.length && output.includes(marks[times.length]!)) times.push(performance.now() - start)
-      if (times.length === marks.length) child.stdin.write("\x04")
+      if (times.length === marks.length && seen < marks.length) {
+        const deadline = performance.now() + 2_000
+        const exit = () => {
+          if (settled() || performance.now() > deadline) child.stdin.write("\x04")
+          else setTimeout(exit, 10)
+        }
+        exit()
+      }
     })
     child.on("close", () => {
       clearTimeout(timer)
@@ -94,10 +110,12 @@ const launch = async () => {
     const marks = new Map<string, Array<number>>()
     for (let i = 0; i < 7; i++) {
       const trace = join(root, `trace-${i}`)
-      const [editor, model] = await onTerminal(cli, { ...env, ALISIO_TUI_TRACE: trace }, [
-        "ctrl-d exit",
-        "openai/test-model"
-      ])
+      const [editor, model] = await onTerminal(
+        cli,
+        { ...env, ALISIO_TUI_TRACE: trace },
+        ["ctrl-d exit", "openai/test-model"],
+        () => existsSync(trace) && readFileSync(trace, "utf8").includes("runtime-ready")
+      )
       ready.push(editor!)
       composed.push(model!)
       if (!existsSync(trace)) continue
