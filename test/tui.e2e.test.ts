@@ -461,6 +461,8 @@ if (tmuxPath === undefined) {
           sent.map((request) => lastUserText(request)),
           ["say hello"]
         )
+        // Idle again (the run has ended) before Ctrl-C clears the draft: during the run it cancels.
+        await waitFor(tmux.screen, "ctrl-d exit")
         tmux.keys("C-c")
         tmux.keys("C-d")
         await waitFor(tmux.screen, "ALISIO EXITED 0")
