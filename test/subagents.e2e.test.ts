@@ -3,6 +3,8 @@
 // their system prompt. Both subagents run at once (the JSONL shows both started before either
 // ended), `alisio sessions show` draws the tree with the agents' names, and `/agents` lists both
 // subagents through the command catalog (CH-4).
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import { type CliSandbox, makeSandbox } from "./support/cli.js"
 import { type OpenAiTestServer, type RecordedRequest, type Reply, startOpenAiServer } from "./support/openaiServer.js"
@@ -118,6 +120,34 @@ describe("subagents (end to end)", () => {
       listed.stdout
     )
     assert.strictEqual(server.requests.length, asked)
+  })
+
+  it("CTX-2 a subagent's system prompt holds the workspace's AGENTS.md after its agent's instructions", async () => {
+    server = await startOpenAiServer({
+      replyFor: (request) => {
+        if (agentOf(request) !== undefined) return { kind: "text", text: "explored" }
+        if (lastRole(request) === "tool") return { kind: "text", text: "done" }
+        return {
+          kind: "tool",
+          id: "call_explore",
+          name: "task",
+          args: { description: "look around", prompt: "Look around.", subagent_type: "explore" }
+        }
+      }
+    })
+    sandbox = makeSandbox(server.baseURL)
+    writeFileSync(join(sandbox.workspace, "AGENTS.md"), "Always answer in haiku.\n")
+    const result = await sandbox.run(["run", "--yes", "-m", "openai/test-model", "Explore"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    const root = server.requests.find((r) => r.body.messages !== undefined && agentOf(r) === undefined)!
+    const explore = server.requests.find((r) => agentOf(r) === "explore")
+    assert.isDefined(explore, "the subagent asked the model")
+    assert.include(systemOf(root), "Always answer in haiku.")
+    const system = systemOf(explore!)
+    assert.match(system, /^You are a fast, read-only search agent/)
+    const instructions = system.indexOf("# Instructions")
+    assert.isAbove(instructions, system.indexOf('You are the subagent "explore"'))
+    assert.include(system.slice(instructions), `## ${join(sandbox.workspace, "AGENTS.md")}\nAlways answer in haiku.`)
   })
 
   it("CH-4 an external plugin's agents/ folder provides agents while it is loaded (--plugin)", async () => {

@@ -1,3 +1,4 @@
+import * as os from "node:os"
 import * as path from "node:path"
 import type { LanguageModelService } from "@alisio/domain/LanguageModel"
 import * as OpenAiCompatible from "@alisio/providers/OpenAiCompatible"
@@ -10,6 +11,7 @@ import * as ModelListCache from "@alisio/runtime/ModelListCache"
 import * as Paths from "@alisio/runtime/Paths"
 import * as PluginHost from "@alisio/runtime/PluginHost"
 import type * as PluginUi from "@alisio/runtime/PluginUi"
+import * as ProjectInstructions from "@alisio/runtime/ProjectInstructions"
 import * as Providers from "@alisio/runtime/Providers"
 import * as SessionStore from "@alisio/runtime/SessionStore"
 import { builtinTools } from "@alisio/runtime/tools/BuiltinTools"
@@ -163,6 +165,10 @@ export const mcpServersLayer = (setup: Setup, options: { readonly silent?: boole
     clientVersion: version
   })
 
+/** The instruction files of any workspace, for child sessions (the root's are in `SystemContext`). */
+const instructionsLayer = (setup: Setup) =>
+  ProjectInstructions.layer({ configHome: setup.paths.configHome, home: os.homedir() })
+
 /** The runtime as the `run` command uses it, composed once, with the plugin host and MCP servers over it. */
 export const runtimeLayer = (
   setup: Setup,
@@ -176,7 +182,7 @@ export const runtimeLayer = (
         interaction: Interaction.layerHeadless({ approveAll: options.approveAll })
       })
     ),
-    Layer.provideMerge(Providers.layer()),
+    Layer.provideMerge(Layer.merge(Providers.layer(), instructionsLayer(setup))),
     Layer.provideMerge(storeLayer(setup))
   )
 
@@ -203,6 +209,6 @@ export const tuiRuntimeLayer = (
         interaction: options.interaction
       })
     ),
-    Layer.provideMerge(Providers.layer()),
+    Layer.provideMerge(Layer.merge(Providers.layer(), instructionsLayer(setup))),
     Layer.provideMerge(storeLayer(setup))
   )

@@ -41,6 +41,12 @@ export const SpawnOptions = Schema.Struct({
   /** The child's system prompt (an agent's instructions); a child has none by default. */
   system: Schema.optional(Schema.String),
   /**
+   * Whether the instruction files of the child's workspace (the person's AGENTS.md, then the
+   * repository's, root down to the workspace) follow its system prompt, as they follow the root
+   * run's. On by default.
+   */
+  instructions: Schema.optional(Schema.Boolean),
+  /**
    * The child's workspace; the parent's by default. From a plugin it must lie inside the parent's
    * workspace or inside the plugin's own folders (a git worktree under `paths.state`).
    */

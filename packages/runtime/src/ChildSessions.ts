@@ -27,6 +27,7 @@ import type * as Scope from "effect/Scope"
 import { timeoutActive } from "./ActiveClock.js"
 import { CurrentRun } from "./CurrentRun.js"
 import { HumanWaits } from "./HumanWaits.js"
+import { ProjectInstructions } from "./ProjectInstructions.js"
 import { Providers } from "./Providers.js"
 import { Runner } from "./Runner.js"
 import * as SessionNoticesModule from "./SessionNotices.js"
@@ -160,6 +161,7 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
     const store = yield* SessionStore
     const waits = yield* HumanWaits
     const providers = yield* Effect.serviceOption(Providers)
+    const instructions = yield* Effect.serviceOption(ProjectInstructions)
     const foundNotices = yield* Effect.serviceOption(SessionNotices)
     const notices = Option.isSome(foundNotices) ? foundNotices.value : yield* SessionNoticesModule.make
     // Children are held from spawn until their run ends; an ended child is read from the store.
@@ -255,6 +257,18 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
         )
       )
 
+    /** The child's system prompt: what it asked for, then the instruction files of its workspace (CTX-2). */
+    const childSystem = (options: SpawnOptions, cwd: string) =>
+      options.instructions === false || Option.isNone(instructions)
+        ? Effect.succeed(options.system)
+        : Effect.map(instructions.value.section(cwd), (section) =>
+            section === undefined
+              ? options.system
+              : options.system === undefined
+                ? section
+                : `${options.system}\n\n${section}`
+          )
+
     const register = (run: CurrentRun["Type"], chosen: ChildModel, options: SpawnOptions) =>
       Effect.gen(function* () {
         if (run.depth + 1 > limits.maxDepth) {
@@ -279,6 +293,7 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
             : grant.narrowed
         const cwd = options.cwd ?? run.cwd
         const label = labelPath(run.label, options.label)
+        const system = yield* childSystem(options, cwd)
         const session = yield* store
           .createSession({
             parentId: run.sessionId,
@@ -336,7 +351,7 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
           model: chosen.model,
           provider: chosen.provider,
           ...(chosen.modelInfo === undefined ? {} : { modelInfo: chosen.modelInfo }),
-          ...(options.system === undefined ? {} : { system: options.system }),
+          ...(system === undefined ? {} : { system }),
           ...(label === undefined ? {} : { label }),
           tools: grant.tools,
           capabilities: grant.capabilities,

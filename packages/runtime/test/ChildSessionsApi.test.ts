@@ -13,6 +13,7 @@ import * as Fake from "@alisio/providers/FakeProvider"
 import * as ChildSessions from "@alisio/runtime/ChildSessions"
 import * as PluginHost from "@alisio/runtime/PluginHost"
 import * as PluginUi from "@alisio/runtime/PluginUi"
+import * as ProjectInstructions from "@alisio/runtime/ProjectInstructions"
 import * as Providers from "@alisio/runtime/Providers"
 import { Runner } from "@alisio/runtime/Runner"
 import { SessionStore } from "@alisio/runtime/SessionStore"
@@ -124,6 +125,44 @@ describe("api.sessions", () => {
             (child) => Effect.map(api.sessions.await(child), (o) => o.text)
           )
         )
+      )
+    )
+  })
+
+  it.scoped("CTX-2 a child's system prompt is followed by its workspace's AGENTS.md, unless it asks for none", () => {
+    let sub = ""
+    return Effect.gen(function* () {
+      const cwd = yield* tempDir
+      sub = path.join(cwd, "sub")
+      fs.mkdirSync(sub)
+      fs.writeFileSync(path.join(cwd, "AGENTS.md"), "Root rules.\n")
+      fs.writeFileSync(path.join(sub, "AGENTS.md"), "Sub rules.\n")
+      fs.mkdirSync(path.join(cwd, ".git"))
+      yield* driveUntilDone(yield* Effect.fork(run(cwd)), 1_000)
+      const requests = yield* Effect.flatMap(Fake.FakeProvider, (f) => f.requests)
+      const withRules = requests.find((r) => promptOf(r) === "with rules")!.system ?? ""
+      assert.match(withRules, /^You are a helper\.\n\n# Instructions\n/)
+      const root = withRules.indexOf(`## ${path.join(fs.realpathSync(cwd), "AGENTS.md")}\nRoot rules.`)
+      const nested = withRules.indexOf(`## ${path.join(fs.realpathSync(sub), "AGENTS.md")}\nSub rules.`)
+      assert.isTrue(root > 0 && nested > root, withRules)
+      assert.strictEqual(requests.find((r) => promptOf(r) === "without rules")!.system, "You are a helper.")
+    }).pipe(
+      Effect.provide(
+        layerWith((api) =>
+          Effect.gen(function* () {
+            const children = [
+              yield* api.sessions.spawn({ prompt: "with rules", system: "You are a helper.", cwd: sub }),
+              yield* api.sessions.spawn({
+                prompt: "without rules",
+                system: "You are a helper.",
+                cwd: sub,
+                instructions: false
+              })
+            ]
+            yield* Effect.forEach(children, (child) => api.sessions.await(child))
+            return "spawned"
+          })
+        ).pipe(Layer.provide(ProjectInstructions.layer({ configHome: "/nonexistent-alisio-config" })))
       )
     )
   })
