@@ -5,7 +5,7 @@
 // kept (or removed when unchanged), its record written, its result delivered.
 import * as os from "node:os"
 import * as path from "node:path"
-import type { ChildHandle, ChildOutcome, ChildToolCall, SpawnOptions } from "@alisio/domain/ChildSession"
+import type { ChildHandle, ChildOutcome, ChildToolCall } from "@alisio/domain/ChildSession"
 import { ToolError } from "@alisio/domain/Errors"
 import type { SessionId } from "@alisio/domain/Ids"
 import type { PluginApiService } from "@alisio/domain/Plugin"
@@ -19,8 +19,9 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import type { AgentDefinition, Permission } from "./AgentDefinition.js"
+import type { AgentDefinition } from "./AgentDefinition.js"
 import { type Discovered, makeDiscovery } from "./AgentDiscovery.js"
+import { modeOf, spawnOptions } from "./internal/childSpec.js"
 import { makeScheduler } from "./internal/scheduler.js"
 import { makeWriteLocks } from "./internal/writeLocks.js"
 import type { SubagentsConfig } from "./SubagentsConfig.js"
@@ -42,9 +43,6 @@ export interface TaskEnd {
   readonly isError: boolean
   readonly ending: TaskEnding
 }
-
-/** How a writing subagent shares the workspace. */
-type Mode = "shared" | "worktree" | "serial"
 
 export interface LiveTask {
   record: TaskRecord
@@ -90,9 +88,6 @@ export interface Tasks {
 export interface TasksOptions {
   readonly homeDir?: string | undefined
 }
-
-const policyOf = (permission: Permission | undefined) =>
-  permission === undefined ? undefined : permission === "allow" ? "approve" : permission
 
 const newId = (taken: (id: string) => boolean): string => {
   for (;;) {
@@ -158,66 +153,6 @@ export const makeTasks = (
       return api.ui.panel("agents", lines)
     })
 
-    /** The child's system prompt: the agent's own, then where and how it works. */
-    const systemPrompt = (task: LiveTask, cwd: string, tree: WorktreeRecord | undefined) => {
-      const { agent } = task
-      const delegates = agent.delegates
-      const mayDelegate =
-        !agent.disallowedTools.includes("task") && (agent.tools === "*" || agent.tools.includes("task"))
-      const others = task.discovered.agents.filter((a) => delegates === undefined || delegates.includes(a.name))
-      return [
-        agent.prompt,
-        "",
-        `You are the subagent "${task.record.label}" (task ${task.record.id}), working for another agent on one task. ` +
-          "Nobody sees your intermediate steps and you cannot ask anyone anything: decide with what you have.",
-        `The workspace is ${cwd}.`,
-        ...(tree === undefined
-          ? []
-          : [
-              `It is a git worktree of your own on the branch ${tree.branch}, started from commit ${tree.base.slice(0, 7)}; ` +
-                "what you change stays on that branch until the person merges it."
-            ]),
-        ...(task.readOnly ? ["You are read-only: you cannot change files or run commands that could."] : []),
-        "Your last message is your report: it is all the other agent gets back, so make it complete and concise.",
-        ...(mayDelegate && task.record.depth < config.maxDepth && others.length > 0
-          ? [
-              "You may delegate parts of your task with the task tool to these agents (subagent_type):",
-              ...others.map((a) => `- ${a.name}: ${a.description}`)
-            ]
-          : [])
-      ].join("\n")
-    }
-
-    const spawnOptions = (task: LiveTask, cwd: string | undefined, tree: WorktreeRecord | undefined): SpawnOptions => {
-      const { agent } = task
-      const write = policyOf(agent.permission.write)
-      const external = policyOf(agent.permission.process)
-      return {
-        prompt: task.prompt,
-        title: `${agent.name}: ${task.record.description}`,
-        system: systemPrompt(task, cwd ?? task.cwd, tree),
-        ...(agent.tools === "*" ? {} : { tools: agent.tools }),
-        ...(agent.disallowedTools.length === 0 ? {} : { excludeTools: agent.disallowedTools }),
-        ...(write === undefined && external === undefined
-          ? {}
-          : {
-              approvals: { ...(write === undefined ? {} : { write }), ...(external === undefined ? {} : { external }) }
-            }),
-        ...(task.readOnly ? { readOnly: true } : {}),
-        ...(agent.model === undefined ? {} : { model: agent.model }),
-        limits: { maxTurns: Math.min(agent.maxTurns ?? config.maxTurns, config.maxTurns), timeoutMs: config.timeoutMs },
-        ...(cwd === undefined ? {} : { cwd }),
-        label: agent.name
-      }
-    }
-
-    const modeOf = (task: LiveTask): Mode =>
-      task.readOnly
-        ? "shared"
-        : task.agent.isolation === "worktree" || config.parallelWrites === "worktree"
-          ? "worktree"
-          : config.parallelWrites
-
     interface Prepared {
       readonly repository?: Repository | undefined
       readonly workspaceNote?: string | undefined
@@ -245,7 +180,7 @@ export const makeTasks = (
         yield* Deferred.succeed(accepted, undefined)
         yield* Deferred.await(go)
 
-        let mode = modeOf(task)
+        let mode = modeOf(config, task)
         let repository: Repository | undefined
         if (mode === "worktree") {
           repository = yield* repositoryOf(task.cwd)
@@ -284,7 +219,7 @@ export const makeTasks = (
           cwd = repository.subdir === "" ? dir : path.join(dir, repository.subdir)
           yield* save(task, { worktree: tree })
         }
-        const handle = yield* api.sessions.spawn(spawnOptions(task, cwd, tree)).pipe(
+        const handle = yield* api.sessions.spawn(spawnOptions(config, task, cwd, tree)).pipe(
           Effect.tap((spawned) =>
             Effect.sync(() => {
               task.handle = spawned
