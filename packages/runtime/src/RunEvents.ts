@@ -1,5 +1,6 @@
 import type { StoreError } from "@alisio/domain/Errors"
 import type { RunId, SessionId } from "@alisio/domain/Ids"
+import type { ResponsePart } from "@alisio/domain/LanguageModel"
 import {
   isEphemeralType,
   type KnownRunEvent,
@@ -44,11 +45,10 @@ export interface RunEmitter {
   readonly emitDeltas: (deltas: ReadonlyArray<StreamDelta>) => Effect.Effect<void>
 }
 
-/** One streamed delta for `RunEmitter.emitDeltas`. */
-export interface StreamDelta {
-  readonly type: "text_delta" | "reasoning_delta"
-  readonly text: string
-}
+/** One streamed delta for `RunEmitter.emitDeltas`: the provider's part itself, text or reasoning. */
+export type StreamDelta = Extract<ResponsePart, { readonly _tag: "TextDelta" | "ReasoningDelta" }>
+
+const deltaType = (delta: StreamDelta) => (delta._tag === "TextDelta" ? "text_delta" : "reasoning_delta")
 
 /** How many events a subscriber may fall behind before publishers wait for it. */
 export const defaultCapacity = 1024
@@ -175,14 +175,14 @@ export const make = (options: { readonly capacity?: number } = {}) =>
           if (deltas.length === 1) {
             const delta = deltas[0]!
             // An ephemeral event is never stored, so its emit cannot fail.
-            return Effect.asVoid(emit(delta.type, { text: delta.text })) as Effect.Effect<void>
+            return Effect.asVoid(emit(deltaType(delta), { text: delta.text })) as Effect.Effect<void>
           }
           return serialized(
             Effect.flatMap(Clock.currentTimeMillis, (now) => {
               const events: Array<KnownRunEvent> = new Array(deltas.length)
               for (let i = 0; i < deltas.length; i++) {
                 const delta = deltas[i]!
-                events[i] = stamped(delta.type, { text: delta.text }, now) as unknown as KnownRunEvent
+                events[i] = stamped(deltaType(delta), { text: delta.text }, now) as unknown as KnownRunEvent
                 seq += 1
               }
               const published = Effect.map(PubSub.publishAll(bus, events), () => {

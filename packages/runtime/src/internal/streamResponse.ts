@@ -85,11 +85,11 @@ export const streamResponse = (
         switch (part._tag) {
           case "TextDelta":
             response.text += part.text
-            if (part.text !== "") deltas.push({ type: "text_delta", text: part.text })
+            if (part.text !== "") deltas.push(part)
             return
           case "ReasoningDelta":
             response.reasoning += part.text
-            if (part.text !== "") deltas.push({ type: "reasoning_delta", text: part.text })
+            if (part.text !== "") deltas.push(part)
             return
           case "ToolCallStart":
             if (!response.calls.has(part.id))
