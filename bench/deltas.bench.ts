@@ -113,10 +113,14 @@ export const run = async (): Promise<void> => {
   try {
     const tasks = [floor("small"), floor("LARGE"), alisio("small"), alisio("LARGE")]
     for (let i = 0; i < 5; i++) for (const task of tasks) await task()
+    answer = ""
     const samples: Array<Array<number>> = tasks.map(() => [])
     for (let i = 0; i < runs; i++) {
       for (const [index, task] of tasks.entries()) {
         samples[index]!.push(await cpuOf(task))
+        // Both sides must have streamed the whole answer for the figures to mean anything.
+        const words = index % 2 === 0 ? small : large
+        if (answer.length !== words * 5) throw new Error(`expected ${words} deltas, got ${answer.length / 5}`)
         answer = ""
       }
     }
