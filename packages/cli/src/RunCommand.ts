@@ -7,7 +7,6 @@ import { type RunRecord, SessionStore, type StoredEvent } from "@alisio/runtime/
 import { fromPrompt } from "@alisio/runtime/SessionTitles"
 import { formatDiagnostic, SystemContext } from "@alisio/runtime/SystemContext"
 import { approveAll } from "@alisio/runtime/Tools"
-import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -304,6 +303,7 @@ export const runCommand = (flags: RunFlags) =>
       const title = Option.isNone(chosen.sessionId) ? fromPrompt(typed) : undefined
       const started = yield* Deferred.make<SessionId>()
       let sessionKnown = false
+      const clock = yield* Effect.clock
       const summary =
         title !== undefined && summarizes(setup, model.provider)
           ? yield* Effect.forkScoped(summarizeInto({ setup, run: model, prompt, promptTitle: title, session: started }))
@@ -328,10 +328,10 @@ export const runCommand = (flags: RunFlags) =>
         ...(Option.isSome(flags.runId) ? { runId: RunId.make(flags.runId.value) } : {}),
         ...(Option.isSome(flags.requestId) ? { requestId: flags.requestId.value } : {}),
         ...(Option.isSome(flags.correlationId) ? { correlationId: flags.correlationId.value } : {}),
-        // Once per event, deltas included: the session is told once, and nothing here allocates an effect more.
+        // Once per event, deltas included: one effect, the clock read in it; the session is told once.
         onEvent: (event) =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) => {
-            output.observe(event, now)
+          Effect.suspend(() => {
+            output.observe(event, clock.unsafeCurrentTimeMillis())
             if (sessionKnown) return Effect.void
             sessionKnown = true
             return Effect.asVoid(Deferred.succeed(started, event.sessionId))

@@ -69,9 +69,16 @@ export const makeOutcome = (): Outcome => {
   let lastAt: number | undefined
   let modelMs = 0
   let toolMs = 0
+  // A stream's deltas mostly share their time string: it is parsed once.
+  let parsedTime: string | undefined
+  let parsedAt: number | undefined
   const observe = (event: KnownRunEvent): void => {
     ids ??= { sessionId: event.sessionId, runId: event.runId }
-    const at = timeOf(event)
+    if (event.time !== parsedTime) {
+      parsedTime = event.time
+      parsedAt = timeOf(event)
+    }
+    const at = parsedAt
     if (at !== undefined) {
       firstAt ??= at
       lastAt = at

@@ -1,5 +1,6 @@
 import type { StoreError } from "@alisio/domain/Errors"
 import type { RunId, SessionId } from "@alisio/domain/Ids"
+import type { ResponsePart } from "@alisio/domain/LanguageModel"
 import {
   isEphemeralType,
   type KnownRunEvent,
@@ -36,7 +37,18 @@ export interface RunEmitter {
     type: K,
     data: RunEventDataMap[K]
   ) => Effect.Effect<RunEventOf<K>, StoreError>
+  /**
+   * Streamed text and reasoning as they arrived together (one network read's worth): each delta is
+   * its own event, in order, with consecutive `seq`s, as `emit` would make them one by one, but
+   * under one lock and one clock read. Deltas are never stored, so this cannot fail.
+   */
+  readonly emitDeltas: (deltas: ReadonlyArray<StreamDelta>) => Effect.Effect<void>
 }
+
+/** One streamed delta for `RunEmitter.emitDeltas`: the provider's part itself, text or reasoning. */
+export type StreamDelta = Extract<ResponsePart, { readonly _tag: "TextDelta" | "ReasoningDelta" }>
+
+const deltaType = (delta: StreamDelta) => (delta._tag === "TextDelta" ? "text_delta" : "reasoning_delta")
 
 /** How many events a subscriber may fall behind before publishers wait for it. */
 export const defaultCapacity = 1024
@@ -102,14 +114,21 @@ export const make = (options: { readonly capacity?: number } = {}) =>
                 })
           return observe === undefined ? published : Effect.zipRight(published, observe(event))
         }
+        // Events of the same millisecond share one time string (a stream's deltas mostly do).
+        let lastNow = Number.NaN
+        let lastTime = ""
         const stamped = <K extends RunEventType>(type: K, data: RunEventDataMap[K], now: number) => {
+          if (now !== lastNow) {
+            lastNow = now
+            lastTime = new Date(now).toISOString()
+          }
           const event: { -readonly [P in keyof KnownRunEvent]?: unknown } = {
             schemaVersion: RUN_EVENT_SCHEMA_VERSION,
             type,
             runId: stamp.runId,
             seq: seq + 1,
             sessionId: stamp.sessionId,
-            time: new Date(now).toISOString(),
+            time: lastTime,
             data
           }
           if (stamp.correlationId !== undefined) event.correlationId = stamp.correlationId
@@ -151,7 +170,34 @@ export const make = (options: { readonly capacity?: number } = {}) =>
               })
             })
           )
-        return { emit, emitFinal } satisfies RunEmitter
+        const emitDeltas = (deltas: ReadonlyArray<StreamDelta>): Effect.Effect<void> => {
+          if (deltas.length === 0) return Effect.void
+          if (deltas.length === 1) {
+            const delta = deltas[0]!
+            // An ephemeral event is never stored, so its emit cannot fail.
+            return Effect.asVoid(emit(deltaType(delta), { text: delta.text })) as Effect.Effect<void>
+          }
+          return serialized(
+            Effect.flatMap(Clock.currentTimeMillis, (now) => {
+              const events: Array<KnownRunEvent> = new Array(deltas.length)
+              for (let i = 0; i < deltas.length; i++) {
+                const delta = deltas[i]!
+                events[i] = stamped(deltaType(delta), { text: delta.text }, now) as unknown as KnownRunEvent
+                seq += 1
+              }
+              const published = Effect.map(PubSub.publishAll(bus, events), () => {
+                for (const event of events) {
+                  const listening = listeners.get(event.type)
+                  if (listening !== undefined) for (const listener of listening) listener(event)
+                }
+              })
+              return observe === undefined
+                ? published
+                : Effect.zipRight(published, Effect.forEach(events, observe, { discard: true }))
+            })
+          )
+        }
+        return { emit, emitFinal, emitDeltas } satisfies RunEmitter
       })
 
     return RunEvents.of({ emitter, subscribe: PubSub.subscribe(bus), listen })

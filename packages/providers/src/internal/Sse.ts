@@ -17,8 +17,8 @@ export class SseDecoder {
   private buffer = ""
   private afterCR = false
   private event: string | undefined = undefined
-  private data: Array<string> = []
-  private error: Array<string> = []
+  private readonly data: Array<string> = []
+  private readonly error: Array<string> = []
 
   push(bytes: Uint8Array, out: Array<SseEvent>): void {
     this.feed(this.utf8.decode(bytes, { stream: true }), out)
@@ -67,20 +67,12 @@ export class SseDecoder {
     }
     if (line.charCodeAt(0) === 58) return // ":" comment, e.g. keep-alive pings
     const colon = line.indexOf(":")
-    const field = colon === -1 ? line : line.slice(0, colon)
-    let value = colon === -1 ? "" : line.slice(colon + 1)
-    if (value.charCodeAt(0) === 32) value = value.slice(1)
-    switch (field) {
-      case "data":
-        this.data.push(value)
-        break
-      case "event":
-        this.event = value
-        break
-      case "error":
-        this.error.push(value)
-        break
-    }
+    // The field is compared in place: slicing it out would copy a short string per line.
+    const value = colon === -1 ? "" : line.charCodeAt(colon + 1) === 32 ? line.slice(colon + 2) : line.slice(colon + 1)
+    const length = colon === -1 ? line.length : colon
+    if (length === 4 && line.startsWith("data")) this.data.push(value)
+    else if (length === 5 && line.startsWith("event")) this.event = value
+    else if (length === 5 && line.startsWith("error")) this.error.push(value)
   }
 
   private dispatch(out: Array<SseEvent>): void {
@@ -92,7 +84,7 @@ export class SseDecoder {
       })
     }
     this.event = undefined
-    this.data = []
-    this.error = []
+    this.data.length = 0
+    this.error.length = 0
   }
 }

@@ -4,10 +4,12 @@
 import { ProviderError, type RunTimeoutError, type StoreError } from "@alisio/domain/Errors"
 import type { ModelRequest, ResponsePart, Retrying } from "@alisio/domain/LanguageModel"
 import type { Usage } from "@alisio/domain/Usage"
+import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import type { StreamDelta } from "../RunEvents.js"
 import type { RunState } from "./runState.js"
 import { timeoutError } from "./runState.js"
 import { isLegacyTruncationText } from "./truncation.js"
@@ -78,34 +80,37 @@ export const streamResponse = (
       state.stage = { stage: "model_request" }
       const response = newResponse()
       const sentAt = yield* Clock.currentTimeMillis
-      const onPart = (part: ResponsePart): Effect.Effect<void, StoreError> => {
+      /** Takes one part into the response; its text or reasoning, if any, goes to `deltas`. */
+      const onPart = (part: ResponsePart, deltas: Array<StreamDelta>): void => {
         switch (part._tag) {
           case "TextDelta":
             response.text += part.text
-            return part.text === "" ? Effect.void : Effect.asVoid(emitter.emit("text_delta", { text: part.text }))
+            if (part.text !== "") deltas.push(part)
+            return
           case "ReasoningDelta":
             response.reasoning += part.text
-            return part.text === "" ? Effect.void : Effect.asVoid(emitter.emit("reasoning_delta", { text: part.text }))
+            if (part.text !== "") deltas.push(part)
+            return
           case "ToolCallStart":
             if (!response.calls.has(part.id))
               response.calls.set(part.id, { name: part.name, arguments: "", ended: false })
-            return Effect.void
+            return
           case "ToolCallDelta": {
             const call = response.calls.get(part.id)
             if (call !== undefined) call.arguments += part.argumentsDelta
-            return Effect.void
+            return
           }
           case "ToolCallEnd": {
             const call = response.calls.get(part.id)
             if (call !== undefined) call.ended = true
-            return Effect.void
+            return
           }
           case "Finish":
             response.finish = part.reason
             if (part.usage !== undefined) response.usage = part.usage
-            return Effect.void
+            return
           case "Retrying":
-            return Effect.void
+            return
         }
       }
       let firstPartAt: number | undefined
@@ -136,21 +141,42 @@ export const streamResponse = (
             afterMs: part.afterMs
           })
         })
-      const consume = Stream.runForEach(provider.stream(request), (part) => {
-        if (part._tag === "Retrying") return onRetrying(part)
-        partArrived = true
-        return isProgress(part)
-          ? Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      /**
+       * The parts of one pull (one network read of the adapter) together: one clock read, and their
+       * deltas emitted at once. A `Retrying` part is handled in its place, after the parts before it.
+       */
+      const onParts = (
+        parts: ReadonlyArray<ResponsePart>,
+        from: number
+      ): Effect.Effect<void, ProviderError | StoreError> =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const deltas: Array<StreamDelta> = []
+          let index = from
+          for (; index < parts.length; index++) {
+            const part = parts[index]!
+            if (part._tag === "Retrying") break
+            partArrived = true
+            if (isProgress(part)) {
               lastPartAt = now
               if (firstPartAt === undefined) {
                 firstPartAt = now
                 if (part._tag !== "Finish") response.ttftMs = now - sentAt
                 state.stage = { stage: "streaming" }
               }
-              return onPart(part)
-            })
-          : onPart(part)
-      })
+            }
+            onPart(part, deltas)
+          }
+          const emitted = emitter.emitDeltas(deltas)
+          if (index === parts.length) return emitted
+          const retrying = parts[index] as Retrying
+          return Effect.zipRight(
+            emitted,
+            Effect.zipRight(onRetrying(retrying), index + 1 < parts.length ? onParts(parts, index + 1) : Effect.void)
+          )
+        })
+      const consume = Stream.runForEachChunk(provider.stream(request), (chunk) =>
+        onParts(Chunk.toReadonlyArray(chunk), 0)
+      )
       // One watchdog per request: silence before the first part is a first-token timeout
       // (resent, LIM-4), silence after it an idle stall. No timer per part.
       const watchdog = Effect.gen(function* () {

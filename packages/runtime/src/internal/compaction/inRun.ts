@@ -90,7 +90,8 @@ const exhausted = (state: RunState, tokens: number, budget: Budget, why: string,
 const quietEmitter = (emitter: RunEmitter): RunEmitter => ({
   emit: (type, data) =>
     type === "text_delta" || type === "reasoning_delta" ? Effect.succeed(undefined as never) : emitter.emit(type, data),
-  emitFinal: emitter.emitFinal
+  emitFinal: emitter.emitFinal,
+  emitDeltas: () => Effect.void
 })
 
 /** One summary request through the run's stream path, off the run's request count and deltas. */
@@ -324,7 +325,8 @@ const learn = (state: RunState, request: ModelRequest, response: StreamedRespons
 
 const silentEmitter: RunEmitter = {
   emit: () => Effect.succeed(undefined as never),
-  emitFinal: () => Effect.succeed(undefined as never)
+  emitFinal: () => Effect.succeed(undefined as never),
+  emitDeltas: () => Effect.void
 }
 
 /**
