@@ -92,4 +92,12 @@ describe("start-up", () => {
     assert.strictEqual(help.status, 0)
     assert.include(help.stdout, "--first-token-timeout")
   })
+
+  it("the V8 flags set at start are all known to this Node: a run's start prints nothing on stderr", () => {
+    // `alisio run` sets every flag it sets (V8Flags.ts) before it answers `--help`; a flag this
+    // Node's V8 does not know would print "unrecognized flag" on stderr.
+    const help = spawnSync(process.execPath, [cliBin, "run", "--help"], { encoding: "utf8" })
+    assert.strictEqual(help.status, 0)
+    assert.strictEqual(help.stderr, "")
+  })
 })
