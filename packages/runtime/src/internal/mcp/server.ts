@@ -392,13 +392,13 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
       const version = versions.resources
       return sdkModule.listResources(connection).pipe(
         Effect.timeout(startupMs),
+        // A list that cannot be read offers what was there, and is not asked for again until it changes.
+        Effect.orElseSucceed(() => (cached?.connection === connection ? cached.infos : [])),
         Effect.tap((infos) =>
           Effect.sync(() => {
             resourceList = { connection, version, infos }
           })
-        ),
-        // A list that cannot be read offers what was there.
-        Effect.orElseSucceed(() => (cached?.connection === connection ? cached.infos : []))
+        )
       )
     })
 
