@@ -164,6 +164,38 @@ describe("MCP servers (end to end)", () => {
     assert.strictEqual(chats().length, 1, "no request for a prompt that could not be filled in")
   })
 
+  const fixtureConfig = (workspace: string) =>
+    `mcpServers:\n  fixture:\n    command: node\n    args: ["${fixture}"]\n    env: { MCP_FIXTURE_DIR: "${workspace}" }\n`
+
+  it("MCP-1 `alisio run` attaches an @<server>:<uri> resource: the model's request holds its text and image", async () => {
+    const cli = await setup([{ kind: "text", text: "42 apples it is" }], fixtureConfig)
+    const prompt = "How many apples in @fixture:memo://one? See @fixture:img://pixel. Mail ops@fixture:25 too."
+    const result = await cli.run(["run", "--json", "-m", "openai/test-model", prompt])
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.strictEqual(ofType(parseJsonl(result.stdout), "run_completed")[0]?.data.text, "42 apples it is")
+    const sent = chats()[0]!.body.messages as ReadonlyArray<{ readonly role: string; readonly content: unknown }>
+    const user = JSON.stringify(sent.filter((message) => message.role === "user"))
+    assert.include(user, JSON.stringify(prompt).slice(1, -1), "the user's text keeps the mentions as written")
+    assert.include(user, "[MCP resource memo://one from the server fixture (text/plain)]\\nthe memo's text: 42 apples")
+    assert.include(user, "data:image/png;base64,iVBORw0KGgo", "the image resource went as an image")
+    assert.notInclude(user, "fixture:25 from the server", "a word that is no server's mention stays text")
+  })
+
+  it("MCP-1 an @<server>:<uri> that cannot be read fails the run before any request, one line, nothing stored", async () => {
+    const cli = await setup([{ kind: "text", text: "never asked" }], fixtureConfig)
+    const result = await cli.run(["run", "--json", "-m", "openai/test-model", "read @fixture:memo://missing please"])
+    assert.strictEqual(result.code, 2, result.stderr)
+    assert.strictEqual(
+      result.stderr,
+      "alisio: Cannot attach @fixture:memo://missing: the MCP server fixture refused: Resource memo://missing not found\n"
+    )
+    assert.strictEqual(result.stdout, "")
+    assert.strictEqual(chats().length, 0, "no request reached the model")
+    const listed = await cli.run(["sessions", "list", "--all", "--json"])
+    assert.strictEqual(listed.code, 0, listed.stderr)
+    assert.strictEqual(listed.stdout, "", "no session or run was stored")
+  })
+
   it("MCP-1 the reference everything server from npm: listed, and called through `alisio run --json`", async () => {
     const cli = await setup(
       [

@@ -2,8 +2,9 @@
 // local OpenAI-compatible server, keys are typed with send-keys and the screen read with
 // capture-pane; then the session database is read back with `alisio sessions show --json`.
 import { spawnSync } from "node:child_process"
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import { cliBin, makeSandbox } from "./support/cli.js"
 import { type RecordedRequest, type Reply, startOpenAiServer } from "./support/openaiServer.js"
@@ -474,6 +475,75 @@ if (tmuxPath === undefined) {
         tmux.keys("C-d")
         await waitFor(tmux.screen, "ALISIO EXITED 0")
         await waitFor(tmux.screen, "TERMINAL COOKED")
+      } finally {
+        tmux.kill()
+        await server.close()
+        sandbox.cleanup()
+      }
+    }, 60_000)
+
+    it("UI-1 MCP-1 @<server>:<uri> in a message: an unreadable one shows its error and keeps the draft; a readable one reaches the model; @ completes the resources", async () => {
+      const server = await startOpenAiServer({ replyFor: makeReplies() })
+      const sandbox = makeSandbox(server.baseURL)
+      const tmux = makeTmux(tmuxBin, `alisio-e2e-mcp-${process.pid}`)
+      const fixture = fileURLToPath(new URL("../packages/runtime/test/fixtures/mcp/server.mjs", import.meta.url))
+      mkdirSync(sandbox.home, { recursive: true })
+      writeFileSync(
+        join(sandbox.home, "config.yaml"),
+        `mcpServers:\n  fixture:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(fixture)}]\n`
+      )
+      const chats = () => server.requests.filter((request) => request.path.endsWith("/chat/completions"))
+      const env = Object.entries({ ...sandbox.env, TERM: "xterm-256color", LANG: "C.UTF-8" })
+        .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`)
+        .join(" ")
+      try {
+        tmux.start(
+          `env -i ${env} ${shellQuote(process.execPath)} ${shellQuote(cliBin)}; ${afterExit}`,
+          sandbox.workspace
+        )
+        await waitFor(tmux.screen, "ctrl-d exit")
+        // Words after the mention: a completion list it may have opened is closed by them.
+        tmux.text("say hello about @fixture:memo://missing now")
+        await waitFor(tmux.screen, "memo://missing now")
+        tmux.keys("Enter")
+        const failed = await waitFor(tmux.screen, "Cannot attach @fixture:memo://missing")
+        assert.include(failed.replace(/\s+/g, " "), "the MCP server fixture refused: Resource memo://missing not found")
+        await waitFor(tmux.screen, "ctrl-d exit")
+        assert.strictEqual(
+          occurrences(tmux.screen(), "say hello about"),
+          1,
+          "the draft is back in the editor, not sent"
+        )
+        assert.strictEqual(chats().length, 0, "no request reached the model")
+
+        tmux.keys("C-c")
+        tmux.text("say hello about @fixture:memo://one now")
+        await waitFor(tmux.screen, "memo://one now")
+        tmux.keys("Enter")
+        await waitFor(tmux.screen, "Hello from the model.")
+        assert.include(lastUserText(chats()[0]!), "the memo's text: 42 apples")
+        await waitFor(tmux.screen, "ctrl-d exit")
+
+        // The server runs now: its resources are offered after `@`. A list that came back after the
+        // next keys were typed is dropped by the editor (as for files); a backspace asks again.
+        tmux.text("and @fixture:img")
+        await waitFor(tmux.screen, "and @fixture:img")
+        let offered = false
+        for (let attempt = 0; attempt < 10 && !offered; attempt++) {
+          offered = await waitFor(tmux.screen, "fixture:img://pixel", 2_000).then(
+            () => true,
+            () => false
+          )
+          if (!offered) {
+            tmux.keys("BSpace")
+            tmux.text("g")
+          }
+        }
+        assert.isTrue(offered, "the resource was offered")
+        tmux.keys("Escape")
+        tmux.keys("C-c")
+        tmux.keys("C-d")
+        await waitFor(tmux.screen, "ALISIO EXITED 0")
       } finally {
         tmux.kill()
         await server.close()

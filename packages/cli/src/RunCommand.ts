@@ -1,6 +1,7 @@
 import { RunId, type SessionId } from "@alisio/domain/Ids"
 import { isTerminalType, type KnownRunEvent, type RunStatus } from "@alisio/domain/RunEvent"
 import { sessionSettings } from "@alisio/runtime/CommandCatalog"
+import { McpServers, mentionAttachments } from "@alisio/runtime/McpServers"
 import { isAlive } from "@alisio/runtime/ProcessOwner"
 import { Runner, type RunOptions } from "@alisio/runtime/Runner"
 import { type RunRecord, SessionStore, type StoredEvent } from "@alisio/runtime/SessionStore"
@@ -268,6 +269,10 @@ export const runCommand = (flags: RunFlags) =>
         if (Option.isNone(expanded)) return setExitCode(ExitCode.completed)
         prompt = expanded.value
       }
+      // `@<server>:<uri>` resources (MCP-1), read before anything reaches the model or the store.
+      const attachments = yield* Effect.flatMap(McpServers, (servers) => mentionAttachments(servers, prompt)).pipe(
+        Effect.mapError((error) => usageError(error.message))
+      )
       if ("nothingToContinue" in chosen) {
         process.stderr.write("alisio: no earlier session in this directory; starting a new one\n")
       }
@@ -312,6 +317,7 @@ export const runCommand = (flags: RunFlags) =>
         cwd: setup.cwd,
         ...(title === undefined ? {} : { title }),
         prompt,
+        ...(attachments.length === 0 ? {} : { attachments }),
         model: model.model,
         provider: model.service,
         ...(Option.isSome(model.info) ? { modelInfo: model.info.value } : {}),

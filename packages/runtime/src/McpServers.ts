@@ -8,7 +8,9 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { McpServer } from "./Config.js"
 import type { CatalogCommand, CommandProvider } from "./internal/commands/entry.js"
+import { attachMentions } from "./internal/mcp/mentions.js"
 import { makeRegistry } from "./internal/mcp/registry.js"
+import type { McpResourceContent } from "./internal/mcp/resourceRequests.js"
 import { Tools } from "./Tools.js"
 
 /** Something that went wrong with an MCP server, for the `mcp_server_failed` event (MCP-1). */
@@ -78,6 +80,18 @@ export interface McpPromptResult {
   readonly text: string
 }
 
+/** A resource a running server offers, as `@<server>:<uri>` completes it. */
+export interface McpResourceDescriptor {
+  readonly server: string
+  readonly uri: string
+  readonly name: string
+  readonly title?: string | undefined
+  readonly description?: string | undefined
+  readonly mimeType?: string | undefined
+}
+
+export type { McpResourceContent }
+
 /**
  * A prompt that could not be had: `unknown` (no server offers it), `usage` (a required argument
  * missing), `failed` (the server failed or refused).
@@ -117,6 +131,16 @@ export class McpServers extends Context.Tag("@alisio/runtime/McpServers")<
       name: string,
       args: string | { readonly [name: string]: string }
     ) => Effect.Effect<McpPromptResult, McpError>
+    /**
+     * The resources of the running servers (none is started), each server's list kept until it
+     * says the list changed.
+     */
+    readonly resources: Effect.Effect<ReadonlyArray<McpResourceDescriptor>>
+    /**
+     * Reads a resource (`resources/read`) on a configured, enabled server, starting it if it
+     * never was: `unknown` for no such server, `failed` when it failed, refused or took too long.
+     */
+    readonly readResource: (server: string, uri: string) => Effect.Effect<ReadonlyArray<McpResourceContent>, McpError>
   }
 >() {}
 
@@ -149,7 +173,10 @@ const nothing = McpServers.of({
   status: Effect.succeed([]),
   prompts: Effect.succeed([]),
   getPrompt: (name) =>
-    new McpError({ reason: "unknown", message: `No MCP prompt is named ${name}: no MCP server is configured.` })
+    new McpError({ reason: "unknown", message: `No MCP prompt is named ${name}: no MCP server is configured.` }),
+  resources: Effect.succeed([]),
+  readResource: (server) =>
+    new McpError({ reason: "unknown", server, message: `No MCP server is named ${server}: none is configured.` })
 })
 
 /**
@@ -169,6 +196,25 @@ export const layer = (options: Options): Layer.Layer<McpServers, never, Tools> =
 
 /** No servers: what a runtime without MCP gets. */
 export const layerNone: Layer.Layer<McpServers> = Layer.succeed(McpServers, nothing)
+
+/**
+ * What the `@<server>:<uri>` mentions of a prompt attach to the user's message (MCP-1): each
+ * resource read on its server, marked with its server and URI. A mention of a name that is no
+ * enabled server is plain text; one that cannot be read fails it all, naming the mention.
+ */
+export const mentionAttachments = (
+  servers: McpServers["Type"],
+  prompt: string
+): Effect.Effect<ReadonlyArray<TextPart | ImagePart>, McpError> =>
+  prompt.includes("@")
+    ? Effect.flatMap(servers.status, (reports) =>
+        attachMentions(
+          prompt,
+          reports.filter((report) => report.status !== "disabled").map((report) => report.name),
+          servers.readResource
+        )
+      )
+    : Effect.succeed([])
 
 /** `<name> [mood]`: a prompt's arguments in order, the optional ones in brackets. */
 const argumentHint = (descriptor: McpPromptDescriptor): string | undefined =>

@@ -7,7 +7,7 @@ import {
   type ReasoningEffort
 } from "@alisio/domain/LanguageModel"
 import { type Limits, resolveLimits } from "@alisio/domain/Limits"
-import type { ImagePart, Message } from "@alisio/domain/Message"
+import type { ImagePart, Message, TextPart } from "@alisio/domain/Message"
 import { isTerminalType, type KnownRunEvent, type RunEventDataMap, type RunStatus } from "@alisio/domain/RunEvent"
 import { emptyUsage, type Usage } from "@alisio/domain/Usage"
 import * as Cause from "effect/Cause"
@@ -46,7 +46,8 @@ export interface RunOptions {
   /** The workspace: tools work relative to it. */
   readonly cwd: string
   readonly prompt: string
-  readonly attachments?: ReadonlyArray<ImagePart>
+  /** Parts sent after the prompt's text in the user's message (images, resources it mentions). */
+  readonly attachments?: ReadonlyArray<TextPart | ImagePart>
   /** The model id as the provider knows it. */
   readonly model: string
   /** The provider to use; defaults to the `LanguageModel` in the runner's context. */

@@ -1,5 +1,6 @@
 // What the editor completes: `/` at the start of a message lists the command catalog's commands
-// with their descriptions (CMD-1), `@` a workspace file from the bounded index.
+// with their descriptions (CMD-1), `@` a resource of a running MCP server (`@<server>:<uri>`,
+// MCP-1) or a workspace file from the bounded index.
 import {
   type AutocompleteItem,
   type AutocompleteProvider,
@@ -15,7 +16,16 @@ export interface CommandEntry {
   readonly argumentHint?: string | undefined
 }
 
+/** A resource of a running MCP server, as the UI last heard of it. */
+export interface ResourceEntry {
+  readonly server: string
+  readonly uri: string
+  readonly name: string
+  readonly description?: string | undefined
+}
+
 const MAX_FILES = 50
+const MAX_RESOURCES = 50
 
 export class Completion implements AutocompleteProvider {
   readonly triggerCharacters = ["@"]
@@ -25,7 +35,9 @@ export class Completion implements AutocompleteProvider {
   constructor(
     private readonly commands: () => ReadonlyArray<CommandEntry>,
     private readonly files: FileIndex,
-    cwd: string
+    cwd: string,
+    // Read as they are: the list is kept up to date apart from typing (Session.ts).
+    private readonly resources: () => ReadonlyArray<ResourceEntry> = () => []
   ) {
     this.applier = new CombinedAutocompleteProvider([], cwd, null)
   }
@@ -41,14 +53,24 @@ export class Completion implements AutocompleteProvider {
     if (at !== null) {
       const token = at[1]!
       const query = token.slice(1)
+      const resources = this.resources().map(
+        (resource): AutocompleteItem => ({
+          value: `@${resource.server}:${resource.uri}`,
+          label: `${resource.server}:${resource.uri}`,
+          description: resource.description === undefined ? resource.name : `${resource.name} — ${resource.description}`
+        })
+      )
       const all = await this.files.list()
       if (options.signal.aborted) return null
       const matches =
         query === "" ? all.slice(0, MAX_FILES) : fuzzyFilter(all, query, (file) => file).slice(0, MAX_FILES)
-      if (matches.length === 0) return null
+      const resourceMatches = (
+        query === "" ? resources : fuzzyFilter(resources, query, (item) => `${item.label} ${item.description}`)
+      ).slice(0, MAX_RESOURCES)
+      if (matches.length === 0 && resourceMatches.length === 0) return null
       return {
         prefix: token,
-        items: matches.map((file): AutocompleteItem => ({ value: `@${file}`, label: file }))
+        items: [...resourceMatches, ...matches.map((file): AutocompleteItem => ({ value: `@${file}`, label: file }))]
       }
     }
     const text = before.trimStart()

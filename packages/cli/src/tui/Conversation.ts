@@ -6,6 +6,7 @@ import { parseSlashCommand } from "@alisio/domain/Command"
 import type { SessionId } from "@alisio/domain/Ids"
 import type { Limits } from "@alisio/domain/Limits"
 import { CommandCatalog, sessionSettings } from "@alisio/runtime/CommandCatalog"
+import { McpServers, mentionAttachments } from "@alisio/runtime/McpServers"
 import type { Providers, ResolvedModel } from "@alisio/runtime/Providers"
 import { Runner } from "@alisio/runtime/Runner"
 import { SessionStore } from "@alisio/runtime/SessionStore"
@@ -65,6 +66,7 @@ export const makeConversation = (options: ConversationOptions) =>
     const store = yield* SessionStore
     const catalog = yield* CommandCatalog
     const context = yield* SystemContext
+    const mcp = yield* McpServers
     const handle = yield* FiberHandle.make()
     const services = yield* Effect.context<Providers>()
     const state: ConversationState = {
@@ -126,8 +128,19 @@ export const makeConversation = (options: ConversationOptions) =>
         yield* Effect.ignore(resolveModel)
       })
 
+    /** The draft back in the editor, before what was typed meanwhile: a message that could not go. */
+    const restoreDraft = (text: string) => {
+      const draft = screen.editor.getText()
+      screen.editor.setText(draft === "" ? text : `${text}\n${draft}`)
+    }
+
     const run = (prompt: string) =>
       Effect.gen(function* () {
+        // `@<server>:<uri>` resources (MCP-1) are read first: one that cannot be read keeps the draft.
+        const attachments = yield* mentionAttachments(mcp, prompt).pipe(
+          Effect.tapError(() => Effect.sync(() => restoreDraft(prompt)))
+        )
+        screen.add(new UserEntry(prompt, screen.theme))
         const chosen = yield* resolveModel
         const system = yield* context.build({ sessionId: state.sessionId, prompt, model: chosen.model.model })
         for (const notice of system.notices) screen.notice(notice, "warning")
@@ -142,6 +155,7 @@ export const makeConversation = (options: ConversationOptions) =>
           cwd: setup.cwd,
           ...(state.sessionId === undefined ? { title: fromPrompt(prompt) } : { sessionId: state.sessionId }),
           prompt,
+          ...(attachments.length === 0 ? {} : { attachments }),
           model: chosen.model.model,
           provider: chosen.model.service,
           ...(Option.isSome(chosen.model.info) ? { modelInfo: chosen.model.info.value } : {}),
@@ -217,7 +231,6 @@ export const makeConversation = (options: ConversationOptions) =>
           )
           return
         }
-        screen.add(new UserEntry(text.replace(/^ /, ""), screen.theme))
         yield* startBusy(run(text.replace(/^ /, "")))
       })
 

@@ -5,6 +5,7 @@
 import type { Limits } from "@alisio/domain/Limits"
 import { CommandCatalog } from "@alisio/runtime/CommandCatalog"
 import { Extensions } from "@alisio/runtime/Extensions"
+import { McpServers } from "@alisio/runtime/McpServers"
 import { SessionStore } from "@alisio/runtime/SessionStore"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -18,7 +19,7 @@ import type { TuiFlags } from "../main.js"
 import type { PluginFlags } from "../Plugins.js"
 import { findSession } from "../ShortIds.js"
 import { catalogLayer } from "../Slash.js"
-import { type CommandEntry, Completion } from "./Completion.js"
+import { type CommandEntry, Completion, type ResourceEntry } from "./Completion.js"
 import { makeConversation } from "./Conversation.js"
 import { FileIndex } from "./FileIndex.js"
 import type { Front } from "./Front.js"
@@ -32,6 +33,9 @@ import * as TuiInteraction from "./TuiInteraction.js"
 import { showWaits } from "./Waits.js"
 
 const TICK = "100 millis"
+// How often the `@` completion's MCP resources are read again: from the servers' cached lists,
+// listed anew only when a server started or said its list changed.
+const RESOURCES_EVERY = "1 second"
 
 export interface SessionInput {
   readonly flags: TuiFlags
@@ -50,7 +54,15 @@ export const runSession = (input: SessionInput) =>
     const { flags, limits, screen, front, history, cwd, color, unicode } = input
     const { intents, busy } = front
     let commands: ReadonlyArray<CommandEntry> = []
-    screen.editor.setAutocompleteProvider(new Completion(() => commands, new FileIndex(cwd), cwd))
+    let resources: ReadonlyArray<ResourceEntry> = []
+    screen.editor.setAutocompleteProvider(
+      new Completion(
+        () => commands,
+        new FileIndex(cwd),
+        cwd,
+        () => resources
+      )
+    )
     const board = new TuiInteraction.WaitBoard()
     const grants = new Grants()
     const sink = new PluginSink()
@@ -115,6 +127,17 @@ export const runSession = (input: SessionInput) =>
       yield* conversation.switchTo(start as Parameters<typeof conversation.switchTo>[0])
       const first = flags.prompt.join(" ").trim()
       if (first !== "") yield* Queue.offer(intents, { _tag: "Submit", text: first })
+
+      // The resources of the running MCP servers, for `@` (MCP-1): kept apart from typing.
+      const mcp = yield* McpServers
+      yield* Effect.forkScoped(
+        Effect.repeat(
+          Effect.map(mcp.resources, (list) => {
+            resources = list
+          }),
+          Schedule.spaced(RESOURCES_EVERY)
+        )
+      )
 
       // The spinner, the seconds and the active time (which stands still while a wait is open: LIM-1).
       yield* Effect.forkScoped(

@@ -67,6 +67,40 @@ describe("TUI inputs", () => {
     }
   })
 
+  it("UI-1 MCP-1 @ completion offers the running MCP servers' resources as @<server>:<uri>, before files", async () => {
+    const root = tempDir()
+    try {
+      fs.writeFileSync(path.join(root, "memo-notes.md"), "")
+      let resources = [{ server: "fixture", uri: "memo://one", name: "memo", description: "A short memo" }]
+      const completion = new Completion(
+        () => [],
+        new FileIndex(root),
+        root,
+        () => resources
+      )
+      const found = await suggest(completion, "see @memo")
+      assert.deepStrictEqual(found?.items, [
+        { value: "@fixture:memo://one", label: "fixture:memo://one", description: "memo — A short memo" },
+        { value: "@memo-notes.md", label: "memo-notes.md" }
+      ])
+      const applied = completion.applyCompletion(["see @memo"], 0, 9, found!.items[0]!, found!.prefix)
+      assert.strictEqual(applied.lines[0], "see @fixture:memo://one ")
+      assert.deepStrictEqual(
+        (await suggest(completion, "@fixture:img"))?.items.map((item) => item.value) ?? [],
+        [],
+        "no such resource"
+      )
+      // The list is read at each suggestion: a resource that appeared is offered at once.
+      resources = [...resources, { server: "fixture", uri: "img://pixel", name: "pixel", description: "A 1×1 PNG" }]
+      assert.deepStrictEqual(
+        (await suggest(completion, "@fixture:img"))?.items.map((item) => item.value),
+        ["@fixture:img://pixel"]
+      )
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+    }
+  })
+
   it("UI-1 CMD-1 / completion lists the catalog's commands with their descriptions", async () => {
     const completion = new Completion(
       () => [

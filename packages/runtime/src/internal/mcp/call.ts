@@ -9,6 +9,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { type Connection, errorCode, messageOf, SDK_TIMEOUT_MS } from "./connection.js"
+import type { Deadline } from "./deadlines.js"
 import { McpCallError } from "./errors.js"
 import { type McpCallResult, toToolResult } from "./results.js"
 
@@ -68,6 +69,78 @@ const callFailure = (connection: Connection, error: unknown) =>
 
 type Settled = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown }
 
+interface CallOptions {
+  readonly onProgress: (line: string) => Effect.Effect<void>
+  readonly timeoutMs: number
+}
+
+/** What one call has heard so far, noted by the SDK's callbacks and read by the fiber. */
+interface CallState {
+  readonly signal: CallSignal
+  readonly progress: Array<string>
+  settled: Settled | undefined
+  timedOut: boolean
+  /** Resumes the waiting fiber, once; undefined while nothing waits. */
+  wake: (() => void) | undefined
+  deadline: Deadline | undefined
+}
+
+const notify = (state: CallState) => state.wake?.()
+
+/**
+ * Progress, a failure or the timeout: a loop in the call's fiber until the call ends. It is a
+ * function of the module, not a closure of each call: a closure of this size made per call, even
+ * never called, made V8's young generation promote about 3 MB per scavenge and the scavenges 20 to
+ * 50 times longer (`pnpm bench mcp`, the MCP section of bench/README.md).
+ */
+const slowPath = (
+  connection: Connection,
+  options: CallOptions,
+  state: CallState
+): Effect.Effect<ToolResult, ToolError> => {
+  // Waits for a callback; checks first, so a callback that came meanwhile is never missed.
+  const woken = Effect.async<void>((resumeLoop) => {
+    if (state.settled !== undefined || state.progress.length > 0 || state.timedOut) return resumeLoop(Effect.void)
+    state.wake = () => {
+      state.wake = undefined
+      resumeLoop(Effect.void)
+    }
+    return Effect.sync(() => {
+      state.wake = undefined
+    })
+  })
+  const loop = Effect.gen(function* () {
+    for (;;) {
+      // Progress that arrived before the result is shown before the call ends.
+      while (state.progress.length > 0) yield* options.onProgress(state.progress.shift()!)
+      const settled = state.settled
+      if (settled !== undefined) {
+        if (settled.ok) return toToolResult(settled.value as McpCallResult)
+        return yield* callFailure(connection, settled.error)
+      }
+      if (state.timedOut) {
+        state.signal.abort()
+        return yield* new McpCallError({
+          message: `did not answer within ${formatDuration(options.timeoutMs)}; the call was cancelled`,
+          closed: false
+        })
+      }
+      yield* woken
+    }
+  })
+  return Effect.onExit(
+    Effect.mapError(
+      loop,
+      (error) => new ToolError({ message: `The MCP server ${connection.server} ${error.message}` })
+    ),
+    (exit) =>
+      Effect.sync(() => {
+        if (state.deadline !== undefined) connection.deadlines.remove(state.deadline)
+        if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) state.signal.abort()
+      })
+  )
+}
+
 /**
  * Calls a tool. Interrupting the call (the run cancelled) aborts the request, which sends the
  * server `notifications/cancelled`, and stops waiting at once; so does the call's timeout, on the
@@ -82,72 +155,26 @@ export const callTool = (
   connection: Connection,
   name: string,
   args: unknown,
-  options: {
-    readonly onProgress: (line: string) => Effect.Effect<void>
-    readonly timeoutMs: number
-  }
+  options: CallOptions
 ): Effect.Effect<ToolResult, ToolError> =>
   Effect.async<ToolResult, ToolError>((resume) => {
-    const signal = new CallSignal()
-    const progress: Array<string> = []
-    let settled: Settled | undefined
-    let timedOut = false
-    let wake: (() => void) | undefined
-    const notify = () => wake?.()
-    const deadline = connection.deadlines.add(options.timeoutMs, () => {
-      timedOut = true
-      notify()
-    })
-
-    /** Progress, a failure or the timeout: a loop in this fiber until the call ends. */
-    const slowPath = (): Effect.Effect<ToolResult, ToolError> => {
-      // Waits for a callback; checks first, so a callback that came meanwhile is never missed.
-      const woken = Effect.async<void>((resumeLoop) => {
-        if (settled !== undefined || progress.length > 0 || timedOut) return resumeLoop(Effect.void)
-        wake = () => {
-          wake = undefined
-          resumeLoop(Effect.void)
-        }
-        return Effect.sync(() => {
-          wake = undefined
-        })
-      })
-      const loop = Effect.gen(function* () {
-        for (;;) {
-          // Progress that arrived before the result is shown before the call ends.
-          while (progress.length > 0) yield* options.onProgress(progress.shift()!)
-          if (settled !== undefined) {
-            if (settled.ok) return toToolResult(settled.value as McpCallResult)
-            return yield* callFailure(connection, settled.error)
-          }
-          if (timedOut) {
-            signal.abort()
-            return yield* new McpCallError({
-              message: `did not answer within ${formatDuration(options.timeoutMs)}; the call was cancelled`,
-              closed: false
-            })
-          }
-          yield* woken
-        }
-      })
-      return Effect.onExit(
-        Effect.mapError(
-          loop,
-          (error) => new ToolError({ message: `The MCP server ${connection.server} ${error.message}` })
-        ),
-        (exit) =>
-          Effect.sync(() => {
-            connection.deadlines.remove(deadline)
-            if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) signal.abort()
-          })
-      )
+    const state: CallState = {
+      signal: new CallSignal(),
+      progress: [],
+      settled: undefined,
+      timedOut: false,
+      wake: undefined,
+      deadline: undefined
     }
-
-    wake = () => {
-      wake = undefined
-      const result = settled
-      if (result?.ok === true && progress.length === 0) {
-        connection.deadlines.remove(deadline)
+    state.deadline = connection.deadlines.add(options.timeoutMs, () => {
+      state.timedOut = true
+      notify(state)
+    })
+    state.wake = () => {
+      state.wake = undefined
+      const result = state.settled
+      if (result?.ok === true && state.progress.length === 0) {
+        connection.deadlines.remove(state.deadline!)
         let converted: ToolResult
         try {
           converted = toToolResult(result.value as McpCallResult)
@@ -158,31 +185,31 @@ export const callTool = (
         resume(Effect.succeed(converted))
         return
       }
-      resume(slowPath())
+      resume(slowPath(connection, options, state))
     }
     connection.client
       .callTool({ name, arguments: args as Record<string, unknown> }, undefined, {
-        signal: signal as unknown as AbortSignal,
+        signal: state.signal as unknown as AbortSignal,
         timeout: SDK_TIMEOUT_MS,
         onprogress: (update) => {
-          progress.push(progressLine(update))
-          notify()
+          state.progress.push(progressLine(update))
+          notify(state)
         }
       })
       .then(
         (value) => {
-          settled = { ok: true, value }
-          notify()
+          state.settled = { ok: true, value }
+          notify(state)
         },
         (error: unknown) => {
-          settled = { ok: false, error }
-          notify()
+          state.settled = { ok: false, error }
+          notify(state)
         }
       )
     // Interrupted before the first callback.
     return Effect.sync(() => {
-      wake = undefined
-      connection.deadlines.remove(deadline)
-      signal.abort()
+      state.wake = undefined
+      connection.deadlines.remove(state.deadline!)
+      state.signal.abort()
     })
   })

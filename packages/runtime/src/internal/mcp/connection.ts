@@ -11,6 +11,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   ListRootsRequestSchema,
   PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
@@ -60,8 +61,8 @@ export interface ConnectOptions {
   readonly startupMs: number
   readonly closeMs: number
   readonly clientVersion: string
-  /** Called when the server says its list of tools or prompts changed. */
-  readonly onListChanged: (list: "tools" | "prompts") => void
+  /** Called when the server says its list of tools, prompts or resources changed. */
+  readonly onListChanged: (list: "tools" | "prompts" | "resources") => void
 }
 
 /** A live connection; closed with the scope it was made in. */
@@ -80,6 +81,7 @@ export interface Connection {
   readonly log: string
   readonly hasTools: boolean
   readonly hasPrompts: boolean
+  readonly hasResources: boolean
   /** The timeouts of its calls. */
   readonly deadlines: Deadlines.Deadlines
 }
@@ -206,6 +208,7 @@ export const connect = (options: ConnectOptions): Effect.Effect<Connection, McpS
     }))
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onListChanged("tools"))
     client.setNotificationHandler(PromptListChangedNotificationSchema, () => options.onListChanged("prompts"))
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => options.onListChanged("resources"))
     // Protocol noise (a stray line on stdout, a failed notification) goes to the log, not the terminal.
     client.onerror = (error) => appendLogNow(log.file, `error: ${messageOf(error)}`)
 
@@ -281,12 +284,13 @@ export const connect = (options: ConnectOptions): Effect.Effect<Connection, McpS
       log: log.file,
       hasTools: capabilities.tools !== undefined,
       hasPrompts: capabilities.prompts !== undefined,
+      hasResources: capabilities.resources !== undefined,
       deadlines
     } satisfies Connection
   })
 
 /** Every page of a list request. */
-const allPages = <A>(
+export const allPages = <A>(
   page: (
     cursor: string | undefined
   ) => Promise<{ readonly items: ReadonlyArray<A>; readonly next?: string | undefined }>

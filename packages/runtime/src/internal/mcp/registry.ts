@@ -12,6 +12,7 @@ import {
   type McpFailure,
   type McpPromptDescriptor,
   type McpPromptResult,
+  type McpResourceDescriptor,
   McpServers,
   type Options
 } from "../../McpServers.js"
@@ -126,11 +127,57 @@ export const makeRegistry = (
         return { description: result.description, messages, text } satisfies McpPromptResult
       })
 
+    const resources = Effect.map(
+      Effect.forEach(
+        servers,
+        (server) =>
+          Effect.map(server.resources, (infos) =>
+            infos.map(
+              (info): McpResourceDescriptor => ({
+                server: server.name,
+                uri: info.uri,
+                name: info.name,
+                title: info.title,
+                description: info.description,
+                mimeType: info.mimeType
+              })
+            )
+          ),
+        { concurrency: "unbounded" }
+      ),
+      (lists) => lists.flat()
+    )
+
+    const readResource = (name: string, uri: string) =>
+      Effect.gen(function* () {
+        const server = servers.find((each) => each.name === name)
+        const report = server === undefined ? undefined : yield* server.report
+        if (server === undefined || report?.status === "disabled") {
+          return yield* new McpError({
+            reason: "unknown",
+            server: name,
+            message: `No enabled MCP server is named ${name}.`
+          })
+        }
+        return yield* server.readResource(uri).pipe(
+          Effect.mapError(
+            (error) =>
+              new McpError({
+                reason: "failed",
+                server: name,
+                message: `The MCP server ${name} ${error.message.replace(/^The MCP server \S+ /, "")}`
+              })
+          )
+        )
+      })
+
     return McpServers.of({
       ready: Effect.forEach(servers, (server) => server.ready, { concurrency: "unbounded", discard: true }),
       failures: Ref.get(failures),
       status: Effect.forEach(servers, (server) => server.report),
       prompts,
-      getPrompt
+      getPrompt,
+      resources,
+      readResource
     })
   })

@@ -6,8 +6,8 @@ import type { ToolResult } from "@alisio/domain/Tool"
 import { OutputBuffer } from "../../tools/internal/outputBuffer.js"
 
 export const MAX_RESULT_CHARS = 30_000
-const MAX_IMAGES = 8
-const MAX_IMAGE_CHARS = 4 * 1024 * 1024
+export const MAX_IMAGES = 8
+export const MAX_IMAGE_CHARS = 4 * 1024 * 1024
 
 /** The content blocks of a `tools/call` result, as far as Alisio reads them. */
 export type McpContent =
@@ -38,10 +38,10 @@ export interface McpCallResult {
   readonly isError?: boolean | undefined
 }
 
-const mediaTypePattern = /^image\/[a-z0-9.+-]+$/
-const base64Pattern = /^[A-Za-z0-9+/]*={0,2}$/
+export const mediaTypePattern = /^image\/[a-z0-9.+-]+$/
+export const base64Pattern = /^[A-Za-z0-9+/]*={0,2}$/
 
-const approximateBytes = (base64: string) => Math.floor((base64.length * 3) / 4)
+export const approximateBytes = (base64: string) => Math.floor((base64.length * 3) / 4)
 
 const describeResource = (uri: string, mimeType: string | undefined) =>
   mimeType === undefined ? uri : `${uri} (${mimeType})`
@@ -84,7 +84,7 @@ const partOf = (block: McpContent): { readonly text: string } | { readonly image
   }
 }
 
-const capped = (text: string, maxChars: number): string => {
+export const capped = (text: string, maxChars: number): string => {
   const buffer = new OutputBuffer(maxChars)
   buffer.append(text)
   return buffer.toString()

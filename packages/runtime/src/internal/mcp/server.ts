@@ -28,6 +28,7 @@ import { McpCallError } from "./errors.js"
 import { type Environment, expandServer } from "./expand.js"
 import { logFileOf } from "./logFile.js"
 import { mcpName, promptCommandName, safeName } from "./names.js"
+import type { McpResourceContent, McpResourceInfo } from "./resourceRequests.js"
 
 // The SDK (and zod, ajv) load when the first server starts, not with the runtime; once loaded,
 // calls take it from here rather than through `import()` again.
@@ -73,6 +74,10 @@ export interface ServerHandle {
     },
     McpCallError
   >
+  /** Its resources when it runs (listed once per connection, again when it says they changed); else none. */
+  readonly resources: Effect.Effect<ReadonlyArray<McpResourceInfo>>
+  /** Reads a resource, starting the server if it never was; the error is a clause. */
+  readonly readResource: (uri: string) => Effect.Effect<ReadonlyArray<McpResourceContent>, McpCallError>
   /** Closes its connection and removes its tools. */
   readonly close: Effect.Effect<void>
 }
@@ -131,8 +136,12 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
     let problem: string | undefined
     let restarted = false
     // Bumped by the server's list_changed notifications; a list is read again when it moved on.
-    const versions = { tools: 0, prompts: 0 }
+    const versions = { tools: 0, prompts: 0, resources: 0 }
     const applied = { tools: 0, prompts: 0 }
+    // The resources of the live connection, and the version of the list they are.
+    let resourceList:
+      | { readonly connection: Connection; readonly version: number; readonly infos: ReadonlyArray<McpResourceInfo> }
+      | undefined
 
     const matches = (list: ReadonlyArray<string>, info: McpToolInfo) =>
       list.some((entry) => entry === info.name || entry === safeName(info.name) || entry === mcpName(name, info.name))
@@ -347,13 +356,16 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
       })
     )
 
-    const getPrompt: ServerHandle["getPrompt"] = (prompt, args) =>
+    /** A request on a connection (the server started if it never was), within the call timeout. */
+    const request = <A>(
+      send: (sdk: typeof import("./sdk.js"), connection: Connection) => Effect.Effect<A, McpCallError>
+    ): Effect.Effect<A, McpCallError> =>
       Effect.gen(function* () {
         const connection = yield* usable.pipe(
           Effect.mapError((error) => new McpCallError({ message: error.message, closed: false }))
         )
         const sdk = yield* loadSdk
-        return yield* sdk.getPrompt(connection, prompt, args).pipe(
+        return yield* send(sdk, connection).pipe(
           Effect.timeoutFail({
             duration: callMs,
             onTimeout: () =>
@@ -361,6 +373,34 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
           })
         )
       })
+
+    const getPrompt: ServerHandle["getPrompt"] = (prompt, args) =>
+      request((sdk, connection) => sdk.getPrompt(connection, prompt, args))
+
+    const readResource: ServerHandle["readResource"] = (uri) =>
+      request((sdk, connection) => sdk.readResource(connection, uri))
+
+    const resources: ServerHandle["resources"] = Effect.suspend(() => {
+      if (state._tag !== "Connected" || sdkModule === undefined || !state.connection.hasResources) {
+        return Effect.succeed([])
+      }
+      const { connection } = state
+      const cached = resourceList
+      if (cached !== undefined && cached.connection === connection && cached.version === versions.resources) {
+        return Effect.succeed(cached.infos)
+      }
+      const version = versions.resources
+      return sdkModule.listResources(connection).pipe(
+        Effect.timeout(startupMs),
+        // A list that cannot be read offers what was there, and is not asked for again until it changes.
+        Effect.orElseSucceed(() => (cached?.connection === connection ? cached.infos : [])),
+        Effect.tap((infos) =>
+          Effect.sync(() => {
+            resourceList = { connection, version, infos }
+          })
+        )
+      )
+    })
 
     const close = lock.withPermits(1)(
       Effect.gen(function* () {
@@ -370,5 +410,5 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
       })
     )
 
-    return { name, ready, report, prompts, getPrompt, close } satisfies ServerHandle
+    return { name, ready, report, prompts, getPrompt, resources, readResource, close } satisfies ServerHandle
   })
