@@ -1,4 +1,5 @@
 // MCP tools in real runs: the runner on the FakeProvider, the SDK fixture server over stdio.
+import { fileURLToPath } from "node:url"
 import type { ToolResultMessage } from "@alisio/domain/Message"
 import * as Fake from "@alisio/providers/FakeProvider"
 import { Runner } from "@alisio/runtime/Runner"
@@ -127,6 +128,22 @@ describe("MCP tools in a run", () => {
       const progressAt = events.findIndex((event) => event.type === "tool_progress")
       const completedAt = events.findIndex((event) => event.type === "tool_call_completed")
       assert.isBelow(progressAt, completedAt)
+    })
+  )
+
+  it.scopedLive("MCP-1 progress read in the same chunk as the result still comes before it, all of it", () =>
+    Effect.gen(function* () {
+      const burst = fileURLToPath(new URL("./fixtures/mcp/burst.mjs", import.meta.url))
+      const { events } = yield* runWith([call("mcp__burst__burst", {}), Fake.answer("ok")], {
+        servers: { burst: { type: "stdio", command: process.execPath, args: [burst] } }
+      })
+      assert.deepStrictEqual(
+        ofType(events, "tool_progress").map((event) => event.data.text),
+        ["[1/3] step 1", "[2/3] step 2", "[3/3] step 3"]
+      )
+      assert.strictEqual(ofType(events, "tool_call_completed")[0]?.data.result, "burst done")
+      const types = events.map((event) => event.type)
+      assert.isBelow(types.lastIndexOf("tool_progress"), types.indexOf("tool_call_completed"))
     })
   )
 

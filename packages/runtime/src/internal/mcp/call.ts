@@ -11,6 +11,7 @@ import * as Exit from "effect/Exit"
 import { type Connection, errorCode, messageOf, SDK_TIMEOUT_MS } from "./connection.js"
 import type { Deadline } from "./deadlines.js"
 import { McpCallError } from "./errors.js"
+import type { ProgressUpdate } from "./progress.js"
 import { type McpCallResult, toToolResult } from "./results.js"
 
 /**
@@ -45,11 +46,7 @@ class CallSignal {
 }
 
 /** A call's progress as one line: `[3/10] copying files`. */
-const progressLine = (progress: {
-  readonly progress: number
-  readonly total?: number | undefined
-  readonly message?: string | undefined
-}) => {
+const progressLine = (progress: ProgressUpdate) => {
   const count = progress.total === undefined ? `${progress.progress}` : `${progress.progress}/${progress.total}`
   return progress.message === undefined || progress.message === "" ? `[${count}]` : `[${count}] ${progress.message}`
 }
@@ -83,9 +80,17 @@ interface CallState {
   /** Resumes the waiting fiber, once; undefined while nothing waits. */
   wake: (() => void) | undefined
   deadline: Deadline | undefined
+  /** The request's progress token, routed to this call until it ends (`progress.ts`). */
+  token: string | undefined
 }
 
 const notify = (state: CallState) => state.wake?.()
+
+/** The call is over: its timeout and its progress route are let go. */
+const release = (connection: Connection, state: CallState) => {
+  if (state.deadline !== undefined) connection.deadlines.remove(state.deadline)
+  if (state.token !== undefined) connection.progress.remove(state.token)
+}
 
 /**
  * Progress, a failure or the timeout: a loop in the call's fiber until the call ends. It is a
@@ -135,7 +140,7 @@ const slowPath = (
     ),
     (exit) =>
       Effect.sync(() => {
-        if (state.deadline !== undefined) connection.deadlines.remove(state.deadline)
+        release(connection, state)
         if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) state.signal.abort()
       })
   )
@@ -164,7 +169,8 @@ export const callTool = (
       settled: undefined,
       timedOut: false,
       wake: undefined,
-      deadline: undefined
+      deadline: undefined,
+      token: undefined
     }
     state.deadline = connection.deadlines.add(options.timeoutMs, () => {
       state.timedOut = true
@@ -174,7 +180,7 @@ export const callTool = (
       state.wake = undefined
       const result = state.settled
       if (result?.ok === true && state.progress.length === 0) {
-        connection.deadlines.remove(state.deadline!)
+        release(connection, state)
         let converted: ToolResult
         try {
           converted = toToolResult(result.value as McpCallResult)
@@ -187,15 +193,16 @@ export const callTool = (
       }
       resume(slowPath(connection, options, state))
     }
+    state.token = connection.progress.add((update) => {
+      state.progress.push(progressLine(update))
+      notify(state)
+    })
     connection.client
-      .callTool({ name, arguments: args as Record<string, unknown> }, undefined, {
-        signal: state.signal as unknown as AbortSignal,
-        timeout: SDK_TIMEOUT_MS,
-        onprogress: (update) => {
-          state.progress.push(progressLine(update))
-          notify(state)
-        }
-      })
+      .callTool(
+        { name, arguments: args as Record<string, unknown>, _meta: { progressToken: state.token } },
+        undefined,
+        { signal: state.signal as unknown as AbortSignal, timeout: SDK_TIMEOUT_MS }
+      )
       .then(
         (value) => {
           state.settled = { ok: true, value }
@@ -209,7 +216,7 @@ export const callTool = (
     // Interrupted before the first callback.
     return Effect.sync(() => {
       state.wake = undefined
-      connection.deadlines.remove(state.deadline!)
+      release(connection, state)
       state.signal.abort()
     })
   })

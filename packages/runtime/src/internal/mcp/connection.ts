@@ -23,6 +23,7 @@ import * as Deadlines from "./deadlines.js"
 import { McpCallError, McpStartError } from "./errors.js"
 import type { Environment, Launch } from "./expand.js"
 import { appendLog, appendLogNow, closeFd, lastLine, openLog, type ServerLog } from "./logFile.js"
+import { type ProgressRoutes, routeProgress } from "./progress.js"
 import { type StdioTransport, spawnServer, stopServer, waitAtMost } from "./stdioTransport.js"
 
 /** What a server says of one of its tools (`tools/list`). */
@@ -84,6 +85,8 @@ export interface Connection {
   readonly hasResources: boolean
   /** The timeouts of its calls. */
   readonly deadlines: Deadlines.Deadlines
+  /** Where the progress of its calls goes (`progress.ts`). */
+  readonly progress: ProgressRoutes
 }
 
 // Variables a stdio server inherits, as the SDK's clients (Claude Desktop's among them) pass them,
@@ -274,6 +277,7 @@ export const connect = (options: ConnectOptions): Effect.Effect<Connection, McpS
     yield* appendLog(log.file, `connected (${JSON.stringify(client.getServerVersion() ?? {})})`)
     const capabilities = client.getServerCapabilities() ?? {}
     const deadlines = yield* Deadlines.make
+    const progress = routeProgress(transport)
     return {
       server,
       client,
@@ -285,7 +289,8 @@ export const connect = (options: ConnectOptions): Effect.Effect<Connection, McpS
       hasTools: capabilities.tools !== undefined,
       hasPrompts: capabilities.prompts !== undefined,
       hasResources: capabilities.resources !== undefined,
-      deadlines
+      deadlines,
+      progress
     } satisfies Connection
   })
 
