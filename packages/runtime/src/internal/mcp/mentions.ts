@@ -23,9 +23,9 @@ export interface Mention {
   readonly text: string
 }
 
-// As Claude Code reads them: after a space or at the start, ending at a word boundary (so the
-// full stop of a sentence is not part of the URI).
-const mentionPattern = /(^|\s)@([^\s:]+):(\S+)\b/g
+// As Claude Code reads them: after a space or at the start, up to the next space; punctuation that
+// ends a sentence or closes a bracket is not part of the URI, a URI's own trailing `/` is.
+const mentionPattern = /(^|\s)@([^\s:]+):(\S*[^\s.,;:!?)\]}'"])/g
 
 /** The mentions of enabled servers in a text, each once, in order. */
 export const findMentions = (text: string, servers: ReadonlyArray<string>): ReadonlyArray<Mention> => {
