@@ -22,7 +22,8 @@ export interface Options {
   readonly capBytes?: number | undefined
 }
 
-const realpath = (dir: string): string => {
+/** A workspace's real path (symbolic links resolved), or the path as given when it does not exist. */
+export const realpath = (dir: string): string => {
   try {
     return fs.realpathSync(dir)
   } catch {

@@ -1,22 +1,14 @@
-import * as fs from "node:fs"
 import type { SessionId } from "@alisio/domain/Ids"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import {
-  DEFAULT_INSTRUCTIONS_CAP,
-  findRepositoryRoot,
-  type Instructions,
-  instructionFolders,
-  instructionsSection,
-  locateInstructions,
-  readInstructions
-} from "./internal/context/instructions.js"
+import { type Instructions, instructionsSection } from "./internal/context/instructions.js"
 import { discoverSkills, type SkillDiscovery, skillsSection } from "./internal/context/skills.js"
-import { type SourceOptions, skillRoots, untrustedFolders, userInstructionFiles } from "./internal/context/sources.js"
+import { type SourceOptions, skillRoots, untrustedFolders } from "./internal/context/sources.js"
 import { contextSection } from "./internal/plugins/contributions.js"
 import { PluginHost } from "./PluginHost.js"
+import * as ProjectInstructions from "./ProjectInstructions.js"
 import { Tools } from "./Tools.js"
 import * as SkillTool from "./tools/Skill.js"
 
@@ -88,33 +80,24 @@ export class SystemContext extends Context.Tag("@alisio/runtime/SystemContext")<
   }
 >() {}
 
-const realpath = (dir: string): string => {
-  try {
-    return fs.realpathSync(dir)
-  } catch {
-    return dir
-  }
-}
-
 const instructionSource = (file: Instructions["files"][number]): string =>
   file.scope === "user" ? "user" : file.fallback ? "project (CLAUDE.md: the folder has no AGENTS.md)" : "project"
 
 export const make = (options: Options) =>
   Effect.gen(function* () {
     const host = Option.getOrUndefined(yield* Effect.serviceOption(PluginHost))
-    const cwd = realpath(options.cwd)
+    const cwd = ProjectInstructions.realpath(options.cwd)
     const base = (options.base ?? basePrompt)(options.cwd)
-    const capBytes = options.instructionsCapBytes ?? DEFAULT_INSTRUCTIONS_CAP
-    const repositoryRoot = yield* findRepositoryRoot(cwd)
-    const folders = instructionFolders(cwd, repositoryRoot)
-    const userFiles = userInstructionFiles(options)
+    const files = ProjectInstructions.make({
+      configHome: options.configHome,
+      home: options.home,
+      capBytes: options.instructionsCapBytes
+    })
     const [skills, untrusted] = yield* Effect.all([discoverSkills(skillRoots(options)), untrustedFolders(options)], {
       concurrency: "unbounded"
     })
 
-    const instructions = Effect.flatMap(locateInstructions({ userFiles, folders }), (sources) =>
-      readInstructions(sources, capBytes, repositoryRoot)
-    )
+    const instructions = files.read(cwd)
 
     const build = (request: ContextRequest) =>
       Effect.gen(function* () {
