@@ -40,6 +40,12 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
 } else if (args.length === 0 && !mayLoadExternalPlugins(args)) {
   // `alisio` alone: the interactive UI, without the command tree (TuiMain.ts).
   ;(await import("./TuiMain.js")).mainTui()
+} else if (
+  args[0] === "run" &&
+  !mayLoadExternalPlugins(args) &&
+  (await import("./RunMain.js")).mainRun(args.slice(1))
+) {
+  // `alisio run` with flags read without the command tree (RunLine.ts).
 } else {
   // main watches stdout itself: a run whose reader went away is cancelled (BrokenPipe.ts).
   const { main }: typeof import("./main.js") =

@@ -1,6 +1,6 @@
 import * as Redacted from "effect/Redacted"
 import type { ConfigFile } from "../Config.js"
-import { compileGlob } from "./internal/glob.js"
+import { compileNameGlob } from "./internal/glob.js"
 
 /**
  * What a `bash` command inherits of Alisio's environment (TL-8), after Codex's
@@ -50,10 +50,10 @@ export const defaultPolicy: ShellEnvironmentPolicy = { secretNames: [OPENAI_KEY_
 const MIN_SECRET_LENGTH = 8
 
 const namePredicate = (patterns: ReadonlyArray<string>): ((name: string) => boolean) => {
-  const matchers = patterns.map((pattern) => compileGlob(pattern.toUpperCase()))
+  const matchers = patterns.map((pattern) => compileNameGlob(pattern.toUpperCase()))
   return (name) => {
     const upper = name.toUpperCase()
-    return matchers.some((matcher) => matcher.matches(upper))
+    return matchers.some((matches) => matches(upper))
   }
 }
 

@@ -67,6 +67,16 @@ describe("shell environment", () => {
     )
   })
 
+  it("TL-8 name patterns take classes and {a,b} alternatives, ignoring case", () => {
+    assert.deepStrictEqual(
+      ShellEnvironment.shellEnvironment(
+        { ignoreDefaultExcludes: true, exclude: ["{path,home}", "[a-d]*", "*_[!k]*"], secretNames: [] },
+        base
+      ),
+      { LANG: "C.UTF-8", SHORT: "abc", EDITOR: "vi" }
+    )
+  })
+
   it("TL-8 the configuration's policy keeps every configured provider key out", () => {
     const policy = ShellEnvironment.policyFromConfig(
       {

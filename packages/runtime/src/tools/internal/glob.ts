@@ -231,6 +231,15 @@ export const compileGlob = (pattern: string): GlobMatcher => {
 }
 
 /**
+ * Compiles a pattern for one name, without folders (`*KEY*`, `LC_*`, `{A,B}_*`): a name is matched
+ * against each alternative directly, with none of a path's splitting and state sets.
+ */
+export const compileNameGlob = (pattern: string): ((name: string) => boolean) => {
+  const alternatives = expandBraces(pattern).map(compileName)
+  return (name) => alternatives.some((alternative) => matchName(alternative, name))
+}
+
+/**
  * Splits a pattern into the folder its leading literal segments name and the rest, so a walk
  * starts as deep as it can: `src/**\/*.ts` → `{ base: "src", rest: "**\/*.ts" }`.
  */
