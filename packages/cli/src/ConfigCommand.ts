@@ -13,7 +13,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { nonEmpty } from "./App.js"
 import { usageError } from "./CliError.js"
-import type { RunFlags } from "./main.js"
+import type { RunFlags } from "./Flags.js"
 import { writeRecord } from "./SessionRecords.js"
 import { homeRelative } from "./SessionsCommand.js"
 

@@ -9,7 +9,7 @@ import * as PluginUi from "@alisio/runtime/PluginUi"
 import * as Layer from "effect/Layer"
 import type { Setup } from "./App.js"
 import { builtinPlugins } from "./BuiltinPlugins.js"
-import type { RunFlags } from "./main.js"
+import type { RunFlags } from "./Flags.js"
 import { version } from "./Version.js"
 
 /** What the command line says about plugins. */

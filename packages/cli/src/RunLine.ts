@@ -2,7 +2,7 @@ import { statSync } from "node:fs"
 import { parseDuration } from "@alisio/domain/Durations"
 import { MIN_CONTEXT_TOKENS } from "@alisio/domain/Limits"
 import * as Option from "effect/Option"
-import type { RunFlags } from "./main.js"
+import type { RunFlags } from "./Flags.js"
 
 // `alisio run …` as the command tree would parse it, without loading the tree: @effect/cli and every
 // command's flags cost a run ~90–120 ms of CPU before its first request (bench/README.md). Only a
@@ -30,7 +30,7 @@ const texts: Kind = { _tag: "Texts" }
 const duration: Kind = { _tag: "Duration" }
 const count = (min: number): Kind => ({ _tag: "Count", min })
 
-/** `run`'s flags: the same names, aliases and values as `runFlags` in main.ts. */
+/** `run`'s flags: the same names, aliases and values as `runFlags` in Flags.ts. */
 export const runOptions: ReadonlyArray<RunOption> = [
   { key: "json", names: ["--json"], kind: boolean },
   { key: "final", names: ["--final"], kind: boolean },

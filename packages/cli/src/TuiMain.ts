@@ -1,6 +1,6 @@
 import * as Option from "effect/Option"
 import { runAtEdge } from "./Edge.js"
-import type { TuiFlags } from "./main.js"
+import type { TuiFlags } from "./Flags.js"
 import { tuiCommand } from "./tui/TuiCommand.js"
 
 // A bare `alisio` (no word after it) opens the interactive UI without loading the command tree:

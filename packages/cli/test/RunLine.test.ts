@@ -8,7 +8,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as CommandLine from "../src/CommandLine.js"
-import { commandLine, type RunFlags, runFlags } from "../src/main.js"
+import { type RunFlags, runFlags } from "../src/Flags.js"
+import { commandLine } from "../src/main.js"
 import { parseRunLine, runOptions } from "../src/RunLine.js"
 
 // RunLine.ts reads `alisio run`'s flags without the command tree; main.ts reads every command line

@@ -2,7 +2,7 @@ import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { type TuiFlags, tuiFlags } from "../src/main.js"
+import { type TuiFlags, tuiFlags } from "../src/Flags.js"
 import { noFlags } from "../src/TuiMain.js"
 
 describe("TuiMain", () => {
