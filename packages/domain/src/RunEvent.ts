@@ -322,11 +322,20 @@ export type DecodedRunEvent =
   | { readonly _tag: "Unknown"; readonly event: UnknownRunEvent }
 
 type AnyEventSchema = Schema.Schema<KnownRunEvent, unknown>
-const knownDecoders: Record<string, (u: unknown) => Either.Either<KnownRunEvent, ParseResult.ParseError>> =
-  Object.fromEntries(
-    runEventTypes.map((type) => [type, Schema.decodeUnknownEither(RunEventSchemas[type] as unknown as AnyEventSchema)])
-  )
-const decodeUnknownEvent = Schema.decodeUnknownEither(UnknownRunEvent)
+
+// A type's decoder and encoder are compiled when an event of that type is first met: a run meets a
+// few of the types, and compiling them all cost every process that loads this module ~25 ms.
+const knownTypes: ReadonlySet<string> = new Set(runEventTypes)
+const decoders = new Map<string, (u: unknown) => Either.Either<KnownRunEvent, ParseResult.ParseError>>()
+const decoderOf = (type: RunEventType) => {
+  let decode = decoders.get(type)
+  if (decode === undefined) {
+    decode = Schema.decodeUnknownEither(RunEventSchemas[type] as unknown as AnyEventSchema)
+    decoders.set(type, decode)
+  }
+  return decode
+}
+let decodeUnknownEvent: ((u: unknown) => Either.Either<UnknownRunEvent, ParseResult.ParseError>) | undefined
 
 /**
  * Decodes one event as read from JSON. Extra fields are ignored; a type this version does not
@@ -334,15 +343,21 @@ const decodeUnknownEvent = Schema.decodeUnknownEither(UnknownRunEvent)
  */
 export const decodeRunEvent = (input: unknown): Either.Either<DecodedRunEvent, ParseResult.ParseError> => {
   const type = typeof input === "object" && input !== null ? (input as { type?: unknown }).type : undefined
-  if (typeof type === "string" && Object.hasOwn(knownDecoders, type)) {
-    return Either.map(knownDecoders[type]!(input), (event) => ({ _tag: "Known", event }))
+  if (typeof type === "string" && knownTypes.has(type)) {
+    return Either.map(decoderOf(type as RunEventType)(input), (event) => ({ _tag: "Known", event }))
   }
+  decodeUnknownEvent ??= Schema.decodeUnknownEither(UnknownRunEvent)
   return Either.map(decodeUnknownEvent(input), (event) => ({ _tag: "Unknown", event }))
 }
 
-const encoders: Record<string, (event: KnownRunEvent) => unknown> = Object.fromEntries(
-  runEventTypes.map((type) => [type, Schema.encodeSync(RunEventSchemas[type] as unknown as AnyEventSchema)])
-)
+const encoders = new Map<string, (event: KnownRunEvent) => unknown>()
 
 /** The JSON form of an event (what `alisio run --json` writes, one per line). */
-export const encodeRunEvent = (event: KnownRunEvent): unknown => encoders[event.type]!(event)
+export const encodeRunEvent = (event: KnownRunEvent): unknown => {
+  let encode = encoders.get(event.type)
+  if (encode === undefined) {
+    encode = Schema.encodeSync(RunEventSchemas[event.type] as unknown as AnyEventSchema)
+    encoders.set(event.type, encode)
+  }
+  return encode(event)
+}
