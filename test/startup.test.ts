@@ -3,7 +3,9 @@
 // fetch), and `run` does not load `yaml` before a file needs it. Speed itself is measured in bench/.
 
 import { spawnSync } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync } from "node:fs"
+import * as nodeModule from "node:module"
+import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { cliBin } from "./support/cli.js"
@@ -73,6 +75,15 @@ describe("start-up", () => {
     assert.notInclude(text, "--first-token-timeout", "the flags of run")
   })
 
+  it("CLI-1 `alisio run` starts without loading @effect/cli or the command tree", () => {
+    const runMain = dynamicTarget(cliBin, /RunMain-[A-Z0-9]+\.js/)
+    const run = dynamicTarget(runMain, /RunCommand-[A-Z0-9]+\.js/)
+    const text = [...staticGraph(runMain), ...staticGraph(run)].map((file) => readFileSync(file, "utf8")).join("\n")
+    assert.notMatch(text, /\bgetUsage\b/, "@effect/cli")
+    assert.notInclude(text, "sessions-rm", "the command tree")
+    assert.isFalse(holdsTui(staticGraph(run)), "the interactive UI")
+  })
+
   it("--help is answered from the help the bundle embeds: neither Effect nor @effect/cli loads", () => {
     const helpFast = dynamicTarget(cliBin, /HelpFast-[A-Z0-9]+\.js/)
     const text = staticGraph(helpFast)
@@ -92,6 +103,30 @@ describe("start-up", () => {
     assert.strictEqual(help.status, 0)
     assert.include(help.stdout, "--first-token-timeout")
   })
+
+  it.skipIf(typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache !== "function")(
+    "every command sets the same V8 flags, so one command's compiled code in Node's compile cache serves the next",
+    () => {
+      // V8 refuses cached code compiled under other flags; Node then compiles afresh and rewrites the cache.
+      const cache = mkdtempSync(join(tmpdir(), "alisio-compile-cache-"))
+      const home = mkdtempSync(join(tmpdir(), "alisio-home-"))
+      const env = {
+        ...process.env,
+        ALISIO_HOME: home,
+        NODE_COMPILE_CACHE: cache,
+        NODE_DEBUG_NATIVE: "COMPILE_CACHE",
+        OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+        OPENAI_API_KEY: "k"
+      }
+      const cli = (...args: ReadonlyArray<string>) =>
+        spawnSync(process.execPath, [cliBin, ...args], { encoding: "utf8", env }).stderr
+      cli("sessions", "list")
+      const run = cli("run", "-m", "openai/m", "hi")
+      assert.include(run, "was accepted", "the run found the code `sessions list` compiled")
+      assert.notInclude(run, "was rejected")
+      assert.notInclude(cli("sessions", "list"), "was rejected")
+    }
+  )
 
   it("the V8 flags set at start are all known to this Node: a run's start prints nothing on stderr", () => {
     // `alisio run` sets every flag it sets (V8Flags.ts) before it answers `--help`; a flag this

@@ -1,7 +1,12 @@
-// V8 flags for what a command does, set at start through `v8.setFlagsFromString` (an npm bin
-// cannot pass Node options). Each is read by V8 when it is next needed, so setting it before the
-// program loads is in time. An unknown flag would print a line on stderr: each is set only where
-// the V8 in use has it (tests run on Node 20 and 24; Node 22 checked by hand). Figures: bench/README.md.
+// V8 flags set at start through `v8.setFlagsFromString` (an npm bin cannot pass Node options). Each
+// is read by V8 when it is next needed, so setting it before the program loads is in time. An
+// unknown flag would print a line on stderr: each is set only where the V8 in use has it (tests run
+// on Node 20 and 24; Node 22 checked by hand). Figures: bench/README.md.
+//
+// Every command that loads the program sets the same flags: V8 checks a hash of all its flags
+// before it accepts compiled code from Node's compile cache (Node 22+), so a command with other
+// flags than the last one would throw the cache away and write it again (measured on Node 24:
+// `sessions list` after a `run` cost ~90 ms more than after another `sessions list`).
 import { setFlagsFromString } from "node:v8"
 
 export const tuneV8 = (args: ReadonlyArray<string>): void => {
@@ -10,18 +15,17 @@ export const tuneV8 = (args: ReadonlyArray<string>): void => {
   // llhttp's one huge function that costs ~30 MB of peak memory and ~250 ms of CPU, more than all
   // the parsing a session does (issue 17: a run's peak RSS 110 → 81 MB, its CPU −20 %).
   setFlagsFromString("--liftoff-only")
-  if (args[0] !== "run") return
-  // A headless run is short-lived: V8's young generation keeps its first size instead of growing
-  // to 16 MB a half (12 MB less peak RSS, the same CPU). V8 reads the factor whenever it would grow
-  // the young generation (`--max-semi-space-size` is read once, at start: too late here).
+  // V8's young generation keeps its first size instead of growing to 16 MB a half (a run: 12 MB
+  // less peak RSS, the same CPU). V8 reads the factor whenever it would grow the young generation
+  // (`--max-semi-space-size` is read once, at start: too late here).
   setFlagsFromString("--semi-space-growth-factor=1")
-  // Maglev (V8's mid-tier compiler, on from Node 22) compiles what a short run makes warm and is
-  // done with it when the run ends: on Node 24 a run's peak RSS −10 MB, its CPU −4 % without it.
-  // Hot code is still optimized by TurboFan.
+  // Maglev (V8's mid-tier compiler, on from Node 22) compiles what a short command makes warm and
+  // is done with it when the command ends: on Node 24 a run's peak RSS −10 MB, its CPU −4 %
+  // without it. Hot code is still optimized by TurboFan.
   setFlagsFromString("--no-maglev")
   // On Node 20 (V8 11) TurboFan optimizes what a short run makes warm, and compiling costs more
   // than it saves before the run ends: with 8 times the interrupt budget, CPU −9 % at 200 deltas
   // and −14 % at 10 200 (same run). Hot code is still optimized, later. Later V8s tier up by
-  // invocation counts and have no such flag; the equivalent change measured within the noise.
-  if (process.versions.v8.startsWith("11.")) setFlagsFromString("--interrupt-budget=540672")
+  // invocation counts and have no such flag; Node 20 has no compile cache to keep in step.
+  if (args[0] === "run" && process.versions.v8.startsWith("11.")) setFlagsFromString("--interrupt-budget=540672")
 }
