@@ -11,6 +11,8 @@ import { version } from "./Version.js"
 // Set by the bundler: the bundle has a second build, under plugins/, for commands that may load
 // an external plugin (see PluginProbe.ts).
 declare const ALISIO_PLUGIN_BUILD: string | undefined
+// Set by the bundler: `alisio run` has a build of its own, under run/ (RunMain.ts).
+declare const ALISIO_RUN_BUILD: string | undefined
 // Set by the bundler: the help of every command, described at build time (HelpFast.ts).
 declare const ALISIO_HELP_TREE: string | undefined
 
@@ -24,6 +26,11 @@ const quietOnBrokenPipe = () =>
     if (error.code === "EPIPE") process.exit(0)
     throw error
   })
+
+const runMain = (): Promise<typeof import("./RunMain.js")> =>
+  typeof ALISIO_RUN_BUILD === "string"
+    ? import(new URL(ALISIO_RUN_BUILD, import.meta.url).href)
+    : import("./RunMain.js")
 
 const args = process.argv.slice(2)
 tuneV8(args)
@@ -40,11 +47,7 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
 } else if (args.length === 0 && !mayLoadExternalPlugins(args)) {
   // `alisio` alone: the interactive UI, without the command tree (TuiMain.ts).
   ;(await import("./TuiMain.js")).mainTui()
-} else if (
-  args[0] === "run" &&
-  !mayLoadExternalPlugins(args) &&
-  (await import("./RunMain.js")).mainRun(args.slice(1))
-) {
+} else if (args[0] === "run" && !mayLoadExternalPlugins(args) && (await runMain()).mainRun(args.slice(1))) {
   // `alisio run` with flags read without the command tree (RunLine.ts).
 } else {
   // main watches stdout itself: a run whose reader went away is cancelled (BrokenPipe.ts).
