@@ -11,6 +11,7 @@ import { type AgentDefinition, formatDiagnostic } from "./AgentDefinition.js"
 import type { TaskRecord } from "./TaskRecords.js"
 import { formatTokens, totalTokens } from "./TaskResult.js"
 import type { Tasks } from "./Tasks.js"
+import { agentsCommandSpec } from "./TaskToolSpecs.js"
 import { commitWorktree, mergeBranch, removeWorktree } from "./Worktrees.js"
 
 const usage = "Usage: /agents [list] | /agents cancel <id> | /agents merge <id> | /agents discard <id> | /agents defs"
@@ -182,8 +183,7 @@ export const agentsCommand = (tasks: Tasks, api: PluginApiService): PluginComman
     })
 
   return {
-    name: "agents",
-    description: "Subagents of the session: list them; cancel, merge or discard one; show the agent definitions",
+    ...agentsCommandSpec,
     execute: (args, context) =>
       Effect.gen(function* () {
         const [verb = "list", id = "", ...rest] = args
