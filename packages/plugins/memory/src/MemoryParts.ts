@@ -11,6 +11,7 @@ import type { MemoryConfig } from "./MemoryConfig.js"
 import { memoryContext } from "./MemoryContext.js"
 import { migrate } from "./MemorySchema.js"
 import { lazyMemoryStore, makeMemoryStore } from "./MemoryStore.js"
+import type { MemoryCommandSpec, MemoryToolSpecs } from "./MemoryToolSpecs.js"
 import { memoryCommand, memoryTools } from "./MemoryTools.js"
 
 export interface MemoryParts {
@@ -22,12 +23,16 @@ export interface MemoryParts {
   readonly context: ContextProvider
 }
 
-/** The parts; `openNow` opens (and upgrades) the file before returning, failing as the opening does. */
+/**
+ * The parts; `openNow` opens (and upgrades) the file before returning, failing as the opening does.
+ * `specs` are the tools' and the command's names, descriptions and JSON Schemas (`MemoryToolSpecs.ts`).
+ */
 export const makeMemoryParts = (
   api: PluginApiService,
   config: MemoryConfig,
   file: string,
-  openNow: boolean
+  openNow: boolean,
+  specs: { readonly tools: MemoryToolSpecs; readonly command: MemoryCommandSpec }
 ): Effect.Effect<MemoryParts, SqlDatabaseError | PluginError, Scope.Scope> =>
   Effect.gen(function* () {
     const scope = yield* Effect.scope
@@ -43,9 +48,11 @@ export const makeMemoryParts = (
     return {
       opened: store.opened,
       tools: new Map(
-        memoryTools(store, { maxContentChars: config.maxContentChars }).map((tool) => [tool.name, tool] as const)
+        memoryTools(store, { maxContentChars: config.maxContentChars }, specs.tools).map(
+          (tool) => [tool.name, tool] as const
+        )
       ),
-      command: memoryCommand(store),
+      command: memoryCommand(store, specs.command),
       context: memoryContext(store, config.injectBudgetTokens)
     }
   })

@@ -1,7 +1,8 @@
 // What the model is told of the memory tools: names, descriptions and the JSON Schemas of their
 // arguments, as constants, so that a run offers them without importing the store or deriving a JSON
-// Schema (issue 17). `MemoryTools.ts` decodes the arguments with the Schemas these are derived from;
-// a test keeps the two equal.
+// Schema (issue 17). `MemoryTools.ts` decodes the arguments with the Schemas these are derived from
+// (a test keeps the two equal) and is given these rather than importing them: the bundle then keeps
+// them in the plugin's entry chunk instead of a chunk of their own loaded at every start.
 import type { ToolSpec } from "@alisio/domain/Tool"
 
 const int = { Int: { type: "integer", description: "an integer", title: "int" } }
@@ -12,7 +13,7 @@ const memoryId = {
   exclusiveMinimum: 0
 }
 
-export const memorySaveSpec: ToolSpec = {
+const save: ToolSpec = {
   name: "memory_save",
   description:
     "Saves a memory that outlives this session: a decision, a convention, a fix, a preference. Saving again with the same topic_key updates that memory instead of adding one. Text inside <private>…</private> is stored as [private].",
@@ -37,7 +38,7 @@ export const memorySaveSpec: ToolSpec = {
   }
 }
 
-export const memorySearchSpec: ToolSpec = {
+const search: ToolSpec = {
   name: "memory_search",
   description:
     "Searches saved memories by words (full text, ranked by relevance and recency). Returns ids with a snippet; read one with memory_get.",
@@ -70,7 +71,7 @@ export const memorySearchSpec: ToolSpec = {
   }
 }
 
-export const memoryGetSpec: ToolSpec = {
+const get: ToolSpec = {
   name: "memory_get",
   description: "Reads one saved memory in full, by id.",
   parameters: {
@@ -82,7 +83,7 @@ export const memoryGetSpec: ToolSpec = {
   }
 }
 
-export const memoryForgetSpec: ToolSpec = {
+const forget: ToolSpec = {
   name: "memory_forget",
   description:
     "Forgets a memory by id: hidden from search and from new sessions. hard: true deletes it from the file for good.",
@@ -98,16 +99,18 @@ export const memoryForgetSpec: ToolSpec = {
   }
 }
 
-/** The memory tools, in the order they are registered. */
-export const memoryToolSpecs: ReadonlyArray<ToolSpec> = [
-  memorySaveSpec,
-  memorySearchSpec,
-  memoryGetSpec,
-  memoryForgetSpec
-]
+/** The memory tools by name, in the order they are registered. */
+export const memoryToolSpecs = {
+  memory_save: save,
+  memory_search: search,
+  memory_get: get,
+  memory_forget: forget
+} as const
+export type MemoryToolSpecs = typeof memoryToolSpecs
 
 /** `/memory`, as the command catalog lists it. */
 export const memoryCommandSpec = {
   name: "memory",
   description: "Search saved memories (/memory <words>) or forget one (/memory forget <id>)."
-} as const
+}
+export type MemoryCommandSpec = typeof memoryCommandSpec

@@ -10,13 +10,7 @@ import * as Schema from "effect/Schema"
 import { hitLine, recordLine, recordText } from "./internal/format.js"
 import { projectIdOf } from "./internal/project.js"
 import type { MemoryStore } from "./MemoryStore.js"
-import {
-  memoryCommandSpec,
-  memoryForgetSpec,
-  memoryGetSpec,
-  memorySaveSpec,
-  memorySearchSpec
-} from "./MemoryToolSpecs.js"
+import type { MemoryCommandSpec, MemoryToolSpecs } from "./MemoryToolSpecs.js"
 
 export const DEFAULT_SEARCH_LIMIT = 10
 export const MAX_SEARCH_LIMIT = 50
@@ -61,11 +55,16 @@ export const memoryToolInputs = (options: { readonly maxContentChars: number }) 
   })
 })
 
-export const memoryTools = (store: MemoryStore, options: { readonly maxContentChars: number }): ReadonlyArray<Tool> => {
+/** The tools; `specs` (`MemoryToolSpecs.ts`) are their names, descriptions and JSON Schemas. */
+export const memoryTools = (
+  store: MemoryStore,
+  options: { readonly maxContentChars: number },
+  specs: MemoryToolSpecs
+): ReadonlyArray<Tool> => {
   const inputs = memoryToolInputs(options)
   return [
     defineTool({
-      ...memorySaveSpec,
+      ...specs.memory_save,
       effect: "internal",
       input: inputs.memory_save,
       run: (input, context) =>
@@ -95,7 +94,7 @@ export const memoryTools = (store: MemoryStore, options: { readonly maxContentCh
         }).pipe(Effect.mapError(toolError))
     }),
     defineTool({
-      ...memorySearchSpec,
+      ...specs.memory_search,
       effect: "internal",
       input: inputs.memory_search,
       run: (input, context) =>
@@ -121,7 +120,7 @@ export const memoryTools = (store: MemoryStore, options: { readonly maxContentCh
         }).pipe(Effect.mapError(toolError))
     }),
     defineTool({
-      ...memoryGetSpec,
+      ...specs.memory_get,
       effect: "internal",
       input: inputs.memory_get,
       run: (input, context) =>
@@ -132,7 +131,7 @@ export const memoryTools = (store: MemoryStore, options: { readonly maxContentCh
         }).pipe(Effect.mapError(toolError))
     }),
     defineTool({
-      ...memoryForgetSpec,
+      ...specs.memory_forget,
       effect: "internal",
       input: inputs.memory_forget,
       run: (input, context) =>
@@ -148,9 +147,9 @@ export const memoryTools = (store: MemoryStore, options: { readonly maxContentCh
 
 const USAGE = "Usage: /memory <words> searches memories; /memory forget <id> forgets one."
 
-/** `/memory <query>`, `/memory forget <id>`; without arguments, the usage and the latest memories. */
-export const memoryCommand = (store: MemoryStore): PluginCommand => ({
-  ...memoryCommandSpec,
+/** `/memory <query>`, `/memory forget <id>`; without arguments, the usage and the latest memories. `spec`: its name and description. */
+export const memoryCommand = (store: MemoryStore, spec: MemoryCommandSpec): PluginCommand => ({
+  ...spec,
   execute: (args, context) =>
     Effect.gen(function* () {
       const project = yield* projectIdOf(context.cwd ?? process.cwd())

@@ -7,7 +7,7 @@ import * as path from "node:path"
 import { definePlugin, PluginApi } from "@alisio/domain/Plugin"
 import * as Effect from "effect/Effect"
 import { onFirstUse } from "./internal/onFirstUse.js"
-import { readConfig } from "./MemoryConfig.js"
+import { readSettings } from "./internal/settings.js"
 import type { MemoryParts } from "./MemoryParts.js"
 import { memoryCommandSpec, memoryToolSpecs } from "./MemoryToolSpecs.js"
 
@@ -20,7 +20,7 @@ export const memoryPlugin = definePlugin({
   description: "Persistent memory across sessions, with full-text search.",
   setup: Effect.gen(function* () {
     const api = yield* PluginApi
-    const config = yield* readConfig(api.id, api.config)
+    const config = yield* readSettings(api.id, api.config)
     // A file that exists is opened (and upgraded) at once; otherwise it is created when first
     // needed: a run that finds no memory file and saves nothing never opens one (issue 17).
     const file = path.join(api.paths.state, MEMORY_FILE)
@@ -30,14 +30,20 @@ export const memoryPlugin = definePlugin({
       Effect.flatMap(
         Effect.promise(() => import("./MemoryParts.js")),
         (module) =>
-          Effect.tap(module.makeMemoryParts(api, config, MEMORY_FILE, exists), (parts) => {
-            made = parts
-          })
+          Effect.tap(
+            module.makeMemoryParts(api, config, MEMORY_FILE, exists, {
+              tools: memoryToolSpecs,
+              command: memoryCommandSpec
+            }),
+            (parts) => {
+              made = parts
+            }
+          )
       ),
       yield* Effect.scope
     )
     if (exists) yield* parts
-    for (const spec of memoryToolSpecs) {
+    for (const spec of Object.values(memoryToolSpecs)) {
       yield* api.tools.register({
         ...spec,
         effect: "internal",

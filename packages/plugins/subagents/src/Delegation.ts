@@ -10,6 +10,7 @@ import type { Discovered } from "./AgentDiscovery.js"
 import { agentsCommand } from "./AgentsCommand.js"
 import type { SubagentsConfig } from "./SubagentsConfig.js"
 import { makeTasks } from "./Tasks.js"
+import type { AgentsCommandSpec, TaskToolSpecs } from "./TaskToolSpecs.js"
 import { taskTools } from "./TaskTools.js"
 
 export interface Delegation {
@@ -21,9 +22,10 @@ export interface Delegation {
 export const makeDelegation = (
   api: PluginApiService,
   config: SubagentsConfig,
-  discover: (cwd: string) => Effect.Effect<Discovered>
+  discover: (cwd: string) => Effect.Effect<Discovered>,
+  specs: { readonly tools: TaskToolSpecs; readonly command: AgentsCommandSpec }
 ): Effect.Effect<Delegation, never, Scope.Scope> =>
   Effect.map(makeTasks(api, config, discover), (tasks) => ({
-    tools: new Map(taskTools(tasks).map((tool) => [tool.name, tool])),
-    command: agentsCommand(tasks, api)
+    tools: new Map(taskTools(tasks, specs.tools).map((tool) => [tool.name, tool])),
+    command: agentsCommand(tasks, api, specs.command)
   }))

@@ -1,13 +1,14 @@
 // What the model is told of the task tools: names, descriptions and the JSON Schemas of their
 // arguments, as constants, so that a run offers them without importing the tasks' code or deriving
 // a JSON Schema (issue 17). `TaskTools.ts` decodes the arguments with the Schemas these are derived
-// from; a test keeps the two equal.
+// from (a test keeps the two equal) and is given these rather than importing them: the bundle then
+// keeps them in the plugin's entry chunk instead of a chunk of their own loaded at every start.
 import type { ToolSpec } from "@alisio/domain/Tool"
 
 const taskId = { type: "string", description: "The id the task call returned." }
 const int = { Int: { type: "integer", description: "an integer", title: "int" } }
 
-export const taskSpec: ToolSpec = {
+const task: ToolSpec = {
   name: "task",
   description: [
     "Delegates a task to a subagent: an agent with its own instructions, tools and context, which works on its own and returns one report.",
@@ -41,7 +42,7 @@ export const taskSpec: ToolSpec = {
   }
 }
 
-export const taskStatusSpec: ToolSpec = {
+const taskStatus: ToolSpec = {
   name: "task_status",
   description: "Tells where a background task stands, without waiting; gives its result when it has ended.",
   parameters: {
@@ -52,7 +53,7 @@ export const taskStatusSpec: ToolSpec = {
   }
 }
 
-export const taskWaitSpec: ToolSpec = {
+const taskWait: ToolSpec = {
   name: "task_wait",
   description:
     "Waits for a background task to end and returns its result; with timeout_ms, gives up after that long and says where it stands (the task goes on).",
@@ -78,11 +79,13 @@ export const taskWaitSpec: ToolSpec = {
   }
 }
 
-/** The task tools, in the order they are registered. */
-export const taskToolSpecs: ReadonlyArray<ToolSpec> = [taskSpec, taskStatusSpec, taskWaitSpec]
+/** The task tools by name, in the order they are registered. */
+export const taskToolSpecs = { task, task_status: taskStatus, task_wait: taskWait } as const
+export type TaskToolSpecs = typeof taskToolSpecs
 
 /** `/agents`, as the command catalog lists it. */
 export const agentsCommandSpec = {
   name: "agents",
   description: "Subagents of the session: list them; cancel, merge or discard one; show the agent definitions"
-} as const
+}
+export type AgentsCommandSpec = typeof agentsCommandSpec

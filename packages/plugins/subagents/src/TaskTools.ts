@@ -10,7 +10,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { formatTokens, totalTokens } from "./TaskResult.js"
 import type { LiveTask, Tasks } from "./Tasks.js"
-import { taskSpec, taskStatusSpec, taskWaitSpec } from "./TaskToolSpecs.js"
+import type { TaskToolSpecs } from "./TaskToolSpecs.js"
 
 const TaskArgs = Schema.Struct({
   description: Schema.String.annotations({ description: "A short (3-5 words) description of the task." }),
@@ -57,9 +57,10 @@ const lookup = (tasks: Tasks, id: string, session: string) => {
 /** The Schemas the tools decode their arguments with, by tool name (`TaskToolSpecs.ts` holds their JSON Schemas). */
 export const taskToolInputs = { task: TaskArgs, task_status: TaskId, task_wait: WaitArgs } as const
 
-export const taskTools = (tasks: Tasks) => [
+/** The tools; `specs` (`TaskToolSpecs.ts`) are their names, descriptions and JSON Schemas. */
+export const taskTools = (tasks: Tasks, specs: TaskToolSpecs) => [
   defineTool({
-    ...taskSpec,
+    ...specs.task,
     effect: "internal",
     input: TaskArgs,
     run: (input, context) =>
@@ -80,7 +81,7 @@ export const taskTools = (tasks: Tasks) => [
       })
   }),
   defineTool({
-    ...taskStatusSpec,
+    ...specs.task_status,
     effect: "internal",
     input: TaskId,
     run: ({ task_id }, context) =>
@@ -96,7 +97,7 @@ export const taskTools = (tasks: Tasks) => [
       })
   }),
   defineTool({
-    ...taskWaitSpec,
+    ...specs.task_wait,
     effect: "internal",
     input: WaitArgs,
     run: ({ task_id, timeout_ms }, context) =>

@@ -7,7 +7,7 @@ import { definePlugin, PluginApi, type PluginDefinition } from "@alisio/domain/P
 import * as Effect from "effect/Effect"
 import { makeDiscovery } from "./AgentDiscovery.js"
 import { onFirstUse } from "./internal/onFirstUse.js"
-import { readConfig } from "./SubagentsConfig.js"
+import { readSettings } from "./internal/settings.js"
 import { agentsCommandSpec, taskToolSpecs } from "./TaskToolSpecs.js"
 
 export type { AgentDefinition, AgentDiagnostic } from "./AgentDefinition.js"
@@ -26,7 +26,7 @@ export const makeSubagentsPlugin = (options: TasksOptions = {}): PluginDefinitio
     description: "Delegates to defined agents (Claude Code's files too), in parallel, in git worktrees.",
     setup: Effect.gen(function* () {
       const api = yield* PluginApi
-      const config = yield* readConfig(api.id, api.config)
+      const config = yield* readSettings(api.id, api.config)
       const discover = makeDiscovery({
         trustProject: api.trustProject,
         configHome: api.paths.configHome,
@@ -38,11 +38,11 @@ export const makeSubagentsPlugin = (options: TasksOptions = {}): PluginDefinitio
       const delegation = yield* onFirstUse(
         Effect.flatMap(
           Effect.promise(() => import("./Delegation.js")),
-          (module) => module.makeDelegation(api, config, discover)
+          (module) => module.makeDelegation(api, config, discover, { tools: taskToolSpecs, command: agentsCommandSpec })
         ),
         yield* Effect.scope
       )
-      for (const spec of taskToolSpecs) {
+      for (const spec of Object.values(taskToolSpecs)) {
         yield* api.tools.register({
           ...spec,
           effect: "internal",
