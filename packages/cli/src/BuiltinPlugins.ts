@@ -1,9 +1,13 @@
 // The builtin plugins (PL-1, PL-2, PKG-2): the runtime knows none of them; the CLI passes this list
-// in. Adding a builtin plugin is one entry here. Each loads only when a command starts the plugin
-// host, so `--version` and `--help` never import them.
+// in. Adding a builtin plugin is one entry here. Their entry modules are small (what a plugin does
+// is imported on its first use) and come with the plugin host's code: a module of its own, imported
+// at every start, cost the module loader more than their code (issue 17). `--version` and `--help`
+// never import them.
+import memoryPlugin from "@alisio/plugin-memory"
+import subagentsPlugin from "@alisio/plugin-subagents"
 import type { BuiltinPlugin } from "@alisio/runtime/PluginHost"
 
 export const builtinPlugins: ReadonlyArray<BuiltinPlugin> = [
-  { id: "memory", load: () => import("@alisio/plugin-memory").then((module) => module.default) },
-  { id: "subagents", load: () => import("@alisio/plugin-subagents").then((module) => module.default) }
+  { id: "memory", load: () => memoryPlugin },
+  { id: "subagents", load: () => subagentsPlugin }
 ]

@@ -10,6 +10,7 @@ import * as Schema from "effect/Schema"
 import { hitLine, recordLine, recordText } from "./internal/format.js"
 import { projectIdOf } from "./internal/project.js"
 import type { MemoryStore } from "./MemoryStore.js"
+import type { MemoryCommandSpec, MemoryToolSpecs } from "./MemoryToolSpecs.js"
 
 export const DEFAULT_SEARCH_LIMIT = 10
 export const MAX_SEARCH_LIMIT = 50
@@ -18,129 +19,137 @@ const toolError = (error: SqlDatabaseError) => new ToolError({ message: `The mem
 
 const MemoryId = Schema.Int.pipe(Schema.positive()).annotations({ description: "A memory's id, as in #12." })
 
-export const memoryTools = (store: MemoryStore, options: { readonly maxContentChars: number }): ReadonlyArray<Tool> => [
-  defineTool({
-    name: "memory_save",
-    description:
-      "Saves a memory that outlives this session: a decision, a convention, a fix, a preference. Saving again with the same topic_key updates that memory instead of adding one. Text inside <private>…</private> is stored as [private].",
-    effect: "internal",
-    input: Schema.Struct({
-      title: Schema.optional(Schema.String).annotations({ description: "A short title." }),
-      content: Schema.String.pipe(Schema.filter((text) => text.trim() !== "" || "content is empty")).annotations({
-        description: `What to remember (at most ${options.maxContentChars} characters are kept).`
-      }),
-      type: Schema.optional(Schema.String).annotations({
-        description: "A kind such as decision, convention, bug, preference; note by default."
-      }),
-      scope: Schema.optional(Schema.Literal("project", "personal")).annotations({
-        description: "project (default): only this workspace sees it; personal: every workspace does."
-      }),
-      topic_key: Schema.optional(Schema.String).annotations({
-        description: "A stable key such as auth/session-format; a later save with the same key replaces this memory."
-      })
+/** The Schemas the tools decode their arguments with, by tool name (`MemoryToolSpecs.ts` holds their JSON Schemas). */
+export const memoryToolInputs = (options: { readonly maxContentChars: number }) => ({
+  memory_save: Schema.Struct({
+    title: Schema.optional(Schema.String).annotations({ description: "A short title." }),
+    content: Schema.String.pipe(Schema.filter((text) => text.trim() !== "" || "content is empty")).annotations({
+      description: `What to remember (at most ${options.maxContentChars} characters are kept).`
     }),
-    run: (input, context) =>
-      Effect.gen(function* () {
-        const outcome = yield* store.save({
-          project: yield* projectIdOf(context.cwd),
-          content: input.content,
-          title: input.title,
-          type: input.type,
-          scope: input.scope,
-          topicKey: input.topic_key
-        })
-        const scope = input.scope ?? "project"
-        return textResult(
-          [
-            outcome.updated
-              ? `Updated memory #${outcome.id} (${scope}, topic_key ${JSON.stringify(input.topic_key?.trim())}).`
-              : `Saved memory #${outcome.id} (${scope}).`,
-            ...(outcome.cutFrom === undefined
-              ? []
-              : [
-                  `The content was cut to ${options.maxContentChars} of its ${outcome.cutFrom} characters; save the rest as another memory if it matters.`
-                ]),
-            ...(outcome.redacted ? ["Private spans were stored as [private]."] : [])
-          ].join(" ")
-        )
-      }).pipe(Effect.mapError(toolError))
-  }),
-  defineTool({
-    name: "memory_search",
-    description:
-      "Searches saved memories by words (full text, ranked by relevance and recency). Returns ids with a snippet; read one with memory_get.",
-    effect: "internal",
-    input: Schema.Struct({
-      query: Schema.String.annotations({ description: "Words to look for." }),
-      limit: Schema.optional(Schema.Int.pipe(Schema.between(1, MAX_SEARCH_LIMIT))).annotations({
-        description: `At most this many results (${DEFAULT_SEARCH_LIMIT} by default).`
-      }),
-      match: Schema.optional(Schema.Literal("all", "any")).annotations({
-        description: "all (default): every word must appear; any: at least one."
-      }),
-      all_projects: Schema.optional(Schema.Boolean).annotations({
-        description: "Also search other workspaces' memories."
-      })
+    type: Schema.optional(Schema.String).annotations({
+      description: "A kind such as decision, convention, bug, preference; note by default."
     }),
-    run: (input, context) =>
-      Effect.gen(function* () {
-        const match = input.match ?? "all"
-        const hits = yield* store.search({
-          project: yield* projectIdOf(context.cwd),
-          query: input.query,
-          limit: input.limit ?? DEFAULT_SEARCH_LIMIT,
-          match,
-          allProjects: input.all_projects ?? false
-        })
-        if (hits === undefined) return textResult("The query holds no word to search for.")
-        if (hits.length === 0) {
-          return textResult(
-            match === "all"
-              ? "No memory matches all of these words. Try fewer words, or match: any."
-              : "No memory matches these words."
-          )
-        }
-        const now = yield* Clock.currentTimeMillis
-        return textResult(hits.map((hit) => hitLine(hit, now)).join("\n"))
-      }).pipe(Effect.mapError(toolError))
-  }),
-  defineTool({
-    name: "memory_get",
-    description: "Reads one saved memory in full, by id.",
-    effect: "internal",
-    input: Schema.Struct({ id: MemoryId }),
-    run: (input, context) =>
-      Effect.gen(function* () {
-        const record = yield* store.get(yield* projectIdOf(context.cwd), input.id)
-        if (record === undefined) return textResult(`No memory #${input.id} in this workspace.`, { isError: true })
-        return textResult(recordText(record, yield* Clock.currentTimeMillis))
-      }).pipe(Effect.mapError(toolError))
-  }),
-  defineTool({
-    name: "memory_forget",
-    description:
-      "Forgets a memory by id: hidden from search and from new sessions. hard: true deletes it from the file for good.",
-    effect: "internal",
-    input: Schema.Struct({
-      id: MemoryId,
-      hard: Schema.optional(Schema.Boolean).annotations({ description: "Delete for good (default: hide it)." })
+    scope: Schema.optional(Schema.Literal("project", "personal")).annotations({
+      description: "project (default): only this workspace sees it; personal: every workspace does."
     }),
-    run: (input, context) =>
-      Effect.gen(function* () {
-        const hard = input.hard ?? false
-        const done = yield* store.forget(yield* projectIdOf(context.cwd), input.id, hard)
-        if (!done) return textResult(`No memory #${input.id} to forget in this workspace.`, { isError: true })
-        return textResult(hard ? `Deleted memory #${input.id} for good.` : `Forgot memory #${input.id}.`)
-      }).pipe(Effect.mapError(toolError))
+    topic_key: Schema.optional(Schema.String).annotations({
+      description: "A stable key such as auth/session-format; a later save with the same key replaces this memory."
+    })
+  }),
+  memory_search: Schema.Struct({
+    query: Schema.String.annotations({ description: "Words to look for." }),
+    limit: Schema.optional(Schema.Int.pipe(Schema.between(1, MAX_SEARCH_LIMIT))).annotations({
+      description: `At most this many results (${DEFAULT_SEARCH_LIMIT} by default).`
+    }),
+    match: Schema.optional(Schema.Literal("all", "any")).annotations({
+      description: "all (default): every word must appear; any: at least one."
+    }),
+    all_projects: Schema.optional(Schema.Boolean).annotations({
+      description: "Also search other workspaces' memories."
+    })
+  }),
+  memory_get: Schema.Struct({ id: MemoryId }),
+  memory_forget: Schema.Struct({
+    id: MemoryId,
+    hard: Schema.optional(Schema.Boolean).annotations({ description: "Delete for good (default: hide it)." })
   })
-]
+})
+
+/** The tools; `specs` (`MemoryToolSpecs.ts`) are their names, descriptions and JSON Schemas. */
+export const memoryTools = (
+  store: MemoryStore,
+  options: { readonly maxContentChars: number },
+  specs: MemoryToolSpecs
+): ReadonlyArray<Tool> => {
+  const inputs = memoryToolInputs(options)
+  return [
+    defineTool({
+      ...specs.memory_save,
+      effect: "internal",
+      input: inputs.memory_save,
+      run: (input, context) =>
+        Effect.gen(function* () {
+          const outcome = yield* store.save({
+            project: yield* projectIdOf(context.cwd),
+            content: input.content,
+            title: input.title,
+            type: input.type,
+            scope: input.scope,
+            topicKey: input.topic_key
+          })
+          const scope = input.scope ?? "project"
+          return textResult(
+            [
+              outcome.updated
+                ? `Updated memory #${outcome.id} (${scope}, topic_key ${JSON.stringify(input.topic_key?.trim())}).`
+                : `Saved memory #${outcome.id} (${scope}).`,
+              ...(outcome.cutFrom === undefined
+                ? []
+                : [
+                    `The content was cut to ${options.maxContentChars} of its ${outcome.cutFrom} characters; save the rest as another memory if it matters.`
+                  ]),
+              ...(outcome.redacted ? ["Private spans were stored as [private]."] : [])
+            ].join(" ")
+          )
+        }).pipe(Effect.mapError(toolError))
+    }),
+    defineTool({
+      ...specs.memory_search,
+      effect: "internal",
+      input: inputs.memory_search,
+      run: (input, context) =>
+        Effect.gen(function* () {
+          const match = input.match ?? "all"
+          const hits = yield* store.search({
+            project: yield* projectIdOf(context.cwd),
+            query: input.query,
+            limit: input.limit ?? DEFAULT_SEARCH_LIMIT,
+            match,
+            allProjects: input.all_projects ?? false
+          })
+          if (hits === undefined) return textResult("The query holds no word to search for.")
+          if (hits.length === 0) {
+            return textResult(
+              match === "all"
+                ? "No memory matches all of these words. Try fewer words, or match: any."
+                : "No memory matches these words."
+            )
+          }
+          const now = yield* Clock.currentTimeMillis
+          return textResult(hits.map((hit) => hitLine(hit, now)).join("\n"))
+        }).pipe(Effect.mapError(toolError))
+    }),
+    defineTool({
+      ...specs.memory_get,
+      effect: "internal",
+      input: inputs.memory_get,
+      run: (input, context) =>
+        Effect.gen(function* () {
+          const record = yield* store.get(yield* projectIdOf(context.cwd), input.id)
+          if (record === undefined) return textResult(`No memory #${input.id} in this workspace.`, { isError: true })
+          return textResult(recordText(record, yield* Clock.currentTimeMillis))
+        }).pipe(Effect.mapError(toolError))
+    }),
+    defineTool({
+      ...specs.memory_forget,
+      effect: "internal",
+      input: inputs.memory_forget,
+      run: (input, context) =>
+        Effect.gen(function* () {
+          const hard = input.hard ?? false
+          const done = yield* store.forget(yield* projectIdOf(context.cwd), input.id, hard)
+          if (!done) return textResult(`No memory #${input.id} to forget in this workspace.`, { isError: true })
+          return textResult(hard ? `Deleted memory #${input.id} for good.` : `Forgot memory #${input.id}.`)
+        }).pipe(Effect.mapError(toolError))
+    })
+  ]
+}
 
 const USAGE = "Usage: /memory <words> searches memories; /memory forget <id> forgets one."
 
-/** `/memory <query>`, `/memory forget <id>`; without arguments, the usage and the latest memories. */
-export const memoryCommand = (store: MemoryStore): PluginCommand => ({
-  name: "memory",
-  description: "Search saved memories (/memory <words>) or forget one (/memory forget <id>).",
+/** `/memory <query>`, `/memory forget <id>`; without arguments, the usage and the latest memories. `spec`: its name and description. */
+export const memoryCommand = (store: MemoryStore, spec: MemoryCommandSpec): PluginCommand => ({
+  ...spec,
   execute: (args, context) =>
     Effect.gen(function* () {
       const project = yield* projectIdOf(context.cwd ?? process.cwd())

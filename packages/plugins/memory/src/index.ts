@@ -1,16 +1,15 @@
 // The memory plugin (PL-5): persistent memory across sessions with full-text search, written only
-// against the plugin API and the SqlDatabase port.
+// against the plugin API and the SqlDatabase port. What every run needs is here: the tools as the
+// model sees them and `/memory` as the catalog lists it; the store, the tools' handlers and the
+// context (`MemoryParts.ts`) are imported when there is a memory file or on first use (issue 17).
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { definePlugin, PluginApi } from "@alisio/domain/Plugin"
-import { SqlDatabaseError } from "@alisio/domain/SqlDatabase"
 import * as Effect from "effect/Effect"
-import * as Scope from "effect/Scope"
-import { readConfig } from "./MemoryConfig.js"
-import { memoryContext } from "./MemoryContext.js"
-import { migrate } from "./MemorySchema.js"
-import { lazyMemoryStore, makeMemoryStore } from "./MemoryStore.js"
-import { memoryCommand, memoryTools } from "./MemoryTools.js"
+import { onFirstUse } from "./internal/onFirstUse.js"
+import { readSettings } from "./internal/settings.js"
+import type { MemoryParts } from "./MemoryParts.js"
+import { memoryCommandSpec, memoryToolSpecs } from "./MemoryToolSpecs.js"
 
 /** The file under the plugin's state folder. */
 export const MEMORY_FILE = "memory.db"
@@ -21,28 +20,49 @@ export const memoryPlugin = definePlugin({
   description: "Persistent memory across sessions, with full-text search.",
   setup: Effect.gen(function* () {
     const api = yield* PluginApi
-    const config = yield* readConfig(api.id, api.config)
+    const config = yield* readSettings(api.id, api.config)
     // A file that exists is opened (and upgraded) at once; otherwise it is created when first
     // needed: a run that finds no memory file and saves nothing never opens one (issue 17).
-    const scope = yield* Effect.scope
     const file = path.join(api.paths.state, MEMORY_FILE)
-    const open = Effect.gen(function* () {
-      const db = yield* api.storage.sqlite(MEMORY_FILE)
-      yield* migrate(db)
-      return yield* makeMemoryStore(db, { maxContentChars: config.maxContentChars })
-    }).pipe(Scope.extend(scope))
-    const store = yield* lazyMemoryStore(
-      fs.existsSync(file) ? yield* open : undefined,
-      Effect.catchTag(open, "PluginError", (error) => Effect.fail(new SqlDatabaseError({ message: error.message })))
+    const exists = fs.existsSync(file)
+    let made: MemoryParts | undefined
+    const parts = yield* onFirstUse(
+      Effect.flatMap(
+        Effect.promise(() => import("./MemoryParts.js")),
+        (module) =>
+          Effect.tap(
+            module.makeMemoryParts(api, config, MEMORY_FILE, exists, {
+              tools: memoryToolSpecs,
+              command: memoryCommandSpec
+            }),
+            (parts) => {
+              made = parts
+            }
+          )
+      ),
+      yield* Effect.scope
     )
-    const context = memoryContext(store, config.injectBudgetTokens)
-    for (const tool of memoryTools(store, { maxContentChars: config.maxContentChars })) {
-      yield* api.tools.register(tool)
+    if (exists) yield* parts
+    for (const spec of Object.values(memoryToolSpecs)) {
+      yield* api.tools.register({
+        ...spec,
+        effect: "internal",
+        execute: (args, context) =>
+          Effect.flatMap(parts, (ready) => {
+            const tool = ready.tools.get(spec.name)
+            return tool === undefined ? Effect.dieMessage(`no handler for ${spec.name}`) : tool.execute(args, context)
+          })
+      })
     }
-    yield* api.commands.register(memoryCommand(store))
+    yield* api.commands.register({
+      ...memoryCommandSpec,
+      execute: (args, context) => Effect.flatMap(parts, (ready) => ready.command.execute(args, context))
+    })
     // No file (yet): no memories to add. Another process may have created one since the start.
     yield* api.context.provide((input) =>
-      store.opened() || fs.existsSync(file) ? context(input) : Effect.succeed(undefined)
+      made?.opened() === true || fs.existsSync(file)
+        ? Effect.flatMap(parts, (ready) => ready.context(input)).pipe(Effect.orElseSucceed(() => undefined))
+        : Effect.succeed(undefined)
     )
   })
 })

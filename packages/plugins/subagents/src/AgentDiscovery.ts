@@ -1,11 +1,11 @@
 // Where agent definitions come from, first found wins: the project's `.alisio/agents/` and
 // `.claude/agents/` (only in a trusted project), `<config>/agents/`, `~/.claude/agents/`, the
 // `agents/` folders of the loaded external plugins, then the builtins.
-import { statSync } from "node:fs"
+import { type Dirent, statSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import { type AgentDefinition, type AgentDiagnostic, type AgentSource, parseAgentFile } from "./AgentDefinition.js"
+import type { AgentDefinition, AgentDiagnostic, AgentSource } from "./AgentDefinition.js"
 import { builtinAgents } from "./BuiltinAgents.js"
 
 export interface DiscoveryInput {
@@ -31,8 +31,21 @@ export interface Discovered {
   readonly watched: ReadonlyArray<string>
 }
 
+const isFolder = (dir: string) => {
+  try {
+    return statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true
+  } catch {
+    return false
+  }
+}
+
+/** A folder's entries; one that does not exist (the usual case) costs a `stat`, not a read. */
 const listDir = (dir: string) =>
-  Effect.promise(() => fs.readdir(dir, { withFileTypes: true }).catch(() => [] as Array<import("node:fs").Dirent>))
+  Effect.suspend(() =>
+    isFolder(dir)
+      ? Effect.promise(() => fs.readdir(dir, { withFileTypes: true }).catch(() => [] as Array<Dirent>))
+      : Effect.succeed([] as Array<Dirent>)
+  )
 
 const agentFiles = (dir: string) =>
   Effect.map(listDir(dir), (entries) =>
@@ -69,12 +82,15 @@ export const discoverAgents = (input: DiscoveryInput): Effect.Effect<Discovered>
     }
     const found: Array<AgentDefinition> = []
     const watched = [...project.map((p) => p.dir), ...folders.map((f) => f.dir)]
+    // The parser is imported with the first file: most workspaces have none.
+    let parse: typeof import("./AgentDefinition.js").parseAgentFile | undefined
     for (const { dir, source } of folders) {
       for (const file of yield* agentFiles(dir)) {
         watched.push(file)
         const text = yield* Effect.promise(() => fs.readFile(file, "utf8").catch(() => undefined))
         if (text === undefined) continue
-        const parsed = parseAgentFile(file, text, source)
+        parse ??= (yield* Effect.promise(() => import("./AgentDefinition.js"))).parseAgentFile
+        const parsed = parse(file, text, source)
         diagnostics.push(...parsed.diagnostics)
         if (parsed.agent !== undefined) found.push(parsed.agent)
       }

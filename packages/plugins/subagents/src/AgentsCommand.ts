@@ -11,6 +11,7 @@ import { type AgentDefinition, formatDiagnostic } from "./AgentDefinition.js"
 import type { TaskRecord } from "./TaskRecords.js"
 import { formatTokens, totalTokens } from "./TaskResult.js"
 import type { Tasks } from "./Tasks.js"
+import type { AgentsCommandSpec } from "./TaskToolSpecs.js"
 import { commitWorktree, mergeBranch, removeWorktree } from "./Worktrees.js"
 
 const usage = "Usage: /agents [list] | /agents cancel <id> | /agents merge <id> | /agents discard <id> | /agents defs"
@@ -26,7 +27,8 @@ const sourceNames: Record<AgentDefinition["source"], string> = {
   builtin: "builtin"
 }
 
-export const agentsCommand = (tasks: Tasks, api: PluginApiService): PluginCommand => {
+/** `/agents`; `spec` (`TaskToolSpecs.ts`) is its name and description. */
+export const agentsCommand = (tasks: Tasks, api: PluginApiService, spec: AgentsCommandSpec): PluginCommand => {
   /** A record as it stands now: a task an ended process left running reads as its child session does. */
   const current = (record: TaskRecord) =>
     Effect.gen(function* () {
@@ -182,8 +184,7 @@ export const agentsCommand = (tasks: Tasks, api: PluginApiService): PluginComman
     })
 
   return {
-    name: "agents",
-    description: "Subagents of the session: list them; cancel, merge or discard one; show the agent definitions",
+    ...spec,
     execute: (args, context) =>
       Effect.gen(function* () {
         const [verb = "list", id = "", ...rest] = args

@@ -10,6 +10,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { formatTokens, totalTokens } from "./TaskResult.js"
 import type { LiveTask, Tasks } from "./Tasks.js"
+import type { TaskToolSpecs } from "./TaskToolSpecs.js"
 
 const TaskArgs = Schema.Struct({
   description: Schema.String.annotations({ description: "A short (3-5 words) description of the task." }),
@@ -37,15 +38,6 @@ const WaitArgs = Schema.Struct({
   })
 })
 
-const taskDescription = [
-  "Delegates a task to a subagent: an agent with its own instructions, tools and context, which works on its own and returns one report.",
-  "Use it for work that would flood this conversation (searching a large codebase, reading many files, long command output), for independent parts of a job, and for a second, unbiased look.",
-  "Agents: general (all of your tools), explore (fast read-only codebase search), plan (read-only, returns an ordered plan), and those listed in your instructions.",
-  "Several task calls in one response run in parallel. The subagent does not see this conversation: put everything it needs in prompt.",
-  "Its report comes back to you inside <subagent_result>; the person does not see it, so tell them what matters.",
-  "With background: true it runs while you go on; its result arrives as a notice, or use task_wait / task_status."
-].join(" ")
-
 const statusLine = (task: LiveTask, now: number): string => {
   const { record } = task
   const since = record.startedAt ?? record.queuedAt
@@ -62,10 +54,13 @@ const lookup = (tasks: Tasks, id: string, session: string) => {
   return Effect.succeed(task)
 }
 
-export const taskTools = (tasks: Tasks) => [
+/** The Schemas the tools decode their arguments with, by tool name (`TaskToolSpecs.ts` holds their JSON Schemas). */
+export const taskToolInputs = { task: TaskArgs, task_status: TaskId, task_wait: WaitArgs } as const
+
+/** The tools; `specs` (`TaskToolSpecs.ts`) are their names, descriptions and JSON Schemas. */
+export const taskTools = (tasks: Tasks, specs: TaskToolSpecs) => [
   defineTool({
-    name: "task",
-    description: taskDescription,
+    ...specs.task,
     effect: "internal",
     input: TaskArgs,
     run: (input, context) =>
@@ -86,8 +81,7 @@ export const taskTools = (tasks: Tasks) => [
       })
   }),
   defineTool({
-    name: "task_status",
-    description: "Tells where a background task stands, without waiting; gives its result when it has ended.",
+    ...specs.task_status,
     effect: "internal",
     input: TaskId,
     run: ({ task_id }, context) =>
@@ -103,9 +97,7 @@ export const taskTools = (tasks: Tasks) => [
       })
   }),
   defineTool({
-    name: "task_wait",
-    description:
-      "Waits for a background task to end and returns its result; with timeout_ms, gives up after that long and says where it stands (the task goes on).",
+    ...specs.task_wait,
     effect: "internal",
     input: WaitArgs,
     run: ({ task_id, timeout_ms }, context) =>

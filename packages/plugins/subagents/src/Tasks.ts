@@ -3,7 +3,6 @@
 // the child is spawned in the calling run and ends with it); interrupting that fiber cancels the
 // task at whatever step it is, and it still ends through the same steps: its worktree committed and
 // kept (or removed when unchanged), its record written, its result delivered.
-import * as os from "node:os"
 import * as path from "node:path"
 import type { ChildHandle, ChildOutcome, ChildToolCall } from "@alisio/domain/ChildSession"
 import { ToolError } from "@alisio/domain/Errors"
@@ -20,7 +19,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type { AgentDefinition } from "./AgentDefinition.js"
-import { type Discovered, makeDiscovery } from "./AgentDiscovery.js"
+import type { Discovered } from "./AgentDiscovery.js"
 import { modeOf, spawnOptions } from "./internal/childSpec.js"
 import { makeScheduler } from "./internal/scheduler.js"
 import { makeWriteLocks } from "./internal/writeLocks.js"
@@ -85,10 +84,6 @@ export interface Tasks {
   readonly discover: (cwd: string) => Effect.Effect<Discovered>
 }
 
-export interface TasksOptions {
-  readonly homeDir?: string | undefined
-}
-
 const newId = (taken: (id: string) => boolean): string => {
   for (;;) {
     const id = crypto.randomUUID().replace(/-/g, "").slice(0, 8)
@@ -110,10 +105,11 @@ export const findAgent = (discovered: Discovered, name: string): AgentDefinition
   return discovered.agents.find((a) => a.name === aliased || a.name.toLowerCase() === wanted.toLowerCase())
 }
 
+/** The tasks of this process; `discover` is the plugin's (its cache shared with the context provider). */
 export const makeTasks = (
   api: PluginApiService,
   config: SubagentsConfig,
-  options: TasksOptions = {}
+  discover: (cwd: string) => Effect.Effect<Discovered>
 ): Effect.Effect<Tasks, never, Scope.Scope> =>
   Effect.gen(function* () {
     const pluginScope = yield* Effect.scope
@@ -122,16 +118,6 @@ export const makeTasks = (
     const locks = yield* makeWriteLocks
     const tasks = new Map<string, LiveTask>()
     const bySession = new Map<string, LiveTask>()
-    const homeDir = options.homeDir ?? os.homedir()
-
-    const discover = makeDiscovery({
-      trustProject: api.trustProject,
-      configHome: api.paths.configHome,
-      homeDir,
-      pluginRoots: Effect.map(api.plugins, (plugins) =>
-        plugins.flatMap((plugin) => (plugin.root === undefined ? [] : [plugin.root]))
-      )
-    })
 
     const save = (task: LiveTask, change: Partial<TaskRecord>) =>
       Effect.suspend(() => {

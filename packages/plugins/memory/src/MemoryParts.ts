@@ -1,0 +1,58 @@
+// The plugin's working parts, imported and made when first needed (issue 17): at setup when the
+// memory file exists, otherwise at the first use of a tool, `/memory`, or a context read after
+// another process created the file. The file itself is opened when it exists, else on first use.
+import type { PluginCommand } from "@alisio/domain/Command"
+import type { ContextProvider, PluginApiService, PluginError } from "@alisio/domain/Plugin"
+import { SqlDatabaseError } from "@alisio/domain/SqlDatabase"
+import type { Tool } from "@alisio/domain/Tool"
+import * as Effect from "effect/Effect"
+import * as Scope from "effect/Scope"
+import type { MemoryConfig } from "./MemoryConfig.js"
+import { memoryContext } from "./MemoryContext.js"
+import { migrate } from "./MemorySchema.js"
+import { lazyMemoryStore, makeMemoryStore } from "./MemoryStore.js"
+import type { MemoryCommandSpec, MemoryToolSpecs } from "./MemoryToolSpecs.js"
+import { memoryCommand, memoryTools } from "./MemoryTools.js"
+
+export interface MemoryParts {
+  /** Whether the memory file is open. */
+  readonly opened: () => boolean
+  /** The tools by name. */
+  readonly tools: ReadonlyMap<string, Tool>
+  readonly command: PluginCommand
+  readonly context: ContextProvider
+}
+
+/**
+ * The parts; `openNow` opens (and upgrades) the file before returning, failing as the opening does.
+ * `specs` are the tools' and the command's names, descriptions and JSON Schemas (`MemoryToolSpecs.ts`).
+ */
+export const makeMemoryParts = (
+  api: PluginApiService,
+  config: MemoryConfig,
+  file: string,
+  openNow: boolean,
+  specs: { readonly tools: MemoryToolSpecs; readonly command: MemoryCommandSpec }
+): Effect.Effect<MemoryParts, SqlDatabaseError | PluginError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const scope = yield* Effect.scope
+    const open = Effect.gen(function* () {
+      const db = yield* api.storage.sqlite(file)
+      yield* migrate(db)
+      return yield* makeMemoryStore(db, { maxContentChars: config.maxContentChars })
+    }).pipe(Scope.extend(scope))
+    const store = yield* lazyMemoryStore(
+      openNow ? yield* open : undefined,
+      Effect.catchTag(open, "PluginError", (error) => Effect.fail(new SqlDatabaseError({ message: error.message })))
+    )
+    return {
+      opened: store.opened,
+      tools: new Map(
+        memoryTools(store, { maxContentChars: config.maxContentChars }, specs.tools).map(
+          (tool) => [tool.name, tool] as const
+        )
+      ),
+      command: memoryCommand(store, specs.command),
+      context: memoryContext(store, config.injectBudgetTokens)
+    }
+  })

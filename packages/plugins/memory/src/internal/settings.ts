@@ -1,0 +1,20 @@
+// The plugin's settings at setup. Without any (the usual case) they are the defaults, known without
+// building or running a Schema (issue 17); otherwise `MemoryConfig.ts`, imported then, decodes them.
+// A test keeps these defaults equal to the Schema's.
+import type { PluginError } from "@alisio/domain/Plugin"
+import * as Effect from "effect/Effect"
+import type { MemoryConfig } from "../MemoryConfig.js"
+
+export const defaultMemoryConfig: MemoryConfig = { injectBudgetTokens: 800, maxContentChars: 4000 }
+
+const isUnset = (raw: unknown) =>
+  raw === undefined || raw === null || (typeof raw === "object" && !Array.isArray(raw) && Object.keys(raw).length === 0)
+
+/** The settings, or a one-line error naming the key and what it expects. */
+export const readSettings = (pluginId: string, raw: unknown): Effect.Effect<MemoryConfig, PluginError> =>
+  isUnset(raw)
+    ? Effect.succeed(defaultMemoryConfig)
+    : Effect.flatMap(
+        Effect.promise(() => import("../MemoryConfig.js")),
+        (module) => module.readConfig(pluginId, raw)
+      )

@@ -1,0 +1,29 @@
+// A plugin's working parts made when first needed rather than at setup (issue 17): a run that never
+// calls the plugin's tools or commands never imports, builds or forks them.
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Scope from "effect/Scope"
+
+/**
+ * `make`, run once when the returned effect is first run, every caller awaiting the same outcome.
+ * It runs in a fiber of `scope` (the plugin's), interruptible as a setup is, so what it forks or
+ * acquires belongs to the plugin and stops when the plugin's scope closes; a caller interrupted
+ * while waiting leaves it going.
+ */
+export const onFirstUse = <A, E>(
+  make: Effect.Effect<A, E, Scope.Scope>,
+  scope: Scope.Scope
+): Effect.Effect<Effect.Effect<A, E>> =>
+  Effect.map(Effect.makeSemaphore(1), (lock) => {
+    let fiber: Fiber.RuntimeFiber<A, E> | undefined
+    const start = lock.withPermits(1)(
+      Effect.suspend(() =>
+        fiber !== undefined
+          ? Effect.succeed(fiber)
+          : Effect.tap(Effect.forkIn(Effect.interruptible(Scope.extend(make, scope)), scope), (forked) => {
+              fiber = forked
+            })
+      )
+    )
+    return Effect.suspend(() => (fiber !== undefined ? Fiber.join(fiber) : Effect.flatMap(start, Fiber.join)))
+  })
