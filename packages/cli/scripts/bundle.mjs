@@ -118,11 +118,11 @@ const escapeNonAscii = (dir) => {
     }
     if (!name.endsWith(".js")) continue
     const text = readFileSync(file, "utf8")
-    if (!/[^\x00-\x7f]/.test(text)) continue
-    if (/\\[^\x00-\x7f]/.test(text)) throw new Error(`${file}: a non-ASCII character after a backslash`)
+    if (!/[\u0080-\uffff]/.test(text)) continue
+    if (/\\[\u0080-\uffff]/.test(text)) throw new Error(`${file}: a non-ASCII character after a backslash`)
     writeFileSync(
       file,
-      text.replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`)
+      text.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`)
     )
   }
 }
