@@ -3,25 +3,25 @@
 // fresh runtime, so every server starts as it does in a CLI run; two should cost about what one
 // does, because they start concurrently. The first start in a process also loads the SDK. (2) The
 // built CLI, `alisio run` with and without two servers. (3) Per call (goal ≤ 1.2×), the echo tool
-// of the fixture, each side on a connection of its own to a process of its own of the same
-// fixture, the same arguments, N calls one after the other:
+// of the fixture, `bench/mcp-calls.mjs` run once for each side per round, in a process of its own
+// on the built packages (plain Node, no tsx), each side on a process of its own of the fixture
+// server, the same arguments, warm-up calls and then N measured calls one after the other:
 //   - Alisio: what the runner does once a call is approved (internal/toolCalls.ts), inside one
 //     fiber as a run's calls are: JSON.parse of the model's argument text, then the registered
 //     tool's `execute` (the check against its JSON Schema, compiled once; `tools/call` through the
 //     SDK's Client on our stdio transport, interruptible, with the call's timeout and a progress
-//     token; the result converted to a ToolResult). One `runPromise` per block of N calls.
+//     token; the result converted to a ToolResult).
 //   - The SDK: `Client.callTool({ name, arguments })` awaited N times on the SDK's own stdio
 //     transport: no signal, no progress token, no check, the raw result.
-// Blocks of the two sides take turns (which goes first alternates); the figures are medians over
-// the blocks of a block's wall time and CPU (this process's) divided by N, and the median of the
-// ratios of neighbouring blocks. `MCP_BENCH_ONLY=calls pnpm bench mcp` runs only this part.
+// Which side goes first alternates between rounds; the figures are medians over the rounds, and
+// the median of the two sides' ratio in each round. Why processes of their own: bench/README.md.
+// `MCP_BENCH_ONLY=calls pnpm bench mcp` runs only this part.
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { execFile } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { ToolCallId } from "@alisio/domain/Ids"
-import type { Tool } from "@alisio/domain/Tool"
 import * as Fake from "@alisio/providers/FakeProvider"
 import * as AgentRuntime from "@alisio/runtime/AgentRuntime"
 import type { McpServer } from "@alisio/runtime/Config"
@@ -29,9 +29,6 @@ import * as Interaction from "@alisio/runtime/Interaction"
 import * as McpServers from "@alisio/runtime/McpServers"
 import * as Runner from "@alisio/runtime/Runner"
 import * as SessionStore from "@alisio/runtime/SessionStore"
-import { Tools } from "@alisio/runtime/Tools"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -42,7 +39,6 @@ const fixture = fileURLToPath(new URL("../packages/runtime/test/fixtures/mcp/ser
 const bin = fileURLToPath(new URL("../packages/cli/dist/bundle/bin.js", import.meta.url))
 const server: McpServer = { type: "stdio", command: process.execPath, args: [fixture] }
 const ROUNDS = 7
-const CALLS = 2000
 
 const runtimeWith = (servers: Record<string, McpServer>, logFolder: string) =>
   ManagedRuntime.make(
@@ -70,104 +66,100 @@ const firstTurn = async (servers: Record<string, McpServer>, logFolder: string):
   }
 }
 
-const context = {
-  sessionId: "bench" as never,
-  runId: "bench" as never,
-  toolCallId: ToolCallId.make("bench"),
-  cwd: tmpdir(),
-  readOnly: false,
-  progress: () => Effect.void,
-  approveExternalPath: () => Effect.void,
-  askUser: () => Effect.succeed("")
+const calls = fileURLToPath(new URL("./mcp-calls.mjs", import.meta.url))
+const root = fileURLToPath(new URL("..", import.meta.url))
+const CALL_ROUNDS = 7
+const WARM_UP = 2000
+const MEASURED = 3000
+
+/** The newest modification time of the files under a folder (0 when it is absent). */
+const newest = (folder: string): number => {
+  if (!existsSync(folder)) return 0
+  let latest = 0
+  for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) latest = Math.max(latest, statSync(join(entry.parentPath, entry.name)).mtimeMs)
+  }
+  return latest
 }
 
-/** The arguments as the model sends them (JSON text), and as an SDK caller passes them. */
-const ARGUMENTS_JSON = JSON.stringify({ text: "x" })
-const BLOCK = 25
+/** The first of these packages whose `dist/` is missing or older than its sources. */
+const staleBuild = (names: ReadonlyArray<string>): string | undefined => {
+  for (const name of names) {
+    const built = join(root, "packages", name, "dist", ".tsbuildinfo")
+    if (!existsSync(built) || statSync(built).mtimeMs < newest(join(root, "packages", name, "src"))) {
+      return `packages/${name}/dist`
+    }
+  }
+  return undefined
+}
 
-/** One echo call, two ways (see the top of the file). */
-const perCall = async (logFolder: string) => {
-  const runtime = runtimeWith({ fixture: server }, logFolder)
-  const client = new Client({ name: "bench", version: "1" })
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [fixture], stderr: "ignore" }))
-  try {
-    const tool = await runtime.runPromise(
-      Effect.gen(function* () {
-        yield* Effect.flatMap(McpServers.McpServers, (mcp) => mcp.ready)
-        const all = yield* Effect.flatMap(Tools, (tools) => tools.all)
-        return all.find((each) => each.name === "mcp__fixture__echo")! as Tool<never, unknown>
-      })
+interface SideFigures {
+  readonly wallMs: number
+  readonly cpuMs: number
+  readonly gcMsPerCall: number
+}
+
+const side = (which: "alisio" | "sdk") =>
+  new Promise<SideFigures>((resolve, reject) =>
+    execFile(process.execPath, [calls, which, `${MEASURED}`, `${WARM_UP}`], (error, stdout, stderr) =>
+      error === null ? resolve(JSON.parse(stdout) as SideFigures) : reject(new Error(`${which}: ${stderr}`))
     )
-    const viaAlisio = (calls: number) =>
-      runtime.runPromise(
-        Effect.gen(function* () {
-          for (let i = 0; i < calls; i++) {
-            const result = yield* tool.execute(JSON.parse(ARGUMENTS_JSON), context)
-            if (result.isError === true) throw new Error("the echo call failed")
-          }
-        })
-      )
-    const direct = async (calls: number) => {
-      for (let i = 0; i < calls; i++) {
-        const result = await client.callTool({ name: "echo", arguments: { text: "x" } })
-        if (result.isError === true) throw new Error("the echo call failed")
-      }
+  )
+
+/** One echo call, two ways (see the top of the file), in rounds of one process a side. */
+const perCall = async () => {
+  const figures = { alisio: [] as Array<SideFigures>, sdk: [] as Array<SideFigures> }
+  for (let round = 0; round < CALL_ROUNDS; round++) {
+    // Which side goes first alternates, so neither always runs in the other's wake.
+    for (const which of round % 2 === 0 ? (["alisio", "sdk"] as const) : (["sdk", "alisio"] as const)) {
+      figures[which].push(await side(which))
     }
-    await viaAlisio(100)
-    await direct(100)
-    const walls = { alisio: [] as Array<number>, sdk: [] as Array<number> }
-    const cpus = { alisio: [] as Array<number>, sdk: [] as Array<number> }
-    const block = async (calls: (n: number) => Promise<unknown>, side: "alisio" | "sdk") => {
-      const used = process.cpuUsage()
-      const start = performance.now()
-      await calls(BLOCK)
-      walls[side].push((performance.now() - start) / BLOCK)
-      const { system, user } = process.cpuUsage(used)
-      cpus[side].push((user + system) / 1000 / BLOCK)
-    }
-    for (let i = 0; i < CALLS / BLOCK; i++) {
-      // Which side goes first alternates, so neither always follows the other's garbage.
-      if (i % 2 === 0) {
-        await block(viaAlisio, "alisio")
-        await block(direct, "sdk")
-      } else {
-        await block(direct, "sdk")
-        await block(viaAlisio, "alisio")
-      }
-    }
-    // The ratio of each pair of neighbouring blocks: the load of the machine changes from one
-    // second to the next, far less from one block to the one beside it.
-    const ratios = (figures: { alisio: Array<number>; sdk: Array<number> }) =>
-      figures.alisio.map((alisio, i) => alisio / figures.sdk[i]!)
-    return {
-      alisio: median(walls.alisio),
-      sdk: median(walls.sdk),
-      wallRatio: median(ratios(walls)),
-      alisioCpu: median(cpus.alisio),
-      sdkCpu: median(cpus.sdk),
-      cpuRatio: median(ratios(cpus))
-    }
-  } finally {
-    await client.close()
-    await runtime.dispose()
+  }
+  const of = (which: "alisio" | "sdk", key: keyof SideFigures) => figures[which].map((each) => each[key])
+  // The ratio within each round: the load of the machine changes from one second to the next, far
+  // less between two processes run one after the other.
+  const ratio = (key: keyof SideFigures) => median(figures.alisio.map((each, i) => each[key] / figures.sdk[i]![key]))
+  return {
+    alisio: median(of("alisio", "wallMs")),
+    sdk: median(of("sdk", "wallMs")),
+    wallRatio: ratio("wallMs"),
+    alisioCpu: median(of("alisio", "cpuMs")),
+    sdkCpu: median(of("sdk", "cpuMs")),
+    cpuRatio: ratio("cpuMs"),
+    alisioGc: median(of("alisio", "gcMsPerCall")),
+    sdkGc: median(of("sdk", "gcMsPerCall"))
   }
 }
 
-const perCallRows = async (logFolder: string) => {
-  const calls = await perCall(logFolder)
+const perCallRows = async () => {
+  const load = loadavg()[0]!
+  const calls = await perCall()
+  console.log(
+    `per call: ${CALL_ROUNDS} rounds of ${MEASURED} calls a side after ${WARM_UP} to warm up; load ${load.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`
+  )
   row("one call through the SDK client directly: wall", calls.sdk, "ms")
   row("one call through McpServers: wall", calls.alisio, "ms", calls.sdk)
-  row("  median of block pairs (goal ≤ 1.2×)", calls.wallRatio, "×")
+  row("  median of the rounds' ratios (goal ≤ 1.2×)", calls.wallRatio, "×")
   row("one call through the SDK client directly: CPU", calls.sdkCpu, "ms")
   row("one call through McpServers: CPU", calls.alisioCpu, "ms", calls.sdkCpu)
-  row("  median of block pairs", calls.cpuRatio, "×")
+  row("  median of the rounds' ratios", calls.cpuRatio, "×")
+  row("  GC pauses a call: SDK", calls.sdkGc, "ms")
+  row("  GC pauses a call: McpServers", calls.alisioGc, "ms")
 }
 
 export const run = async (): Promise<void> => {
+  // The per-call part runs the packages' `dist/` (the CLI's bundle is made from them), the other
+  // parts spawn the CLI's bundle too.
+  const callsOnly = process.env.MCP_BENCH_ONLY === "calls"
+  const stale = staleBuild(callsOnly ? ["domain", "providers", "runtime"] : ["domain", "providers", "runtime", "cli"])
+  if (stale !== undefined) {
+    console.error(`bench mcp: ${stale} is missing or older than its sources: run pnpm build`)
+    process.exit(1)
+  }
   const root = mkdtempSync(join(tmpdir(), "alisio-bench-mcp-"))
   const logFolder = join(root, "mcp")
   try {
-    if (process.env.MCP_BENCH_ONLY === "calls") return await perCallRows(logFolder)
+    if (callsOnly) return await perCallRows()
     const cold = await firstTurn({ one: server }, logFolder)
     row("first turn, the first start in a process (SDK loads)", cold, "ms")
     const samples = { none: [] as Array<number>, one: [] as Array<number>, two: [] as Array<number> }
@@ -212,7 +204,7 @@ export const run = async (): Promise<void> => {
       await cliServer.close()
     }
 
-    await perCallRows(logFolder)
+    await perCallRows()
   } finally {
     rmSync(root, { recursive: true, force: true })
   }

@@ -22,6 +22,7 @@ import type * as Scope from "effect/Scope"
 import * as Deadlines from "./deadlines.js"
 import { McpCallError, McpStartError } from "./errors.js"
 import type { Environment, Launch } from "./expand.js"
+import { stopPretenuring } from "./heap.js"
 import { appendLog, appendLogNow, closeFd, lastLine, openLog, type ServerLog } from "./logFile.js"
 import { type ProgressRoutes, routeProgress } from "./progress.js"
 import { type StdioTransport, spawnServer, stopServer, waitAtMost } from "./stdioTransport.js"
@@ -183,6 +184,7 @@ const isStdio = (transport: Transport): transport is StdioTransport => "tracked"
 export const connect = (options: ConnectOptions): Effect.Effect<Connection, McpStartError, Scope.Scope> =>
   Effect.gen(function* () {
     const { launch, server } = options
+    stopPretenuring()
     const opened = yield* openLog(options.logFolder, server, describe(launch))
     const log: ServerLog = opened.log
     const closed = yield* Deferred.make<void>()

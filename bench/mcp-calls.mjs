@@ -1,0 +1,137 @@
+// One side of the per-call part of `pnpm bench mcp`, in a process of its own, as plain JavaScript
+// on the built packages (`dist/`, what the CLI's bundle is made from), never through tsx:
+//   node bench/mcp-calls.mjs <alisio|sdk> <calls> <warm-up calls>
+// connects to a process of its own of the MCP fixture server, makes the warm-up calls, then the
+// measured ones one after the other, and prints what the measured ones cost as one JSON line:
+// wall and CPU (this process's: the server's counts for neither side) per call, and the garbage
+// collector's pauses. Why a process per side: bench/README.md, "MCP (issue 13)".
+import { writeFileSync } from "node:fs"
+import { Session } from "node:inspector/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { PerformanceObserver } from "node:perf_hooks"
+import { fileURLToPath } from "node:url"
+
+const [side, callsText, warmUpText] = process.argv.slice(2)
+const calls = Number(callsText)
+const warmUp = Number(warmUpText)
+const fixture = fileURLToPath(new URL("../packages/runtime/test/fixtures/mcp/server.mjs", import.meta.url))
+/** The arguments as the model sends them (JSON text), and as an SDK caller passes them. */
+const ARGUMENTS_JSON = JSON.stringify({ text: "x" })
+
+/** Alisio: `calls(n)` runs n calls as the runner runs an approved call, in one fiber. */
+const alisio = async () => {
+  // Each side loads only what it uses, as its users' processes do.
+  const { ToolCallId } = await import("@alisio/domain/Ids")
+  const Fake = await import("@alisio/providers/FakeProvider")
+  const AgentRuntime = await import("@alisio/runtime/AgentRuntime")
+  const Interaction = await import("@alisio/runtime/Interaction")
+  const McpServers = await import("@alisio/runtime/McpServers")
+  const SessionStore = await import("@alisio/runtime/SessionStore")
+  const { Tools } = await import("@alisio/runtime/Tools")
+  const Effect = await import("effect/Effect")
+  const Layer = await import("effect/Layer")
+  const ManagedRuntime = await import("effect/ManagedRuntime")
+  const runtime = ManagedRuntime.make(
+    McpServers.layer({
+      servers: { fixture: { type: "stdio", command: process.execPath, args: [fixture] } },
+      cwd: tmpdir(),
+      logFolder: join(tmpdir(), "alisio-bench-mcp-calls")
+    }).pipe(
+      Layer.provideMerge(
+        AgentRuntime.layer({ tools: [], interaction: Interaction.layerHeadless({ approveAll: true }) }).pipe(
+          Layer.provideMerge(Fake.layer(() => Fake.answer("ok"))),
+          Layer.provideMerge(SessionStore.layerMemory)
+        )
+      )
+    )
+  )
+  const tool = await runtime.runPromise(
+    Effect.gen(function* () {
+      yield* Effect.flatMap(McpServers.McpServers, (mcp) => mcp.ready)
+      const all = yield* Effect.flatMap(Tools, (tools) => tools.all)
+      return all.find((each) => each.name === "mcp__fixture__echo")
+    })
+  )
+  const context = {
+    sessionId: "bench",
+    runId: "bench",
+    toolCallId: ToolCallId.make("bench"),
+    cwd: tmpdir(),
+    readOnly: false,
+    progress: () => Effect.void,
+    approveExternalPath: () => Effect.void,
+    askUser: () => Effect.succeed("")
+  }
+  return {
+    calls: (n) =>
+      runtime.runPromise(
+        Effect.gen(function* () {
+          for (let i = 0; i < n; i++) {
+            const result = yield* tool.execute(JSON.parse(ARGUMENTS_JSON), context)
+            if (result.isError === true) throw new Error("the echo call failed")
+          }
+        })
+      ),
+    close: () => runtime.dispose()
+  }
+}
+
+/** The SDK: `client.callTool` awaited n times on the SDK's own stdio transport. */
+const sdk = async () => {
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js")
+  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js")
+  const client = new Client({ name: "bench", version: "1" })
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [fixture], stderr: "ignore" }))
+  return {
+    calls: async (n) => {
+      for (let i = 0; i < n; i++) {
+        const result = await client.callTool({ name: "echo", arguments: JSON.parse(ARGUMENTS_JSON) })
+        if (result.isError === true) throw new Error("the echo call failed")
+      }
+    },
+    close: () => client.close()
+  }
+}
+
+const subject = side === "alisio" ? await alisio() : side === "sdk" ? await sdk() : undefined
+if (subject === undefined || !(calls > 0) || !(warmUp >= 0)) {
+  console.error("usage: node bench/mcp-calls.mjs <alisio|sdk> <calls> <warm-up calls>")
+  process.exit(2)
+}
+await subject.calls(warmUp)
+const pauses = { count: 0, ms: 0 }
+const observer = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    pauses.count++
+    pauses.ms += entry.duration
+  }
+})
+observer.observe({ entryTypes: ["gc"] })
+// MCP_CALLS_PROFILE=<file>: a CPU profile of the measured calls only.
+const profile = process.env.MCP_CALLS_PROFILE
+const session = profile === undefined ? undefined : new Session()
+if (session !== undefined) {
+  session.connect()
+  await session.post("Profiler.enable")
+  await session.post("Profiler.start")
+}
+const used = process.cpuUsage()
+const start = performance.now()
+await subject.calls(calls)
+const wall = performance.now() - start
+const { user, system } = process.cpuUsage(used)
+if (session !== undefined) writeFileSync(profile, JSON.stringify((await session.post("Profiler.stop")).profile))
+// The observer hears of the last pauses a task later.
+await new Promise((resolve) => setImmediate(resolve))
+observer.disconnect()
+await subject.close()
+console.log(
+  JSON.stringify({
+    wallMs: wall / calls,
+    cpuMs: (user + system) / 1000 / calls,
+    systemMs: system / 1000 / calls,
+    gcPauses: pauses.count,
+    gcMsPerCall: pauses.ms / calls
+  })
+)
