@@ -4,9 +4,9 @@
 // context (`MemoryParts.ts`) are imported when there is a memory file or on first use (issue 17).
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { onFirstUse } from "@alisio/domain/OnFirstUse"
 import { definePlugin, PluginApi } from "@alisio/domain/Plugin"
 import * as Effect from "effect/Effect"
-import { onFirstUse } from "./internal/onFirstUse.js"
 import { readSettings } from "./internal/settings.js"
 import type { MemoryParts } from "./MemoryParts.js"
 import { memoryCommandSpec, memoryToolSpecs } from "./MemoryToolSpecs.js"

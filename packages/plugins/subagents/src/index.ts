@@ -3,10 +3,10 @@
 // is here: the tools as the model sees them, `/agents` as the catalog lists it, and the agents in
 // the system context; the tasks themselves (`Delegation.ts`) are imported on first use (issue 17).
 import * as os from "node:os"
+import { onFirstUse } from "@alisio/domain/OnFirstUse"
 import { definePlugin, PluginApi, type PluginDefinition } from "@alisio/domain/Plugin"
 import * as Effect from "effect/Effect"
 import { makeDiscovery } from "./AgentDiscovery.js"
-import { onFirstUse } from "./internal/onFirstUse.js"
 import { readSettings } from "./internal/settings.js"
 import { agentsCommandSpec, taskToolSpecs } from "./TaskToolSpecs.js"
 

@@ -60,6 +60,7 @@ export const coreSpecifiers: ReadonlySet<string> = new Set([
   "@alisio/domain/LanguageModel",
   "@alisio/domain/Limits",
   "@alisio/domain/Message",
+  "@alisio/domain/OnFirstUse",
   "@alisio/domain/Plugin",
   "@alisio/domain/RunEvent",
   "@alisio/domain/SqlDatabase",

@@ -11,6 +11,7 @@ import * as m_domain_Ids from "@alisio/domain/Ids"
 import * as m_domain_LanguageModel from "@alisio/domain/LanguageModel"
 import * as m_domain_Limits from "@alisio/domain/Limits"
 import * as m_domain_Message from "@alisio/domain/Message"
+import * as m_domain_OnFirstUse from "@alisio/domain/OnFirstUse"
 import * as m_domain_Plugin from "@alisio/domain/Plugin"
 import * as m_domain_RunEvent from "@alisio/domain/RunEvent"
 import * as m_domain_SqlDatabase from "@alisio/domain/SqlDatabase"
@@ -124,6 +125,7 @@ export const coreModules: { readonly [specifier: string]: object } = {
   "@alisio/domain/LanguageModel": m_domain_LanguageModel,
   "@alisio/domain/Limits": m_domain_Limits,
   "@alisio/domain/Message": m_domain_Message,
+  "@alisio/domain/OnFirstUse": m_domain_OnFirstUse,
   "@alisio/domain/Plugin": m_domain_Plugin,
   "@alisio/domain/RunEvent": m_domain_RunEvent,
   "@alisio/domain/SqlDatabase": m_domain_SqlDatabase,

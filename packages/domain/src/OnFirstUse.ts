@@ -1,5 +1,5 @@
 // A plugin's working parts made when first needed rather than at setup (issue 17): a run that never
-// calls the plugin's tools or commands never imports, builds or forks them.
+// calls the plugin's tools or commands never imports, builds or forks them. The builtin plugins use it.
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
