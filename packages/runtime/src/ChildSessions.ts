@@ -5,9 +5,8 @@ import {
   type ChildToolCall,
   type SpawnOptions
 } from "@alisio/domain/ChildSession"
-import { type SessionNotFoundError, type StoreError, UnknownModelError } from "@alisio/domain/Errors"
+import type { SessionNotFoundError, StoreError, UnknownModelError } from "@alisio/domain/Errors"
 import { RunId, type SessionId } from "@alisio/domain/Ids"
-import type { LanguageModelService, ModelInfo } from "@alisio/domain/LanguageModel"
 import type { RunStatus } from "@alisio/domain/RunEvent"
 import { emptyUsage } from "@alisio/domain/Usage"
 import * as Context from "effect/Context"
@@ -25,6 +24,8 @@ import { timeoutActive } from "./ActiveClock.js"
 import { CurrentRun } from "./CurrentRun.js"
 import { HumanWaits } from "./HumanWaits.js"
 import { narrowLimits, narrowPermissions } from "./internal/childGrant.js"
+import { type ChildModel, resolveModel } from "./internal/childModel.js"
+import { childToolCalls, sessionTree, storedOutcome, storedStatus } from "./internal/childRecords.js"
 import { ProjectInstructions } from "./ProjectInstructions.js"
 import { Providers } from "./Providers.js"
 import { Runner } from "./Runner.js"
@@ -91,15 +92,6 @@ interface Child {
   readonly fiber: Ref.Ref<Option.Option<Fiber.RuntimeFiber<unknown, unknown>>>
 }
 
-const isEnded = (status: RunStatus) => status !== "queued" && status !== "running"
-
-/** The model a child asked for: its provider's service, the model id and what the catalog knows. */
-interface ChildModel {
-  readonly model: string
-  readonly provider: LanguageModelService
-  readonly modelInfo?: ModelInfo | undefined
-}
-
 /** The label path of a child: its own label joined to its parent's. */
 const labelPath = (parent: string | undefined, own: string | undefined) =>
   own === undefined ? parent : parent === undefined ? own : `${parent} › ${own}`
@@ -158,34 +150,9 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
           )
     )
 
-    /** `provider/model` through the registry when there is one; otherwise a model of the parent's provider. */
-    const resolveModel = (
-      run: CurrentRun["Type"],
-      asked: string | undefined
-    ): Effect.Effect<ChildModel, UnknownModelError> => {
-      if (asked === undefined)
-        return Effect.succeed({ model: run.model, provider: run.provider, modelInfo: run.modelInfo })
-      if (Option.isNone(providers)) return Effect.succeed({ model: asked, provider: run.provider })
-      return providers.value.resolve(asked).pipe(
-        Effect.map((resolved) => ({
-          model: resolved.model,
-          provider: resolved.service,
-          modelInfo: Option.getOrUndefined(resolved.info)
-        })),
-        Effect.catchTag("ProviderError", (error) =>
-          Effect.fail(
-            new UnknownModelError({
-              message: `The model "${asked}" could not be checked: ${error.message}`,
-              available: []
-            })
-          )
-        )
-      )
-    }
-
     const spawn = (options: SpawnOptions) =>
       Effect.flatMap(parentRun, (run) =>
-        Effect.flatMap(resolveModel(run, options.model), (chosen) => spawnIn(run, chosen, options))
+        Effect.flatMap(resolveModel(providers, run, options.model), (chosen) => spawnIn(run, chosen, options))
       )
 
     // A spawn from a fiber that outlives the tool call (a plugin's queued work) may come when the
@@ -335,33 +302,6 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
         return handle
       })
 
-    /** The outcome of a child that ended and was released, from its rows. */
-    const storedOutcome = (child: ChildHandle): Effect.Effect<Option.Option<ChildOutcome>, StoreError> =>
-      Effect.gen(function* () {
-        const record =
-          store.runs === undefined ? undefined : (yield* store.runs(child.sessionId)).find((r) => r.id === child.runId)
-        const status =
-          record?.status ?? (yield* Effect.orElseSucceed(store.session(child.sessionId), () => undefined))?.status
-        if (status === undefined || !isEnded(status)) return Option.none()
-        let text = ""
-        if (status === "completed") {
-          const messages = yield* store.messages(child.sessionId)
-          for (let i = messages.length - 1; i >= 0; i--) {
-            const { message, runId } = messages[i]!
-            if (runId !== child.runId || message.role !== "assistant") continue
-            text = message.content.flatMap((part) => (part._tag === "text" ? [part.text] : [])).join("")
-            break
-          }
-        }
-        return Option.some({
-          ...child,
-          status,
-          text,
-          usage: record?.usage ?? emptyUsage,
-          ...(record?.error === undefined ? {} : { error: record.error })
-        })
-      })
-
     const find = (child: ChildHandle) => Effect.map(Ref.get(children), (map) => map.get(child.sessionId))
 
     const awaitChild = (child: ChildHandle) =>
@@ -369,7 +309,7 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
         found !== undefined
           ? Deferred.await(found.outcome)
           : Effect.flatMap(
-              Effect.orDie(storedOutcome(child)),
+              Effect.orDie(storedOutcome(store, child)),
               Option.match({
                 onNone: () => Effect.dieMessage(`No child session ${child.sessionId} was spawned by this process`),
                 onSome: Effect.succeed
@@ -392,34 +332,12 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
         return yield* timeoutActive(open, timeoutMs, awaitChild(child))
       })
 
-    const status = (child: ChildHandle): Effect.Effect<ChildOutcome, StoreError> =>
-      Effect.gen(function* () {
-        const stored = yield* storedOutcome(child)
-        if (Option.isSome(stored)) return stored.value
-        const row = yield* Effect.orElseSucceed(store.session(child.sessionId), () => undefined)
-        return { ...child, status: row?.status ?? "queued", text: "", usage: emptyUsage }
-      })
-
-    const toolCalls = (child: ChildHandle) =>
-      Effect.map(store.toolCalls(child.sessionId), (calls) =>
-        calls
-          .filter((call) => call.runId === undefined || call.runId === child.runId)
-          .map(
-            (call): ChildToolCall => ({
-              name: call.name,
-              ...(call.effect === undefined ? {} : { effect: call.effect }),
-              status: call.status,
-              arguments: call.arguments
-            })
-          )
-      )
-
     return ChildSessions.of({
       spawn,
       await: awaitChild,
       awaitWithin,
-      status,
-      toolCalls,
+      status: (child) => storedStatus(store, child),
+      toolCalls: (child) => childToolCalls(store, child),
       notify: notices.post,
       expectNotice: notices.expect,
       abort: (child) =>
@@ -443,22 +361,7 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
             })
           )
         }),
-      tree: (root) =>
-        Effect.gen(function* () {
-          const build = (id: SessionId): Effect.Effect<SessionTreeNode, StoreError | SessionNotFoundError> =>
-            Effect.gen(function* () {
-              const session = yield* store.session(id)
-              const kids = yield* store.sessions({ parentId: id })
-              const nodes = yield* Effect.forEach(kids, (kid) => build(kid.id))
-              return {
-                sessionId: session.id,
-                status: session.status,
-                ...(session.title === undefined ? {} : { title: session.title }),
-                children: nodes
-              }
-            })
-          return yield* build(root)
-        }),
+      tree: (root) => sessionTree(store, root),
       held: Effect.zipWith(Ref.get(children), Ref.get(runningPerRoot), (kids, roots) => ({
         children: kids.size,
         roots: roots.size

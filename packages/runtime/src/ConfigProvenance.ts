@@ -4,7 +4,8 @@
 
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { ConfigFile, type ConfigLayer, formatPath, mergeConfigs, SourceKind } from "./Config.js"
+import { type ConfigLayer, formatPath, mergeConfigs, SourceKind } from "./Config.js"
+import { ConfigFile } from "./ConfigSchema.js"
 
 /** One effective setting, its value as JSON (secrets redacted) and where it came from. */
 export const Setting = Schema.Struct({

@@ -5,7 +5,7 @@
 import { KnownRunEvent, RUN_EVENT_SCHEMA_VERSION } from "@alisio/domain/RunEvent"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
-import { ConfigFile, HttpMcpServer, SseMcpServer, StdioMcpServer } from "./Config.js"
+import { ConfigFile, HttpMcpServer, SseMcpServer, StdioMcpServer } from "./ConfigSchema.js"
 
 type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
 

@@ -4,6 +4,14 @@
 // is a diagnostic naming the file, the line and the field.
 import * as path from "node:path"
 import * as Predicate from "effect/Predicate"
+import {
+  claudeAliases,
+  cosmeticKeys,
+  foreignKeys,
+  splitTools,
+  toolNames,
+  unmapped
+} from "./internal/foreignAgentFiles.js"
 import { type FrontMatterError, parseFrontMatter, type YamlMap, type YamlValue } from "./internal/frontMatter.js"
 
 /** An approval choice in an agent file (`permission: { write: ask }`). */
@@ -46,61 +54,6 @@ export interface AgentDiagnostic {
 export const formatDiagnostic = (d: AgentDiagnostic): string =>
   `${d.file}${d.line === undefined ? "" : `:${d.line}`}: ${d.field === undefined ? "" : `${d.field}: `}${d.message}`
 
-/** Claude Code's tool names (and opencode's lower-case ones) → Alisio's. */
-const toolNames: Readonly<Record<string, string>> = {
-  Read: "read",
-  NotebookRead: "read",
-  Write: "write",
-  Edit: "edit",
-  MultiEdit: "edit",
-  NotebookEdit: "edit",
-  Grep: "grep",
-  Glob: "glob",
-  LS: "ls",
-  Bash: "bash",
-  Task: "task",
-  Agent: "task",
-  AskUserQuestion: "ask_user_question",
-  list: "ls",
-  patch: "edit"
-}
-
-/** Claude Code and opencode tools Alisio has no equivalent of: left out with a warning. */
-const unmapped = new Set([
-  "WebFetch",
-  "WebSearch",
-  "TodoWrite",
-  "TodoRead",
-  "Skill",
-  "SlashCommand",
-  "BashOutput",
-  "KillShell",
-  "KillBash",
-  "ExitPlanMode",
-  "ListMcpResourcesTool",
-  "ReadMcpResourceTool",
-  "webfetch",
-  "websearch",
-  "todowrite",
-  "todoread"
-])
-
-/** Keys other tools define that Alisio reads no meaning from. */
-const foreignKeys: Readonly<Record<string, string>> = {
-  skills: "skills are not supported",
-  mcpServers: "per-agent MCP servers are not supported; the parent's MCP tools apply",
-  hooks: "hooks are not supported",
-  memory: "per-agent memory is not supported",
-  effort: "a per-agent reasoning effort is not supported",
-  initialPrompt: "only applies to a main agent",
-  temperature: "sampling settings are not supported",
-  top_p: "sampling settings are not supported",
-  hidden: "every agent is listed"
-}
-
-/** Keys read without meaning: cosmetic. */
-const cosmeticKeys = new Set(["color"])
-
 const known = new Set([
   "name",
   "description",
@@ -117,27 +70,7 @@ const known = new Set([
   "mode"
 ])
 
-/** Claude Code's model aliases: they name Anthropic models, not one of this Alisio's providers. */
-const claudeAliases = new Set(["sonnet", "opus", "haiku", "opusplan", "default"])
-
 const namePattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
-
-/** Splits `Read, Bash(git diff:*), Task(a, b)` on the commas outside parentheses. */
-const splitTools = (text: string): Array<string> => {
-  const items: Array<string> = []
-  let depth = 0
-  let current = ""
-  for (const c of text) {
-    if (c === "(") depth++
-    else if (c === ")") depth = Math.max(0, depth - 1)
-    if (c === "," && depth === 0) {
-      items.push(current)
-      current = ""
-    } else current += c
-  }
-  items.push(current)
-  return items.map((item) => item.trim()).filter((item) => item !== "")
-}
 
 type Parsed = { readonly agent?: AgentDefinition | undefined; readonly diagnostics: ReadonlyArray<AgentDiagnostic> }
 

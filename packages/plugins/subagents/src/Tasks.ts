@@ -3,13 +3,12 @@
 // the child is spawned in the calling run and ends with it); interrupting that fiber cancels the
 // task at whatever step it is, and it still ends through the same steps: its worktree committed and
 // kept (or removed when unchanged), its record written, its result delivered.
-import * as path from "node:path"
-import type { ChildHandle, ChildOutcome, ChildToolCall } from "@alisio/domain/ChildSession"
+import type { ChildHandle } from "@alisio/domain/ChildSession"
 import { ToolError } from "@alisio/domain/Errors"
 import type { SessionId } from "@alisio/domain/Ids"
 import type { PluginApiService } from "@alisio/domain/Plugin"
 import type { ToolContext } from "@alisio/domain/Tool"
-import { addUsage, emptyUsage, type Usage } from "@alisio/domain/Usage"
+import { addUsage, emptyUsage } from "@alisio/domain/Usage"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
@@ -20,13 +19,13 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type { AgentDefinition } from "./AgentDefinition.js"
 import type { Discovered } from "./AgentDiscovery.js"
-import { modeOf, spawnOptions } from "./internal/childSpec.js"
 import { makeScheduler } from "./internal/scheduler.js"
+import { makeFinish } from "./internal/taskEnding.js"
+import { makePrepare, type Progress } from "./internal/taskPreparation.js"
 import { makeWriteLocks } from "./internal/writeLocks.js"
 import type { SubagentsConfig } from "./SubagentsConfig.js"
-import { makeTaskRecords, type TaskRecord, type TaskRecords, type WorktreeRecord } from "./TaskRecords.js"
-import { noticeText, resultText, summaryOf, type TaskEnding } from "./TaskResult.js"
-import { addWorktree, commitWorktree, type Repository, removeWorktree, repositoryOf } from "./Worktrees.js"
+import { makeTaskRecords, type TaskRecord, type TaskRecords } from "./TaskRecords.js"
+import { noticeText, type TaskEnding } from "./TaskResult.js"
 
 /** The arguments of the `task` tool. */
 export interface TaskInput {
@@ -139,90 +138,7 @@ export const makeTasks = (
       return api.ui.panel("agents", lines)
     })
 
-    interface Prepared {
-      readonly repository?: Repository | undefined
-      readonly workspaceNote?: string | undefined
-    }
-
-    /** What `prepare` got done, read when it stopped half-way. */
-    interface Progress {
-      accepted: boolean
-      value: Prepared
-    }
-
-    /** Queue, lock, worktree and spawn: everything before the child runs. */
-    const prepare = (task: LiveTask, accepted: Deferred.Deferred<void, ToolError>, prepared: Progress) =>
-      Effect.gen(function* () {
-        const { record } = task
-        const go = yield* scheduler
-          .enter(
-            { id: record.id, parent: record.parentSessionId as SessionId, root: record.rootSessionId as SessionId },
-            record.background ? undefined : (record.parentSessionId as SessionId)
-          )
-          .pipe(Effect.tapError((refusal) => Deferred.fail(accepted, new ToolError({ message: refusal.message }))))
-        yield* save(task, {})
-        if (record.background) yield* api.sessions.expectNotice(record.parentSessionId as SessionId)
-        prepared.accepted = true
-        yield* Deferred.succeed(accepted, undefined)
-        yield* Deferred.await(go)
-
-        let mode = modeOf(config, task)
-        let repository: Repository | undefined
-        if (mode === "worktree") {
-          repository = yield* repositoryOf(task.cwd)
-          if (repository._tag === "Unavailable") {
-            mode = "serial"
-            prepared.value = {
-              repository,
-              workspaceNote:
-                `Git worktrees were not available (${repository.reason}), so this writing subagent ran in the shared ` +
-                "workspace, one writing subagent at a time."
-            }
-          }
-        }
-        if (mode === "serial") {
-          const key = repository?._tag === "Repository" ? repository.root : task.cwd
-          yield* scheduler.blockedWhile(record.id, locks.hold(key, record.id, task.line))
-        }
-        let tree: WorktreeRecord | undefined
-        let cwd: string | undefined
-        if (mode === "worktree" && repository?._tag === "Repository") {
-          prepared.value = { repository }
-          const dir = path.join(api.paths.state, "worktrees", record.id)
-          const branch = `alisio/${record.id}`
-          yield* addWorktree(repository.root, dir, branch, repository.head).pipe(
-            Effect.mapError((error) => new ToolError({ message: `Could not make a git worktree: ${error.message}` }))
-          )
-          tree = {
-            dir,
-            branch,
-            base: repository.head,
-            ...(repository.branch === undefined ? {} : { baseBranch: repository.branch }),
-            repoRoot: repository.root,
-            target: task.cwd,
-            state: "active"
-          }
-          cwd = repository.subdir === "" ? dir : path.join(dir, repository.subdir)
-          yield* save(task, { worktree: tree })
-        }
-        const handle = yield* api.sessions.spawn(spawnOptions(config, task, cwd, tree)).pipe(
-          Effect.tap((spawned) =>
-            Effect.sync(() => {
-              task.handle = spawned
-              bySession.set(spawned.sessionId, task)
-            })
-          ),
-          Effect.mapError((error) => new ToolError({ message: error.message }))
-        )
-        yield* scheduler.started(record.id, handle.sessionId)
-        yield* save(task, {
-          status: "running",
-          sessionId: handle.sessionId,
-          runId: handle.runId,
-          startedAt: yield* Clock.currentTimeMillis
-        })
-        yield* Deferred.succeed(task.started, undefined)
-      })
+    const prepare = makePrepare(api, config, scheduler, locks, save, bySession)
 
     /** The child's outcome: awaited, or (the task being cancelled) the child stopped first. */
     const outcomeOf = (handle: ChildHandle, restore: <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) =>
@@ -230,80 +146,7 @@ export const makeTasks = (
         Effect.catchAllCause(() => Effect.zipRight(api.sessions.abort(handle), api.sessions.await(handle)))
       )
 
-    /** Commits and keeps a changed worktree, removes an unchanged one. */
-    const settleWorktree = (task: LiveTask, tree: WorktreeRecord, status: string) =>
-      Effect.gen(function* () {
-        const message = `alisio: ${task.record.agent}: ${task.record.description} (task ${task.record.id}, ${status})`
-        const changes = yield* Effect.either(commitWorktree(tree.dir, tree.base, message))
-        if (changes._tag === "Left") {
-          return {
-            tree: { ...tree, state: "kept" as const },
-            note: `Its worktree was kept as it was: ${changes.left.message}.`
-          }
-        }
-        if (!changes.right.changed) {
-          const removed = yield* Effect.either(removeWorktree(tree.repoRoot, tree.dir, tree.branch))
-          return removed._tag === "Right"
-            ? { tree: { ...tree, state: "removed" as const, files: [] } }
-            : {
-                tree: { ...tree, state: "kept" as const, files: [] },
-                note: `Its unchanged worktree could not be removed: ${removed.left.message}.`
-              }
-        }
-        return { tree: { ...tree, state: "kept" as const, files: changes.right.files } }
-      })
-
-    const finish = (
-      task: LiveTask,
-      outcome: ChildOutcome | undefined,
-      failure: Option.Option<string>,
-      prepared: Prepared
-    ) =>
-      Effect.gen(function* () {
-        const { record } = task
-        const status = outcome?.status ?? (Option.isSome(failure) ? "failed" : "cancelled")
-        const error =
-          outcome?.error ??
-          Option.getOrUndefined(failure) ??
-          (outcome === undefined ? "it was cancelled before it started" : undefined)
-        let tree = record.worktree
-        let treeNote: string | undefined
-        if (tree?.state === "active") {
-          const settled = yield* settleWorktree(task, tree, status)
-          tree = settled.tree
-          treeNote = settled.note
-        }
-        let changes: ReadonlyArray<ChildToolCall> | undefined
-        if (task.handle !== undefined && tree === undefined && !task.readOnly) {
-          changes = yield* api.sessions.toolCalls(task.handle)
-        }
-        const now = yield* Clock.currentTimeMillis
-        const usage: Usage = outcome?.usage ?? record.usage
-        const ending: TaskEnding = {
-          id: record.id,
-          agent: record.agent,
-          status,
-          answer: outcome?.text ?? "",
-          error,
-          usage,
-          elapsedMs: Math.max(0, now - (record.startedAt ?? record.queuedAt)),
-          worktree: tree,
-          uncommitted: prepared.repository?._tag === "Repository" ? prepared.repository.uncommitted : undefined,
-          workspaceNote: [prepared.workspaceNote, treeNote].filter((n) => n !== undefined).join(" ") || undefined,
-          changes
-        }
-        const text = resultText(ending, config.maxResultChars)
-        yield* save(task, {
-          status,
-          endedAt: now,
-          usage,
-          ...(tree === undefined ? {} : { worktree: tree }),
-          ...(ending.workspaceNote === undefined ? {} : { workspaceNote: ending.workspaceNote }),
-          ...(error === undefined ? {} : { error }),
-          summary: summaryOf(outcome?.text ?? "") ?? error ?? status
-        })
-        return { text, isError: status !== "completed", ending } satisfies TaskEnd
-      })
+    const finish = makeFinish(api, config, save)
 
     const lifecycle = (task: LiveTask, accepted: Deferred.Deferred<void, ToolError>) =>
       Effect.uninterruptibleMask((restore) =>

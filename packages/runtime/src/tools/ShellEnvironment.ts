@@ -1,5 +1,5 @@
 import * as Redacted from "effect/Redacted"
-import type { ConfigFile } from "../Config.js"
+import type { ConfigFile } from "../ConfigSchema.js"
 import { compileNameGlob } from "./internal/glob.js"
 
 /**

@@ -1,7 +1,7 @@
 // `${VAR}` and `${VAR:-default}` in an MCP server's settings, as Claude Code expands them: in the
 // command, args, env, cwd, url and headers. A variable that is unset (or empty) with no default
 // stops the server from starting, with the names it missed.
-import type { McpServer } from "../../Config.js"
+import type { McpServer } from "../../ConfigSchema.js"
 
 export type Environment = { readonly [name: string]: string | undefined }
 

@@ -13,7 +13,7 @@ import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
-import type { DurationSetting, McpServer, McpTimeout } from "../../Config.js"
+import type { DurationSetting, McpServer, McpTimeout } from "../../ConfigSchema.js"
 import type {
   McpFailure,
   McpPromptDescriptor,
