@@ -3,6 +3,7 @@
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
+import type { Tool, ToolSpec } from "./Tool.js"
 
 /**
  * `make`, run once when the returned effect is first run, every caller awaiting the same outcome.
@@ -27,3 +28,21 @@ export const onFirstUse = <A, E>(
     )
     return Effect.suspend(() => (fiber !== undefined ? Fiber.join(fiber) : Effect.flatMap(start, Fiber.join)))
   })
+
+/**
+ * Tools offered at once from their specs, whose handlers come with `parts` (an `onFirstUse`): the
+ * first call makes the parts, and every call goes to the part's tool of the same name.
+ */
+export const deferredTools = <E>(
+  specs: ReadonlyArray<ToolSpec>,
+  parts: Effect.Effect<{ readonly tools: ReadonlyMap<string, Tool<never, unknown>> }, E>
+): ReadonlyArray<Tool<never, unknown>> =>
+  specs.map((spec) => ({
+    ...spec,
+    effect: "internal",
+    execute: (args, context) =>
+      Effect.flatMap(parts, (ready) => {
+        const tool = ready.tools.get(spec.name)
+        return tool === undefined ? Effect.dieMessage(`no handler for ${spec.name}`) : tool.execute(args, context)
+      })
+  }))

@@ -4,7 +4,7 @@
 // context (`MemoryParts.ts`) are imported when there is a memory file or on first use (issue 17).
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { onFirstUse } from "@alisio/domain/OnFirstUse"
+import { deferredTools, onFirstUse } from "@alisio/domain/OnFirstUse"
 import { definePlugin, PluginApi } from "@alisio/domain/Plugin"
 import * as Effect from "effect/Effect"
 import { readSettings } from "./internal/settings.js"
@@ -43,17 +43,7 @@ export const memoryPlugin = definePlugin({
       yield* Effect.scope
     )
     if (exists) yield* parts
-    for (const spec of Object.values(memoryToolSpecs)) {
-      yield* api.tools.register({
-        ...spec,
-        effect: "internal",
-        execute: (args, context) =>
-          Effect.flatMap(parts, (ready) => {
-            const tool = ready.tools.get(spec.name)
-            return tool === undefined ? Effect.dieMessage(`no handler for ${spec.name}`) : tool.execute(args, context)
-          })
-      })
-    }
+    for (const tool of deferredTools(Object.values(memoryToolSpecs), parts)) yield* api.tools.register(tool)
     yield* api.commands.register({
       ...memoryCommandSpec,
       execute: (args, context) => Effect.flatMap(parts, (ready) => ready.command.execute(args, context))

@@ -3,7 +3,7 @@
 // is here: the tools as the model sees them, `/agents` as the catalog lists it, and the agents in
 // the system context; the tasks themselves (`Delegation.ts`) are imported on first use (issue 17).
 import * as os from "node:os"
-import { onFirstUse } from "@alisio/domain/OnFirstUse"
+import { deferredTools, onFirstUse } from "@alisio/domain/OnFirstUse"
 import { definePlugin, PluginApi, type PluginDefinition } from "@alisio/domain/Plugin"
 import * as Effect from "effect/Effect"
 import { makeDiscovery } from "./AgentDiscovery.js"
@@ -42,17 +42,7 @@ export const makeSubagentsPlugin = (options: TasksOptions = {}): PluginDefinitio
         ),
         yield* Effect.scope
       )
-      for (const spec of Object.values(taskToolSpecs)) {
-        yield* api.tools.register({
-          ...spec,
-          effect: "internal",
-          execute: (args, context) =>
-            Effect.flatMap(delegation, (parts) => {
-              const tool = parts.tools.get(spec.name)
-              return tool === undefined ? Effect.dieMessage(`no handler for ${spec.name}`) : tool.execute(args, context)
-            })
-        })
-      }
+      for (const tool of deferredTools(Object.values(taskToolSpecs), delegation)) yield* api.tools.register(tool)
       yield* api.commands.register({
         ...agentsCommandSpec,
         execute: (args, context) => Effect.flatMap(delegation, (parts) => parts.command.execute(args, context))
