@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { definePlugin, PluginApi, PluginError } from "@alisio/domain/Plugin"
 import type { KnownRunEvent } from "@alisio/domain/RunEvent"
 import { defineTool } from "@alisio/domain/Tool"
@@ -204,6 +207,21 @@ describe("PluginHost", () => {
       assert.deepStrictEqual(yield* toolNames, [])
     }).pipe(Effect.provide(hostLayer([])))
   )
+
+  it.scoped("PL-6 a plugin whose folders cannot be made is a diagnostic naming the folder, never a crash", () => {
+    // A file where the cache home should be: mkdir fails for every user, root included.
+    const root = mkdtempSync(join(tmpdir(), "alisio-plugin-homes-"))
+    writeFileSync(join(root, "cache"), "")
+    const homes = { state: join(root, "state"), config: join(root, "config"), cache: join(root, "cache") }
+    return Effect.gen(function* () {
+      const host = yield* PluginHost.PluginHost
+      const [blocked, other] = yield* host.plugins
+      assert.deepStrictEqual([blocked!.id, blocked!.loaded, blocked!.tools], ["blocked", false, []])
+      assert.match(blocked!.diagnostics[0]!, /^cannot make its folder .*\/cache\/plugins\/blocked \(ENOTDIR/)
+      assert.deepStrictEqual(yield* toolNames, [])
+      assert.deepStrictEqual([other, (yield* host.diagnostics)[0]?.stage], [undefined, "setup"])
+    }).pipe(Effect.provide(hostLayer([], { homes, plugins: [registering("blocked", echo("blocked_tool"))] })))
+  })
 
   it.scoped("PL-1 a second plugin with a loaded plugin's id is refused with a diagnostic", () =>
     Effect.gen(function* () {

@@ -5,6 +5,7 @@ import { PluginApi, type PluginDefinition, PluginError } from "@alisio/domain/Pl
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
@@ -109,7 +110,13 @@ export const makeLifecycle = (host: HostInternals, disabled: ReadonlySet<string>
       }
       const scope = yield* Scope.make()
       entry.scope = scope
-      const api = yield* makeApi(host, entry.record, scope, placement.config, loadedPlugins)
+      const made = yield* Effect.either(makeApi(host, entry.record, scope, placement.config, loadedPlugins))
+      if (Either.isLeft(made)) {
+        yield* closeScope(entry)
+        yield* diagnose(host, entry.record, "setup", made.left.message)
+        return entry
+      }
+      const api = made.right
       // Interruptible whatever the caller's region: what the plugin forks inherits it, and its
       // scope must be able to stop those fibers.
       const exit = yield* definition.setup.pipe(

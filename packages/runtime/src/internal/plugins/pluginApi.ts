@@ -99,11 +99,14 @@ const OBSERVER_CAPACITY = 256
 const commandNamePattern = /^[a-z0-9][a-z0-9_-]{0,63}$/
 
 /** Creates a folder for the plugin alone (0700, tightened if it exists: ST-6). */
-const privateFolder = (dir: string) =>
-  Effect.promise(async () => {
-    await fs.mkdir(dir, { recursive: true, mode: 0o700 })
-    await fs.chmod(dir, 0o700)
-    return dir
+const privateFolder = (pluginId: string, dir: string) =>
+  Effect.tryPromise({
+    try: async () => {
+      await fs.mkdir(dir, { recursive: true, mode: 0o700 })
+      await fs.chmod(dir, 0o700)
+    },
+    catch: (error) =>
+      new PluginError({ pluginId, message: `cannot make its folder ${dir} (${(error as Error).message})` })
   })
 
 export const pluginPaths = (homes: PluginHomes, pluginId: string): PluginPaths => ({
@@ -185,7 +188,7 @@ export const makeApi = (
   scope: Scope.Scope,
   config: unknown,
   plugins: PluginApiService["plugins"]
-): Effect.Effect<PluginApiService> =>
+): Effect.Effect<PluginApiService, PluginError> =>
   Effect.gen(function* () {
     const pluginId = record.id
     const origin: ToolOrigins.ToolOrigin = record.builtin
@@ -193,7 +196,7 @@ export const makeApi = (
       : { _tag: "ExternalPlugin", pluginId }
     const fail = (message: string) => new PluginError({ pluginId, message })
     const paths = pluginPaths(host.homes, pluginId)
-    yield* Effect.all([privateFolder(paths.state), privateFolder(paths.config), privateFolder(paths.cache)])
+    yield* Effect.all([paths.state, paths.config, paths.cache].map((dir) => privateFolder(pluginId, dir)))
 
     const tools: PluginApiService["tools"] = {
       register: (tool) =>
