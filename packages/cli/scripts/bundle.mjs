@@ -2,14 +2,16 @@
 // which cuts start-up by seconds of module resolution. better-sqlite3 (native) stays external.
 //
 // Three builds: dist/bundle (bin.js and the program), dist/bundle/plugins (the program again,
-// with the modules it shares with external plugins) and dist/bundle/run (`alisio run` alone, from
-// RunMain.ts). Sharing a module whole keeps all of it in the bundle, which costs a run about 150 ms
-// of CPU; bin.js takes the second build only for a command that may load an external plugin
+// with the modules it shares with external plugins) and dist/bundle/run.cjs (`alisio run` alone,
+// from RunMain.ts). Sharing a module whole keeps all of it in the bundle, which costs a run about
+// 150 ms of CPU; bin.js takes the second build only for a command that may load an external plugin
 // (src/PluginProbe.ts). The first and third builds replace the shared-module table with a stub.
-// The third exists for the number of files: split among every command's entry points, a run loaded
-// 34 chunks, each resolved, read and linked by Node's loader; its own build loads 15 (Node 24: a
-// run −60 ms of CPU, bench/README.md).
+// The third is one CommonJS file, which bin.js compiles with a V8 code cache written after a run
+// (src/CodeCache.ts): split among every command's entry points, a run loaded 34 chunks, each
+// resolved, read and linked by Node's loader, and compiled ~3 500 functions on first call each time
+// (bench/README.md). Its content hash names its cache.
 
+import { createHash } from "node:crypto"
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -74,6 +76,54 @@ const helpTree = async () => {
   }
 }
 
+/**
+ * Escapes what is left of non-ASCII in the output (esbuild escapes it in strings, not in comments
+ * and regular expressions): a source with one such character is decoded by Node and held by V8 as
+ * UTF-16, which cost a run's imports ~13 ms of CPU and ~1 MB (Node 24, bench/README.md). A `\u`
+ * escape means the same character everywhere it can appear here; a character already escaped with
+ * a backslash would not, so it stops the build.
+ */
+const escapeFile = (file) => {
+  const text = readFileSync(file, "utf8")
+  if (!/[\u0080-\uffff]/.test(text)) return
+  if (/\\[\u0080-\uffff]/.test(text)) throw new Error(`${file}: a non-ASCII character after a backslash`)
+  writeFileSync(
+    file,
+    text.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`)
+  )
+}
+
+const escapeNonAscii = (dir) => {
+  for (const name of readdirSync(dir)) {
+    const file = join(dir, name)
+    if (statSync(file).isDirectory()) escapeNonAscii(file)
+    else if (name.endsWith(".js") || name.endsWith(".cjs")) escapeFile(file)
+  }
+}
+
+/**
+ * `alisio run` as one CommonJS file (src/CodeCache.ts says why), ASCII like the rest; returns the
+ * hash of its content, which names its code cache.
+ */
+const runBuild = async () => {
+  const outfile = `${outdir}/run.cjs`
+  await build({
+    ...common,
+    splitting: false,
+    format: "cjs",
+    entryPoints: [new URL("../src/RunMain.ts", import.meta.url).pathname],
+    outfile,
+    // ESM is strict; so is this file (the first statement of the function CodeCache.ts wraps it in).
+    banner: { js: '"use strict";\nconst __alisioUrl = require("node:url").pathToFileURL(__filename).href;' },
+    define: { ALISIO_VERSION: JSON.stringify(manifest.version), "import.meta.url": "__alisioUrl" },
+    plugins: [withoutSharedModules]
+  })
+  escapeFile(outfile)
+  return createHash("sha256").update(readFileSync(outfile)).digest("hex").slice(0, 16)
+}
+
+const runBuildId = await runBuild()
+
 await build({
   ...common,
   entryPoints: [new URL("../src/bin.ts", import.meta.url).pathname],
@@ -81,7 +131,8 @@ await build({
   define: {
     ALISIO_VERSION: JSON.stringify(manifest.version),
     ALISIO_PLUGIN_BUILD: JSON.stringify("./plugins/main.js"),
-    ALISIO_RUN_BUILD: JSON.stringify("./run/RunMain.js"),
+    ALISIO_RUN_BUILD: JSON.stringify("./run.cjs"),
+    ALISIO_RUN_BUILD_ID: JSON.stringify(runBuildId),
     ALISIO_HELP_TREE: JSON.stringify(await helpTree())
   },
   plugins: [withoutSharedModules]
@@ -93,38 +144,5 @@ await build({
   outdir: `${outdir}/plugins`,
   define: { ALISIO_VERSION: JSON.stringify(manifest.version) }
 })
-
-await build({
-  ...common,
-  entryPoints: { RunMain: new URL("../src/RunMain.ts", import.meta.url).pathname },
-  outdir: `${outdir}/run`,
-  define: { ALISIO_VERSION: JSON.stringify(manifest.version) },
-  plugins: [withoutSharedModules]
-})
-
-/**
- * Escapes what is left of non-ASCII in the output (esbuild escapes it in strings, not in comments
- * and regular expressions): a source with one such character is decoded by Node and held by V8 as
- * UTF-16, which cost a run's imports ~13 ms of CPU and ~1 MB (Node 24, bench/README.md). A `\u`
- * escape means the same character everywhere it can appear here; a character already escaped with
- * a backslash would not, so it stops the build.
- */
-const escapeNonAscii = (dir) => {
-  for (const name of readdirSync(dir)) {
-    const file = join(dir, name)
-    if (statSync(file).isDirectory()) {
-      escapeNonAscii(file)
-      continue
-    }
-    if (!name.endsWith(".js")) continue
-    const text = readFileSync(file, "utf8")
-    if (!/[\u0080-\uffff]/.test(text)) continue
-    if (/\\[\u0080-\uffff]/.test(text)) throw new Error(`${file}: a non-ASCII character after a backslash`)
-    writeFileSync(
-      file,
-      text.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`)
-    )
-  }
-}
 
 escapeNonAscii(outdir)

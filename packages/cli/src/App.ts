@@ -20,8 +20,9 @@ import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import { cacheHome } from "./CacheHome.js"
 import { CliError, ExitCode, usageError } from "./CliError.js"
-import { cacheHome, hostOptions, noPluginFlags, type PluginFlags, pluginHostLayer } from "./Plugins.js"
+import { hostOptions, noPluginFlags, type PluginFlags, pluginHostLayer } from "./Plugins.js"
 import { version } from "./Version.js"
 
 /** Where a command runs and with what configuration. */

@@ -1,6 +1,5 @@
 // The plugin host as the CLI composes it: the builtin registry, the plugins the configuration and
 // the flags name, and the folders of the Alisio homes.
-import * as os from "node:os"
 import * as path from "node:path"
 import * as Extensions from "@alisio/runtime/Extensions"
 import type { AlisioPaths } from "@alisio/runtime/Paths"
@@ -9,6 +8,7 @@ import * as PluginUi from "@alisio/runtime/PluginUi"
 import * as Layer from "effect/Layer"
 import type { Setup } from "./App.js"
 import { builtinPlugins } from "./BuiltinPlugins.js"
+import { cacheHome } from "./CacheHome.js"
 import type { RunFlags } from "./Flags.js"
 import { version } from "./Version.js"
 
@@ -23,17 +23,6 @@ export interface PluginFlags {
 }
 
 export const noPluginFlags: PluginFlags = { plugins: [], disabled: [], readOnly: false, trustProject: false }
-
-/**
- * The cache folder: `$ALISIO_HOME/cache`, else `$XDG_CACHE_HOME/alisio` (absolute values only),
- * else `~/.cache/alisio`.
- */
-export const cacheHome = (env: NodeJS.ProcessEnv = process.env): string => {
-  const alisioHome = env.ALISIO_HOME?.trim()
-  if (alisioHome) return path.join(path.resolve(alisioHome), "cache")
-  const xdg = env.XDG_CACHE_HOME?.trim()
-  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), ".cache"), "alisio")
-}
 
 /** A relative path on the command line is relative to where the command was typed, not to `--cwd`. */
 const fromCommandLine = (spec: string): string => (spec.startsWith(".") ? path.resolve(spec) : spec)

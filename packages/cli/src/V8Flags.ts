@@ -29,3 +29,11 @@ export const tuneV8 = (args: ReadonlyArray<string>): void => {
   // invocation counts and have no such flag; Node 20 has no compile cache to keep in step.
   if (args[0] === "run" && process.versions.v8.startsWith("11.")) setFlagsFromString("--interrupt-budget=540672")
 }
+
+/**
+ * Puts back a flag the program may change while it runs (`runtime/src/internal/mcp/heap.ts` turns
+ * allocation-site pretenuring off once an MCP server connects), so that a code cache made at the
+ * exit (CodeCache.ts) carries the flags the next start sets: V8 refuses code cached under others,
+ * and every run with an MCP server would write the cache again.
+ */
+export const restoreStartFlags = (): void => setFlagsFromString("--allocation-site-pretenuring")

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Kept to tiny imports so that `alisio --version` answers without loading Effect.
 import * as nodeModule from "node:module"
+import { fileURLToPath } from "node:url"
+import { requireWithCodeCache } from "./CodeCache.js"
 import { mayLoadExternalPlugins } from "./PluginProbe.js"
 import { tuneV8 } from "./V8Flags.js"
 import { version } from "./Version.js"
@@ -11,8 +13,10 @@ import { version } from "./Version.js"
 // Set by the bundler: the bundle has a second build, under plugins/, for commands that may load
 // an external plugin (see PluginProbe.ts).
 declare const ALISIO_PLUGIN_BUILD: string | undefined
-// Set by the bundler: `alisio run` has a build of its own, under run/ (RunMain.ts).
+// Set by the bundler: `alisio run` has a build of its own, one CommonJS file (RunMain.ts), loaded
+// with a code cache (CodeCache.ts); the id is a hash of its content.
 declare const ALISIO_RUN_BUILD: string | undefined
+declare const ALISIO_RUN_BUILD_ID: string | undefined
 // Set by the bundler: the help of every command, described at build time (HelpFast.ts).
 declare const ALISIO_HELP_TREE: string | undefined
 
@@ -27,10 +31,17 @@ const quietOnBrokenPipe = () =>
     throw error
   })
 
-const runMain = (): Promise<typeof import("./RunMain.js")> =>
-  typeof ALISIO_RUN_BUILD === "string"
-    ? import(new URL(ALISIO_RUN_BUILD, import.meta.url).href)
-    : import("./RunMain.js")
+/** `alisio run` from its own build, or from RunMain.ts unbundled; false when main.ts must read the line. */
+const mainRun = async (words: ReadonlyArray<string>): Promise<boolean> => {
+  if (typeof ALISIO_RUN_BUILD !== "string" || typeof ALISIO_RUN_BUILD_ID !== "string") {
+    return (await import("./RunMain.js")).mainRun(words)
+  }
+  const file = fileURLToPath(new URL(ALISIO_RUN_BUILD, import.meta.url))
+  const build = requireWithCodeCache<typeof import("./RunMain.js")>(file, ALISIO_RUN_BUILD_ID)
+  const ran = build.exports.mainRun(words)
+  if (ran) build.keepAtExit()
+  return ran
+}
 
 const args = process.argv.slice(2)
 tuneV8(args)
@@ -47,7 +58,7 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
 } else if (args.length === 0 && !mayLoadExternalPlugins(args)) {
   // `alisio` alone: the interactive UI, without the command tree (TuiMain.ts).
   ;(await import("./TuiMain.js")).mainTui()
-} else if (args[0] === "run" && !mayLoadExternalPlugins(args) && (await runMain()).mainRun(args.slice(1))) {
+} else if (args[0] === "run" && !mayLoadExternalPlugins(args) && (await mainRun(args.slice(1)))) {
   // `alisio run` with flags read without the command tree (RunLine.ts).
 } else {
   // main watches stdout itself: a run whose reader went away is cancelled (BrokenPipe.ts).

@@ -1,0 +1,97 @@
+// `alisio run` loads its code (one CommonJS file, scripts/bundle.mjs) through V8 with a code cache
+// written by an earlier run on its way out. Node's own compile cache (Node 22+) keeps what V8
+// compiled when a file was loaded, which is its top level; a run then compiles ~3 500 functions
+// on their first call, every time. A cache made after the run holds those functions too (two-turn
+// task: Node 24 −90 to −180 ms of CPU, Node 20 −40 ms; bench/README.md). Node built-ins only: bin.ts
+// imports it on every start.
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import * as path from "node:path"
+import * as vm from "node:vm"
+import { cacheHome } from "./CacheHome.js"
+import { restoreStartFlags } from "./V8Flags.js"
+
+/** Where a build's code cache for this Node lives: one file per build, Node version and architecture. */
+export const codeCacheFile = (buildId: string, env: NodeJS.ProcessEnv = process.env): string =>
+  path.join(cacheHome(env), "code", `run-${buildId}-${process.version}-${process.arch}.v8`)
+
+// What `import()` in the file resolves with: the main context's loader (Node 20.? and 21.7+), else
+// the loader of this module, which sits in the same folder as the file in the bundle.
+const importModuleDynamically: vm.ScriptOptions["importModuleDynamically"] =
+  vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ??
+  (((specifier: string) => import(specifier)) as unknown as vm.ScriptOptions["importModuleDynamically"])
+
+const readCache = (file: string): Buffer | undefined => {
+  try {
+    return readFileSync(file)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Writes the cache of what the script has compiled so far, then removes the caches of other builds
+ * (those of other Node versions for this build stay: a user may switch between them). A cache is
+ * only a saving: a folder that cannot be written costs the next run its speed, nothing else.
+ */
+const writeCache = (script: vm.Script, file: string, buildId: string) => {
+  const folder = path.dirname(file)
+  const temporary = `${file}.${process.pid}`
+  try {
+    mkdirSync(folder, { recursive: true, mode: 0o700 })
+    restoreStartFlags()
+    // Written whole and renamed: a run that reads it sees the old cache or the new one, never half.
+    writeFileSync(temporary, script.createCachedData(), { mode: 0o600 })
+    renameSync(temporary, file)
+    for (const name of readdirSync(folder)) {
+      if (name.startsWith("run-") && !name.startsWith(`run-${buildId}-`))
+        rmSync(path.join(folder, name), { force: true })
+    }
+  } catch {
+    try {
+      rmSync(temporary, { force: true })
+    } catch {
+      // The folder is not there to hold it either.
+    }
+  }
+}
+
+export interface CodeCached<A> {
+  readonly exports: A
+  /**
+   * Writes a cache at the exit if V8 had none it would take, provided the process exits with code
+   * 0: a run that failed may have stopped before most of the code ran. Called once the file's code
+   * is known to run the command (not when it hands the command line to another build).
+   */
+  readonly keepAtExit: () => void
+}
+
+/**
+ * Runs a CommonJS file as `require` would, compiled from the code cache when V8 accepts it. V8
+ * checks the cache's V8 version, flags and source length; the file name holds the build's content
+ * hash, so a cache never meets another build's source. `NODE_DISABLE_COMPILE_CACHE` turns it off,
+ * as it does Node's own.
+ */
+export const requireWithCodeCache = <A>(file: string, buildId: string): CodeCached<A> => {
+  const useCache = process.env.NODE_DISABLE_COMPILE_CACHE === undefined
+  const cacheFile = codeCacheFile(buildId)
+  const cachedData = useCache ? readCache(cacheFile) : undefined
+  const source = readFileSync(file, "utf8")
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    cachedData,
+    importModuleDynamically
+  })
+  const module = { exports: {} as A }
+  script.runInThisContext()(module.exports, createRequire(file), module, file, path.dirname(file))
+  const needed = useCache && (cachedData === undefined || script.cachedDataRejected === true)
+  return {
+    exports: module.exports,
+    keepAtExit: () => {
+      if (!needed) return
+      process.once("exit", (code) => {
+        if (code === 0) writeCache(script, cacheFile, buildId)
+      })
+    }
+  }
+}
