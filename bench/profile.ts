@@ -29,12 +29,14 @@ interface Profile {
 /** For each bundle file, the source module that each line belongs to. */
 const moduleMaps = new Map<string, ReadonlyArray<string>>()
 const moduleAt = (url: string, line: number): string => {
-  if (!url.startsWith("file://") || !url.includes("/dist/bundle/")) return url.replace(/^file:\/\//, "")
+  // The run build is compiled by CodeCache.ts, which names it by its path rather than a URL.
+  const isFile = url.startsWith("file://") || url.startsWith("/")
+  if (!isFile || !url.includes("/dist/bundle/")) return url.replace(/^file:\/\//, "")
   let map = moduleMaps.get(url)
   if (map === undefined) {
     const modules: Array<string> = []
     let current = url.replace(/.*\/dist\/bundle\//, "bundle ")
-    for (const text of readFileSync(fileURLToPath(url), "utf8").split("\n")) {
+    for (const text of readFileSync(url.startsWith("/") ? url : fileURLToPath(url), "utf8").split("\n")) {
       const match = /^\/\/ (\S+\.[cm]?[jt]sx?)$/.exec(text)
       if (match) current = match[1]!.replace(/^.*node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?/, "")
       modules.push(current)

@@ -102,8 +102,8 @@ const escapeNonAscii = (dir) => {
 }
 
 /**
- * `alisio run` as one CommonJS file (src/CodeCache.ts says why), ASCII like the rest; returns the
- * hash of its content, which names its code cache.
+ * `alisio run` as one CommonJS module (src/CodeCache.ts says why), ASCII like the rest, which
+ * CodeCache.ts relies on; returns the hash of its content, which names its code cache.
  */
 const runBuild = async () => {
   const outfile = `${outdir}/run.cjs`
@@ -113,8 +113,12 @@ const runBuild = async () => {
     format: "cjs",
     entryPoints: [new URL("../src/RunMain.ts", import.meta.url).pathname],
     outfile,
-    // ESM is strict; so is this file (the first statement of the function CodeCache.ts wraps it in).
-    banner: { js: '"use strict";\nconst __alisioUrl = require("node:url").pathToFileURL(__filename).href;' },
+    // One function expression, as Node's loader wraps a CommonJS module, so that CodeCache.ts
+    // compiles the file's text as it is read; strict, as ESM is.
+    banner: {
+      js: '(function (exports, require, module, __filename, __dirname) {"use strict";\nconst __alisioUrl = require("node:url").pathToFileURL(__filename).href;'
+    },
+    footer: { js: "})" },
     define: { ALISIO_VERSION: JSON.stringify(manifest.version), "import.meta.url": "__alisioUrl" },
     plugins: [withoutSharedModules]
   })

@@ -67,7 +67,7 @@ export interface CodeCached<A> {
 }
 
 /**
- * Runs a CommonJS file as `require` would, compiled from the code cache when V8 accepts it. V8
+ * Runs a CommonJS module, wrapped in its function by the build, as `require` would, compiled from the code cache when V8 accepts it. V8
  * checks the cache's V8 version, flags and source length; the file name holds the build's content
  * hash, so a cache never meets another build's source. `NODE_DISABLE_COMPILE_CACHE` turns it off,
  * as it does Node's own.
@@ -76,12 +76,10 @@ export const requireWithCodeCache = <A>(file: string, buildId: string): CodeCach
   const useCache = process.env.NODE_DISABLE_COMPILE_CACHE === undefined
   const cacheFile = codeCacheFile(buildId)
   const cachedData = useCache ? readCache(cacheFile) : undefined
-  const source = readFileSync(file, "utf8")
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-    filename: file,
-    cachedData,
-    importModuleDynamically
-  })
+  // The build writes the module already wrapped, in ASCII: read as Latin-1, Node makes the 2.6 MB
+  // an external string V8 compiles as it is, where UTF-8 decoding into the heap cost Node 20 ~40 ms.
+  const source = readFileSync(file, "latin1")
+  const script = new vm.Script(source, { filename: file, cachedData, importModuleDynamically })
   const module = { exports: {} as A }
   script.runInThisContext()(module.exports, createRequire(file), module, file, path.dirname(file))
   const needed = useCache && (cachedData === undefined || script.cachedDataRejected === true)

@@ -53,7 +53,10 @@ const ZERO_WIDTH = /^[\p{Mark}\u200b-\u200d\u2060\ufeff]/u
 const EMOJI = /\p{Emoji_Presentation}|\p{Extended_Pictographic}\ufe0f/u
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" })
+let segmenter: Intl.Segmenter | undefined
+/** Made on first use: setting up ICU's break iterator cost a run's start ~20 ms (Node 20, bench/README.md). */
+const graphemes = (text: string) =>
+  (segmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" })).segment(text)
 
 /** Columns one grapheme cluster takes. */
 const graphemeWidth = (grapheme: string): number => {
@@ -66,7 +69,7 @@ const graphemeWidth = (grapheme: string): number => {
 export const displayWidth = (text: string): number => {
   if (PRINTABLE_ASCII.test(text)) return text.length
   let width = 0
-  for (const { segment } of segmenter.segment(text)) width += graphemeWidth(segment)
+  for (const { segment } of graphemes(text)) width += graphemeWidth(segment)
   return width
 }
 
@@ -76,7 +79,7 @@ export const fitWidth = (text: string, columns: number): string => {
   if (PRINTABLE_ASCII.test(text)) return text.length <= columns ? text : text.slice(0, columns)
   let width = 0
   let end = 0
-  for (const { segment, index } of segmenter.segment(text)) {
+  for (const { segment, index } of graphemes(text)) {
     width += graphemeWidth(segment)
     if (width > columns) return text.slice(0, end)
     end = index + segment.length
