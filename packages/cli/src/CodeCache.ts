@@ -1,9 +1,9 @@
 // `alisio run` loads its code (one CommonJS file, scripts/bundle.mjs) through V8 with a code cache
 // written by an earlier run on its way out. Node's own compile cache (Node 22+) keeps what V8
 // compiled when a file was loaded, which is its top level; a run then compiles ~3 500 functions
-// on their first call, every time. A cache made after the run holds those functions too (two-turn
-// task: Node 24 −90 to −180 ms of CPU, Node 20 −40 ms; bench/README.md). Node built-ins only: bin.ts
-// imports it on every start.
+// on their first call, every time. A cache made after the run holds those functions too (the
+// two-turn task: ~−110 ms of CPU on Node 20 and on Node 24; bench/README.md). Node built-ins only:
+// bin.ts imports it on every start.
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
@@ -15,11 +15,17 @@ import { restoreStartFlags } from "./V8Flags.js"
 export const codeCacheFile = (buildId: string, env: NodeJS.ProcessEnv = process.env): string =>
   path.join(cacheHome(env), "code", `run-${buildId}-${process.version}-${process.arch}.v8`)
 
-// What `import()` in the file resolves with: the main context's loader (Node 20.? and 21.7+), else
-// the loader of this module, which sits in the same folder as the file in the bundle.
-const importModuleDynamically: vm.ScriptOptions["importModuleDynamically"] =
-  vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ??
-  (((specifier: string) => import(specifier)) as unknown as vm.ScriptOptions["importModuleDynamically"])
+// `import()` in the file resolves as it would in a module of the main context (Node 20.12+).
+const importModuleDynamically = vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
+
+/** No cache rather than no run when there is no home to find the cache folder from. */
+const cacheFileOrNothing = (buildId: string): string | undefined => {
+  try {
+    return codeCacheFile(buildId)
+  } catch {
+    return undefined
+  }
+}
 
 const readCache = (file: string): Buffer | undefined => {
   try {
@@ -73,20 +79,19 @@ export interface CodeCached<A> {
  * as it does Node's own.
  */
 export const requireWithCodeCache = <A>(file: string, buildId: string): CodeCached<A> => {
-  const useCache = process.env.NODE_DISABLE_COMPILE_CACHE === undefined
-  const cacheFile = codeCacheFile(buildId)
-  const cachedData = useCache ? readCache(cacheFile) : undefined
+  const cacheFile = process.env.NODE_DISABLE_COMPILE_CACHE === undefined ? cacheFileOrNothing(buildId) : undefined
+  const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile)
   // The build writes the module already wrapped, in ASCII: read as Latin-1, Node makes the 2.6 MB
   // an external string V8 compiles as it is, where UTF-8 decoding into the heap cost Node 20 ~40 ms.
   const source = readFileSync(file, "latin1")
   const script = new vm.Script(source, { filename: file, cachedData, importModuleDynamically })
   const module = { exports: {} as A }
   script.runInThisContext()(module.exports, createRequire(file), module, file, path.dirname(file))
-  const needed = useCache && (cachedData === undefined || script.cachedDataRejected === true)
+  const needed = cachedData === undefined || script.cachedDataRejected === true
   return {
     exports: module.exports,
     keepAtExit: () => {
-      if (!needed) return
+      if (cacheFile === undefined || !needed) return
       process.once("exit", (code) => {
         if (code === 0) writeCache(script, cacheFile, buildId)
       })
