@@ -55,8 +55,10 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/
 
 let segmenter: Intl.Segmenter | undefined
 /** Made on first use: setting up ICU's break iterator cost a run's start ~20 ms (Node 20, bench/README.md). */
-const graphemes = (text: string) =>
-  (segmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" })).segment(text)
+const graphemes = (text: string) => {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" })
+  return segmenter.segment(text)
+}
 
 /** Columns one grapheme cluster takes. */
 const graphemeWidth = (grapheme: string): number => {
