@@ -73,16 +73,16 @@ export interface CodeCached<A> {
 }
 
 /**
- * Runs a CommonJS module, wrapped in its function by the build, as `require` would, compiled from the code cache when V8 accepts it. V8
- * checks the cache's V8 version, flags and source length; the file name holds the build's content
- * hash, so a cache never meets another build's source. `NODE_DISABLE_COMPILE_CACHE` turns it off,
- * as it does Node's own.
+ * Runs a CommonJS module (wrapped in its function by the build) as `require` would, compiled from
+ * the code cache when V8 accepts it. V8 checks the cache's V8 version, flags and source length; the
+ * file name holds the build's content hash, so a cache never meets another build's source.
+ * `NODE_DISABLE_COMPILE_CACHE` turns it off, as it does Node's own.
  */
 export const requireWithCodeCache = <A>(file: string, buildId: string): CodeCached<A> => {
   const cacheFile = process.env.NODE_DISABLE_COMPILE_CACHE === undefined ? cacheFileOrNothing(buildId) : undefined
   const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile)
-  // The build writes the module already wrapped, in ASCII: read as Latin-1, Node makes the 2.6 MB
-  // an external string V8 compiles as it is, where UTF-8 decoding into the heap cost Node 20 ~40 ms.
+  // The build writes the module already wrapped, in ASCII: read as Latin-1 (copied, not decoded)
+  // it is compiled as it is; decoding its 2.6 MB as UTF-8 cost a Node 20 run ~40 ms.
   const source = readFileSync(file, "latin1")
   const script = new vm.Script(source, { filename: file, cachedData, importModuleDynamically })
   const module = { exports: {} as A }
