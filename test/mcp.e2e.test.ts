@@ -4,7 +4,7 @@
 
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
+import { fileURLToPath } from "node:url"
 import { decodeRunEvent, type KnownRunEvent } from "@alisio/domain/RunEvent"
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
