@@ -105,38 +105,36 @@ export class StdioTransport implements Transport {
         }
       })
     })
-    child.stdout?.on("data", (chunk: Buffer) => this.read(chunk))
+    // Each complete line, in order; the rest is kept for the next chunk.
+    child.stdout?.on("data", (chunk: Buffer) => {
+      const size = (this.pending?.length ?? 0) + chunk.length
+      if (size > STDIO_DEFAULT_MAX_BUFFER_SIZE) {
+        // As the SDK's transport does: the line so far is dropped, and said so.
+        this.pending = undefined
+        this.onerror?.(new Error(`ReadBuffer exceeded maximum size of ${STDIO_DEFAULT_MAX_BUFFER_SIZE} bytes`))
+        return
+      }
+      const buffer = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk])
+      this.pending = undefined
+      let start = 0
+      for (let end = buffer.indexOf(10); end !== -1; end = buffer.indexOf(10, start)) {
+        const line = buffer.toString("utf8", start, end > start && buffer[end - 1] === 13 ? end - 1 : end)
+        start = end + 1
+        let message: JSONRPCMessage
+        try {
+          message = parseLine(line)
+        } catch (error) {
+          // A line that is not JSON-RPC (a server printing to stdout): reported, then skipped.
+          this.onerror?.(error as Error)
+          continue
+        }
+        this.onmessage?.(message)
+      }
+      if (start < buffer.length) this.pending = start === 0 ? buffer : buffer.subarray(start)
+    })
     child.stdout?.on("error", (error) => this.onerror?.(error))
     // EPIPE when the server went away: its close says so.
     child.stdin?.on("error", () => undefined)
-  }
-
-  /** Delivers each complete line of the server's stdout, in order; keeps the rest for the next chunk. */
-  private read(chunk: Buffer): void {
-    const size = (this.pending?.length ?? 0) + chunk.length
-    if (size > STDIO_DEFAULT_MAX_BUFFER_SIZE) {
-      // As the SDK's transport does: the line so far is dropped, and said so.
-      this.pending = undefined
-      this.onerror?.(new Error(`ReadBuffer exceeded maximum size of ${STDIO_DEFAULT_MAX_BUFFER_SIZE} bytes`))
-      return
-    }
-    const buffer = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk])
-    this.pending = undefined
-    let start = 0
-    for (let end = buffer.indexOf(10); end !== -1; end = buffer.indexOf(10, start)) {
-      const line = buffer.toString("utf8", start, end > start && buffer[end - 1] === 13 ? end - 1 : end)
-      start = end + 1
-      let message: JSONRPCMessage
-      try {
-        message = parseLine(line)
-      } catch (error) {
-        // A line that is not JSON-RPC (a server printing to stdout): reported, then skipped.
-        this.onerror?.(error as Error)
-        continue
-      }
-      this.onmessage?.(message)
-    }
-    if (start < buffer.length) this.pending = start === 0 ? buffer : buffer.subarray(start)
   }
 
   start(): Promise<void> {
