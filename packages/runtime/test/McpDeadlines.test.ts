@@ -8,14 +8,31 @@ import * as TestClock from "effect/TestClock"
 // Lets the watcher fiber run up to its next wait.
 const settle = Effect.repeatN(Effect.yieldNow(), 20)
 
+/** A deadline that calls `onExpire` (a call's object is one, with its own `expire`). */
+class Noted extends Deadlines.Deadline {
+  constructor(readonly onExpire: () => void) {
+    super()
+  }
+  expire(): void {
+    this.onExpire()
+  }
+}
+
+/** Adds a deadline of `ms` that calls `onExpire`, and returns it. */
+const add = (deadlines: Deadlines.Deadlines, ms: number, onExpire: () => void) => {
+  const deadline = new Noted(onExpire)
+  deadlines.add(deadline, ms)
+  return deadline
+}
+
 describe("MCP call deadlines", () => {
   it.scoped("MCP-1 a call's deadline expires on the clock; a removed one never does", () =>
     Effect.gen(function* () {
       const deadlines = yield* Deadlines.make
       const expired: Array<string> = []
-      deadlines.add(1_000, () => expired.push("a"))
-      const b = deadlines.add(2_000, () => expired.push("b"))
-      deadlines.add(3_000, () => expired.push("c"))
+      add(deadlines, 1_000, () => expired.push("a"))
+      const b = add(deadlines, 2_000, () => expired.push("b"))
+      add(deadlines, 3_000, () => expired.push("c"))
       yield* settle
       yield* TestClock.adjust(999)
       yield* settle
@@ -34,9 +51,9 @@ describe("MCP call deadlines", () => {
     Effect.gen(function* () {
       const deadlines = yield* Deadlines.make
       const expired: Array<string> = []
-      deadlines.add(60_000, () => expired.push("long"))
+      add(deadlines, 60_000, () => expired.push("long"))
       yield* settle
-      deadlines.add(100, () => expired.push("short"))
+      add(deadlines, 100, () => expired.push("short"))
       yield* settle
       yield* TestClock.adjust(100)
       yield* settle
@@ -51,8 +68,8 @@ describe("MCP call deadlines", () => {
     Effect.gen(function* () {
       const deadlines = yield* Deadlines.make
       let expired = 0
-      for (let i = 0; i < 1_000; i++) deadlines.remove(deadlines.add(500, () => expired++))
-      const kept = deadlines.add(500, () => expired++)
+      for (let i = 0; i < 1_000; i++) deadlines.remove(add(deadlines, 500, () => expired++))
+      const kept = add(deadlines, 500, () => expired++)
       yield* settle
       yield* TestClock.adjust(500)
       yield* settle

@@ -1,42 +1,43 @@
 // The call timeouts of one connection, kept by one fiber that sleeps on the Effect clock until the
 // earliest deadline of the calls under way. A fiber forked per call to sleep for it, interrupted
 // when the call ended, cost a call about 0.2 ms of CPU, as much as the SDK's whole call
-// (`pnpm bench mcp`); here a call adds an entry and takes it out.
+// (`pnpm bench mcp`); here a call links itself into a list and takes itself out.
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 
-/** One call's deadline, until it expired or was removed. */
-export interface Deadline {
-  readonly at: number
+/**
+ * One call's deadline: the call's own object (a subclass), linked into the connection's list while
+ * it waits, so adding one allocates nothing (an entry and an `expire` closure a call were garbage
+ * on the path of every MCP call; a Set before them rehashed its table as calls came and went).
+ */
+export abstract class Deadline {
+  /** When it expires, on the watcher's clock; set by `add`. */
+  at = 0
+  previous: Deadline | undefined = undefined
+  next: Deadline | undefined = undefined
+  linked = false
+  /** Called once, from the watcher, when the deadline passed (unless removed before). */
+  abstract expire(): void
 }
 
 export interface Deadlines {
-  /** Calls `expire` once, after `ms` on the clock, unless `remove` came first. */
-  readonly add: (ms: number, expire: () => void) => Deadline
+  /** Links `deadline` to expire after `ms` on the clock, unless `remove` comes first. Once per deadline. */
+  readonly add: (deadline: Deadline, ms: number) => void
   /** Forgets a deadline (once it expired, or was removed already, this does nothing). */
   readonly remove: (deadline: Deadline) => void
-}
-
-// The calls under way, in a list linked through the entries: adding and removing one allocates
-// nothing more (a Set rehashed its table as calls came and went).
-interface Entry extends Deadline {
-  readonly expire: () => void
-  previous: Entry | undefined
-  next: Entry | undefined
-  linked: boolean
 }
 
 /** Starts the watcher in the scope (on the clock of the fiber that makes it). */
 export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(function* () {
   const clock = yield* Effect.clock
-  let first: Entry | undefined
-  const link = (entry: Entry) => {
+  let first: Deadline | undefined
+  const link = (entry: Deadline) => {
     entry.next = first
     if (first !== undefined) first.previous = entry
     first = entry
   }
-  const unlink = (entry: Entry) => {
+  const unlink = (entry: Deadline) => {
     if (!entry.linked) return
     entry.linked = false
     if (entry.previous === undefined) first = entry.next
@@ -80,9 +81,9 @@ export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(fun
       signalled = false
       const now = clock.unsafeCurrentTimeMillis()
       let earliest = Number.POSITIVE_INFINITY
-      let entry: Entry | undefined = first
+      let entry: Deadline | undefined = first
       while (entry !== undefined) {
-        const next: Entry | undefined = entry.next
+        const next: Deadline | undefined = entry.next
         if (entry.at <= now) {
           unlink(entry)
           entry.expire()
@@ -100,18 +101,12 @@ export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(fun
   yield* Effect.forkScoped(watch)
 
   return {
-    add: (ms, expire) => {
-      const entry: Entry = {
-        at: clock.unsafeCurrentTimeMillis() + ms,
-        expire,
-        previous: undefined,
-        next: undefined,
-        linked: true
-      }
-      link(entry)
-      if (sleepingUntil === undefined || entry.at < sleepingUntil) signal()
-      return entry
+    add: (deadline, ms) => {
+      deadline.at = clock.unsafeCurrentTimeMillis() + ms
+      deadline.linked = true
+      link(deadline)
+      if (sleepingUntil === undefined || deadline.at < sleepingUntil) signal()
     },
-    remove: (deadline) => unlink(deadline as Entry)
+    remove: unlink
   }
 })

@@ -11,31 +11,67 @@ export interface ProgressUpdate {
   readonly message?: string | undefined
 }
 
-export interface ProgressRoutes {
-  /** A token for a request's `_meta.progressToken`; its progress goes to `onProgress`. */
-  readonly add: (onProgress: (update: ProgressUpdate) => void) => string
-  readonly remove: (token: string) => void
+/**
+ * Where one request's progress goes: the call's own object, linked into the connection's list of
+ * routes by the fields below, so a route allocates nothing (a Map of routes allocated as it grew
+ * and shrank with every call). The list holds the calls under way: a few, searched only when
+ * progress comes.
+ */
+export interface ProgressRoute {
+  /** Its token's number while it is routed, 0 otherwise; kept by `add` and `remove`. */
+  routeId: number
+  previousRoute: ProgressRoute | undefined
+  nextRoute: ProgressRoute | undefined
+  progressed(update: ProgressUpdate): void
 }
+
+export interface ProgressRoutes {
+  /** Routes progress to `route` until `remove`; its request's `_meta.progressToken` is `progressToken(route)`. */
+  readonly add: (route: ProgressRoute) => void
+  readonly remove: (route: ProgressRoute) => void
+}
+
+const PREFIX = "alisio-"
+
+/** The token of a routed request: a string, so it never meets the SDK's own (numbers, its request ids). */
+export const progressToken = (route: ProgressRoute): string => `${PREFIX}${route.routeId}`
 
 /** Wraps the transport's delivery to the client: call after `client.connect`, which sets it. */
 export const routeProgress = (transport: Transport): ProgressRoutes => {
-  const routes = new Map<string, (update: ProgressUpdate) => void>()
+  let first: ProgressRoute | undefined
   let last = 0
+  const find = (token: unknown): ProgressRoute | undefined => {
+    if (typeof token !== "string") return undefined
+    for (let route = first; route !== undefined; route = route.nextRoute) {
+      if (token === progressToken(route)) return route
+    }
+    return undefined
+  }
   const deliver = transport.onmessage
   transport.onmessage = (message, extra) => {
     if ("method" in message && message.method === "notifications/progress") {
       const params = message.params as (ProgressUpdate & { readonly progressToken?: unknown }) | undefined
-      const route = typeof params?.progressToken === "string" ? routes.get(params.progressToken) : undefined
-      if (route !== undefined) return route(params!)
+      const route = find(params?.progressToken)
+      if (route !== undefined) return route.progressed(params!)
     }
     deliver?.(message, extra)
   }
   return {
-    add: (onProgress) => {
-      const token = `alisio-${++last}`
-      routes.set(token, onProgress)
-      return token
+    add: (route) => {
+      route.routeId = ++last
+      route.previousRoute = undefined
+      route.nextRoute = first
+      if (first !== undefined) first.previousRoute = route
+      first = route
     },
-    remove: (token) => void routes.delete(token)
+    remove: (route) => {
+      if (route.routeId === 0) return
+      route.routeId = 0
+      if (route.previousRoute === undefined) first = route.nextRoute
+      else route.previousRoute.nextRoute = route.nextRoute
+      if (route.nextRoute !== undefined) route.nextRoute.previousRoute = route.previousRoute
+      route.previousRoute = undefined
+      route.nextRoute = undefined
+    }
   }
 }

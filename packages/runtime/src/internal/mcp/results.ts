@@ -96,6 +96,14 @@ export const capped = (text: string, maxChars: number): string => {
  * `isError` makes it a tool error.
  */
 export const toToolResult = (result: McpCallResult, maxChars: number = MAX_RESULT_CHARS): ToolResult => {
+  const blocks = result.content
+  // The common result, one text block, without the lists below (every MCP call makes one).
+  if (blocks !== undefined && blocks.length === 1 && blocks[0]!.type === "text") {
+    const text = (blocks[0] as { readonly text: string }).text
+    const shown = text === "" ? "(no output)" : text.length <= maxChars ? text : capped(text, maxChars)
+    const content: Array<ToolResultContent> = [{ _tag: "text", text: shown }]
+    return result.isError === true ? { content, isError: true } : { content }
+  }
   const texts: Array<string> = []
   const images: Array<ImagePart> = []
   let leftOut = 0

@@ -4,7 +4,6 @@
 // calls do not, so calls run side by side and a slow one never holds up another.
 import { formatDuration, parseDuration } from "@alisio/domain/Durations"
 import { ToolError } from "@alisio/domain/Errors"
-import type { ToolContext, ToolResult } from "@alisio/domain/Tool"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -23,6 +22,7 @@ import type {
 } from "../../McpServers.js"
 import { register, type ToolOrigin } from "../../ToolOrigins.js"
 import { Tools } from "../../Tools.js"
+import type { ToolServer } from "./call.js"
 import type { Connection, McpPromptInfo, McpToolInfo } from "./connection.js"
 import { McpCallError } from "./errors.js"
 import { type Environment, expandServer } from "./expand.js"
@@ -166,7 +166,7 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
         const reports: Array<McpToolReport> = []
         const refused: Array<string> = []
         for (const info of infos.filter(offered)) {
-          const tool = sdk.toTool(info, origin.server, call)
+          const tool = sdk.toTool(info, origin.server, toolServer)
           const result = yield* register(tool, origin).pipe(
             Scope.extend(scope),
             Effect.provideService(Tools, context.tools),
@@ -312,15 +312,12 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
       })
     )
 
-    // Called as the tool's Effect runs (see CallTool). The common call takes no lock and no module
-    // lookup: a live connection (`pnpm bench mcp`).
-    function call(toolName: string, args: unknown, context_: ToolContext): Effect.Effect<ToolResult, ToolError> {
-      const options = { onProgress: context_.progress, timeoutMs: callMs }
-      return state._tag === "Connected" && !state.connection.isClosed() && sdkModule !== undefined
-        ? sdkModule.callTool(state.connection, toolName, args, options)
-        : Effect.flatMap(Effect.zip(changing, loadSdk), ([connection, sdk]) =>
-            sdk.callTool(connection, toolName, args, options)
-          )
+    // What this server's tools call through (call.ts): the live connection, taken with no lock and
+    // no module lookup on the common call (`pnpm bench mcp`), or one started (again) under the lock.
+    const toolServer: ToolServer = {
+      live: () => (state._tag === "Connected" && !state.connection.isClosed() ? state.connection : undefined),
+      connection: changing,
+      timeoutMs: callMs
     }
 
     const report = Effect.sync(

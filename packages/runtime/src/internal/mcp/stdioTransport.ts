@@ -4,7 +4,7 @@
 // own, carries the marker `processTree` tracks, and writes its stderr into its log file; stopping
 // it stops everything it started, as `bash` commands are stopped (TL-7, MCP-1).
 import { type ChildProcess, spawn } from "node:child_process"
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import * as Clock from "effect/Clock"
@@ -32,6 +32,25 @@ const killLiveGroups = () => {
   }
 }
 
+/**
+ * One line of the server's stdout as a message. Only its JSON and its envelope are checked here:
+ * the SDK's Protocol checks each message against its JSON-RPC schemas before it uses it (and the
+ * result against the request's), so the SDK's ReadBuffer parsing every line with those schemas
+ * too was the same check twice, and a quarter of the garbage of an MCP call (bench/README.md).
+ */
+const parseLine = (line: string): JSONRPCMessage => {
+  const message: unknown = JSON.parse(line)
+  if (
+    typeof message !== "object" ||
+    message === null ||
+    Array.isArray(message) ||
+    (message as { readonly jsonrpc?: unknown }).jsonrpc !== "2.0"
+  ) {
+    throw new Error(`Not a JSON-RPC 2.0 message: ${line.length > 200 ? `${line.slice(0, 200)}…` : line}`)
+  }
+  return message as JSONRPCMessage
+}
+
 export class StdioTransport implements Transport {
   onclose?: (() => void) | undefined
   onerror?: ((error: Error) => void) | undefined
@@ -44,7 +63,8 @@ export class StdioTransport implements Transport {
   /** Why it could not start (`spawn` failed: no such command, not executable…). */
   spawnError: Error | undefined
 
-  private readonly buffer = new ReadBuffer()
+  /** What the server wrote after its last complete line. */
+  private pending: Buffer | undefined
   private readonly spawned: Promise<void>
   private readonly closedProcess: Promise<void>
   private closeReported = false
@@ -85,20 +105,32 @@ export class StdioTransport implements Transport {
         }
       })
     })
+    // Each complete line, in order; the rest is kept for the next chunk.
     child.stdout?.on("data", (chunk: Buffer) => {
-      this.buffer.append(chunk)
-      for (;;) {
-        let message: JSONRPCMessage | null
+      const size = (this.pending?.length ?? 0) + chunk.length
+      if (size > STDIO_DEFAULT_MAX_BUFFER_SIZE) {
+        // As the SDK's transport does: the line so far is dropped, and said so.
+        this.pending = undefined
+        this.onerror?.(new Error(`ReadBuffer exceeded maximum size of ${STDIO_DEFAULT_MAX_BUFFER_SIZE} bytes`))
+        return
+      }
+      const buffer = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk])
+      this.pending = undefined
+      let start = 0
+      for (let end = buffer.indexOf(10); end !== -1; end = buffer.indexOf(10, start)) {
+        const line = buffer.toString("utf8", start, end > start && buffer[end - 1] === 13 ? end - 1 : end)
+        start = end + 1
+        let message: JSONRPCMessage
         try {
-          message = this.buffer.readMessage()
+          message = parseLine(line)
         } catch (error) {
           // A line that is not JSON-RPC (a server printing to stdout): reported, then skipped.
           this.onerror?.(error as Error)
           continue
         }
-        if (message === null) break
         this.onmessage?.(message)
       }
+      if (start < buffer.length) this.pending = start === 0 ? buffer : buffer.subarray(start)
     })
     child.stdout?.on("error", (error) => this.onerror?.(error))
     // EPIPE when the server went away: its close says so.

@@ -1,11 +1,11 @@
 // An MCP tool as one of Alisio's: named `mcp__<server>__<tool>` by ToolOrigins, its JSON Schema
 // offered as is and checked before the call (a bad call is a tool error the model reads), its
-// effect from `readOnlyHint`, its result converted by `results.ts` (in `call.ts`).
+// effect from `readOnlyHint`, its call and its result's conversion in `call.ts`.
 import { ToolError } from "@alisio/domain/Errors"
-import type { Tool, ToolContext, ToolResult } from "@alisio/domain/Tool"
+import type { Tool } from "@alisio/domain/Tool"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
-import * as Effect from "effect/Effect"
 import { effectFromMcpHints } from "../../ToolOrigins.js"
+import { callTool, type Refusal, type ToolServer } from "./call.js"
 import type { McpToolInfo } from "./connection.js"
 import { mcpName, safeName } from "./names.js"
 
@@ -33,31 +33,25 @@ const checkerFor = (schema: { readonly [key: string]: unknown }): (() => Check |
   }
 }
 
-/**
- * Runs a call on the server: the server's own tool name, arguments already checked, the result as
- * the model reads it. Called as the tool's Effect runs, so it may look at the server's state then.
- */
-export type CallTool = (name: string, args: unknown, context: ToolContext) => Effect.Effect<ToolResult, ToolError>
-
-/** The tool as it is registered (before ToolOrigins prefixes its name). */
-export const toTool = (info: McpToolInfo, serverName: string, call: CallTool): Tool => {
+/** The tool as it is registered (before ToolOrigins prefixes its name); its calls go to `server`. */
+export const toTool = (info: McpToolInfo, serverName: string, server: ToolServer): Tool => {
   const { $schema: _, ...parameters } = info.inputSchema
   const check = checkerFor(info.inputSchema)
   const publicName = mcpName(serverName, info.name)
+  // Run as the call's Effect runs (`callTool`), before anything is sent.
+  const refuse: Refusal = (args) => {
+    const verdict = check()?.(args)
+    return verdict === undefined || verdict.valid
+      ? undefined
+      : new ToolError({
+          message: `Invalid arguments for ${publicName}: ${verdict.errorMessage ?? "they do not match its schema"}. Call it again with arguments that match its input schema.`
+        })
+  }
   return {
     name: safeName(info.name),
     description: info.description ?? info.title ?? info.annotations?.title ?? "",
     effect: effectFromMcpHints(info.annotations),
     parameters: parameters.type === undefined ? { type: "object", ...parameters } : parameters,
-    execute: (args, context) =>
-      Effect.suspend(() => {
-        const verdict = check()?.(args)
-        if (verdict !== undefined && !verdict.valid) {
-          return new ToolError({
-            message: `Invalid arguments for ${publicName}: ${verdict.errorMessage ?? "they do not match its schema"}. Call it again with arguments that match its input schema.`
-          })
-        }
-        return call(info.name, args, context)
-      })
+    execute: (args, context) => callTool(server, info.name, args, context, refuse)
   }
 }
