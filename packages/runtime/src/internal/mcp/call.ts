@@ -42,7 +42,7 @@ const FAILED = 2
  * its progress routes (`progress.ts`) call back: the request's abort signal, its deadline, its
  * progress route, and what those callbacks noted for the fiber to read. Its methods are the
  * callbacks: a state object, a signal, a deadline entry, a settled record and six closures made
- * per call were most of the garbage of `callTool` (bench/README.md, MCP).
+ * per call were garbage on the path of every call (bench/README.md, MCP).
  *
  * As a signal it is as much of an AbortSignal as the SDK's `request` reads (`aborted`, `reason`,
  * `throwIfAborted`, an "abort" listener): Node's AbortController cost a call about 1.3 KB of garbage
