@@ -1,10 +1,12 @@
 // One side of the per-call part of `pnpm bench mcp`, in a process of its own, as plain JavaScript
 // on the built packages (`dist/`, what the CLI's bundle is made from), never through tsx:
-//   node bench/mcp-calls.mjs <alisio|sdk> <calls> <warm-up calls>
-// connects to a process of its own of the MCP fixture server, makes the warm-up calls, then the
-// measured ones one after the other, and prints what the measured ones cost as one JSON line:
-// wall and CPU (this process's: the server's counts for neither side) per call, and the garbage
-// collector's pauses. Why a process per side: bench/README.md, "MCP (issue 13)".
+//   node bench/mcp-calls.mjs <alisio|sdk> <calls> <warm-up calls> [<first calls>]
+// connects to a process of its own of the MCP fixture server, measures the first calls (none
+// unless asked: what a session's first calls cost, V8's compilation of the call path included),
+// goes on with calls up to the warm-up's count, then makes the measured ones one after the other,
+// and prints what they cost as one JSON line: wall and CPU (this process's: the server's counts
+// for neither side) per call, the garbage collector's pauses, and the first calls' wall and CPU.
+// Why a process per side: bench/README.md, "MCP (issue 13)".
 import { writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
 import { tmpdir } from "node:os"
@@ -12,9 +14,10 @@ import { join } from "node:path"
 import { PerformanceObserver } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
 
-const [side, callsText, warmUpText] = process.argv.slice(2)
+const [side, callsText, warmUpText, firstText = "0"] = process.argv.slice(2)
 const calls = Number(callsText)
 const warmUp = Number(warmUpText)
+const first = Number(firstText)
 const fixture = fileURLToPath(new URL("../packages/runtime/test/fixtures/mcp/server.mjs", import.meta.url))
 /** The arguments as the model sends them (JSON text), and as an SDK caller passes them. */
 const ARGUMENTS_JSON = JSON.stringify({ text: "x" })
@@ -95,11 +98,23 @@ const sdk = async () => {
 }
 
 const subject = side === "alisio" ? await alisio() : side === "sdk" ? await sdk() : undefined
-if (subject === undefined || !(calls > 0) || !(warmUp >= 0)) {
-  console.error("usage: node bench/mcp-calls.mjs <alisio|sdk> <calls> <warm-up calls>")
+if (subject === undefined || !(calls > 0) || !(warmUp >= first) || !(first >= 0)) {
+  console.error(
+    "usage: node bench/mcp-calls.mjs <alisio|sdk> <calls> <warm-up calls> [<first calls, at most the warm-up>]"
+  )
   process.exit(2)
 }
-await subject.calls(warmUp)
+/** Wall and CPU a call of n calls made now. */
+const timed = async (n) => {
+  const used = process.cpuUsage()
+  const start = performance.now()
+  await subject.calls(n)
+  const wall = performance.now() - start
+  const { user, system } = process.cpuUsage(used)
+  return { wallMs: wall / n, cpuMs: (user + system) / 1000 / n, systemMs: system / 1000 / n }
+}
+const firstCalls = first > 0 ? await timed(first) : undefined
+await subject.calls(warmUp - first)
 const pauses = { count: 0, ms: 0 }
 const observer = new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
@@ -116,11 +131,7 @@ if (session !== undefined) {
   await session.post("Profiler.enable")
   await session.post("Profiler.start")
 }
-const used = process.cpuUsage()
-const start = performance.now()
-await subject.calls(calls)
-const wall = performance.now() - start
-const { user, system } = process.cpuUsage(used)
+const measured = await timed(calls)
 if (session !== undefined) writeFileSync(profile, JSON.stringify((await session.post("Profiler.stop")).profile))
 // The observer hears of the last pauses a task later.
 await new Promise((resolve) => setImmediate(resolve))
@@ -128,9 +139,8 @@ observer.disconnect()
 await subject.close()
 console.log(
   JSON.stringify({
-    wallMs: wall / calls,
-    cpuMs: (user + system) / 1000 / calls,
-    systemMs: system / 1000 / calls,
+    ...measured,
+    first: firstCalls,
     gcPauses: pauses.count,
     gcMsPerCall: pauses.ms / calls
   })

@@ -5,7 +5,9 @@
 // built CLI, `alisio run` with and without two servers. (3) Per call (goal ≤ 1.2×), the echo tool
 // of the fixture, `bench/mcp-calls.mjs` run once for each side per round, in a process of its own
 // on the built packages (plain Node, no tsx), each side on a process of its own of the fixture
-// server, the same arguments, warm-up calls and then N measured calls one after the other:
+// server, the same arguments: a session's first calls measured, then calls up to a warm-up past
+// V8's tier-up of both call paths, then N measured calls one after the other (the goal's figure:
+// what a call costs once compiled, not when V8 happens to compile it; bench/README.md says why):
 //   - Alisio: what the runner does once a call is approved (internal/toolCalls.ts), inside one
 //     fiber as a run's calls are: JSON.parse of the model's argument text, then the registered
 //     tool's `execute` (the check against its JSON Schema, compiled once; `tools/call` through the
@@ -69,7 +71,14 @@ const firstTurn = async (servers: Record<string, McpServer>, logFolder: string):
 const calls = fileURLToPath(new URL("./mcp-calls.mjs", import.meta.url))
 const root = fileURLToPath(new URL("..", import.meta.url))
 const CALL_ROUNDS = 7
-const WARM_UP = 2000
+/** A session's first calls, measured on their own: the call path's compilation is in them. */
+const FIRST = 300
+/**
+ * V8 optimizes a function once it has run enough of its own bytecode: a function run once a call
+ * is compiled between its ~800th and ~6 000th call, so after 2 000 calls either side may still be
+ * compiling during the measured ones (bench/README.md, "What the per-call figure is made of").
+ */
+const WARM_UP = 10_000
 const MEASURED = 3000
 
 /** The newest modification time of the files under a folder (0 when it is absent). */
@@ -93,15 +102,19 @@ const staleBuild = (names: ReadonlyArray<string>): string | undefined => {
   return undefined
 }
 
-interface SideFigures {
+interface CallFigures {
   readonly wallMs: number
   readonly cpuMs: number
+}
+
+interface SideFigures extends CallFigures {
   readonly gcMsPerCall: number
+  readonly first: CallFigures
 }
 
 const side = (which: "alisio" | "sdk") =>
   new Promise<SideFigures>((resolve, reject) =>
-    execFile(process.execPath, [calls, which, `${MEASURED}`, `${WARM_UP}`], (error, stdout, stderr) =>
+    execFile(process.execPath, [calls, which, `${MEASURED}`, `${WARM_UP}`, `${FIRST}`], (error, stdout, stderr) =>
       error === null ? resolve(JSON.parse(stdout) as SideFigures) : reject(new Error(`${which}: ${stderr}`))
     )
   )
@@ -115,19 +128,28 @@ const perCall = async () => {
       figures[which].push(await side(which))
     }
   }
-  const of = (which: "alisio" | "sdk", key: keyof SideFigures) => figures[which].map((each) => each[key])
+  const of = (which: "alisio" | "sdk", pick: (figures: SideFigures) => number) => median(figures[which].map(pick))
   // The ratio within each round: the load of the machine changes from one second to the next, far
   // less between two processes run one after the other.
-  const ratio = (key: keyof SideFigures) => median(figures.alisio.map((each, i) => each[key] / figures.sdk[i]![key]))
+  const ratio = (pick: (figures: SideFigures) => number) =>
+    median(figures.alisio.map((each, i) => pick(each) / pick(figures.sdk[i]!)))
   return {
-    alisio: median(of("alisio", "wallMs")),
-    sdk: median(of("sdk", "wallMs")),
-    wallRatio: ratio("wallMs"),
-    alisioCpu: median(of("alisio", "cpuMs")),
-    sdkCpu: median(of("sdk", "cpuMs")),
-    cpuRatio: ratio("cpuMs"),
-    alisioGc: median(of("alisio", "gcMsPerCall")),
-    sdkGc: median(of("sdk", "gcMsPerCall"))
+    alisio: of("alisio", (each) => each.wallMs),
+    sdk: of("sdk", (each) => each.wallMs),
+    wallRatio: ratio((each) => each.wallMs),
+    alisioCpu: of("alisio", (each) => each.cpuMs),
+    sdkCpu: of("sdk", (each) => each.cpuMs),
+    cpuRatio: ratio((each) => each.cpuMs),
+    alisioGc: of("alisio", (each) => each.gcMsPerCall),
+    sdkGc: of("sdk", (each) => each.gcMsPerCall),
+    first: {
+      alisio: of("alisio", (each) => each.first.wallMs),
+      sdk: of("sdk", (each) => each.first.wallMs),
+      wallRatio: ratio((each) => each.first.wallMs),
+      alisioCpu: of("alisio", (each) => each.first.cpuMs),
+      sdkCpu: of("sdk", (each) => each.first.cpuMs),
+      cpuRatio: ratio((each) => each.first.cpuMs)
+    }
   }
 }
 
@@ -135,8 +157,14 @@ const perCallRows = async () => {
   const load = loadavg()[0]!
   const calls = await perCall()
   console.log(
-    `per call: ${CALL_ROUNDS} rounds of ${MEASURED} calls a side after ${WARM_UP} to warm up; load ${load.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`
+    `per call: ${CALL_ROUNDS} rounds, a process a side; a session's first ${FIRST} calls, then ${MEASURED} calls after ${WARM_UP} to warm up; load ${load.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`
   )
+  row(`the first ${FIRST} calls, through the SDK client directly: wall`, calls.first.sdk, "ms")
+  row(`the first ${FIRST} calls, through McpServers: wall`, calls.first.alisio, "ms", calls.first.sdk)
+  row("  median of the rounds' ratios", calls.first.wallRatio, "×")
+  row(`the first ${FIRST} calls, through the SDK client directly: CPU`, calls.first.sdkCpu, "ms")
+  row(`the first ${FIRST} calls, through McpServers: CPU`, calls.first.alisioCpu, "ms", calls.first.sdkCpu)
+  row("  median of the rounds' ratios", calls.first.cpuRatio, "×")
   row("one call through the SDK client directly: wall", calls.sdk, "ms")
   row("one call through McpServers: wall", calls.alisio, "ms", calls.sdk)
   row("  median of the rounds' ratios (goal ≤ 1.2×)", calls.wallRatio, "×")
