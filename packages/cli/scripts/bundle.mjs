@@ -102,6 +102,50 @@ const escapeNonAscii = (dir) => {
 }
 
 /**
+ * The MCP SDK with zod, ajv and the rest it brings (~750 KB), which a run without MCP servers never
+ * evaluates: internal/mcp/thirdParty.ts is its one door, and the run build requires it from a file
+ * of its own, run-mcp.cjs, when a server first starts. Left in run.cjs, its text was read, copied
+ * and held by every run (bench/README.md, stop 24). Only the run build does this: the ESM builds
+ * share chunks, loaded on demand already.
+ */
+const mcpFile = "run-mcp.cjs"
+
+const mcpApart = {
+  name: "alisio-mcp-apart",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/thirdParty\.js$/ }, ({ importer }) =>
+      /[/\\]internal[/\\]mcp[/\\][^/\\]+$/.test(importer) ? { path: `./${mcpFile}`, external: true } : undefined
+    )
+  }
+}
+
+/**
+ * run-mcp.cjs: the SDK's modules and nothing of ours, so no Effect (a second copy of Effect in the
+ * process would not know the first one's fibers), which the build checks.
+ */
+const runMcpBuild = async () => {
+  const outfile = `${outdir}/${mcpFile}`
+  const { metafile } = await build({
+    ...common,
+    splitting: false,
+    format: "cjs",
+    entryPoints: [new URL("../../runtime/src/internal/mcp/thirdParty.ts", import.meta.url).pathname],
+    outfile,
+    banner: {},
+    metafile: true
+  })
+  const ours = Object.keys(metafile.inputs).filter(
+    (input) => !input.includes("node_modules/") && !input.endsWith("/internal/mcp/thirdParty.ts")
+  )
+  const effect = Object.keys(metafile.inputs).filter((input) =>
+    /node_modules\/(\.pnpm\/)?(@effect|effect)[/+@]/.test(input)
+  )
+  if (ours.length > 0 || effect.length > 0)
+    throw new Error(`${mcpFile} must hold the SDK alone, not ${[...ours, ...effect].join(", ")}`)
+  escapeFile(outfile)
+}
+
+/**
  * `alisio run` as one CommonJS module (src/CodeCache.ts says why), ASCII like the rest, which
  * CodeCache.ts relies on; returns the hash of its content, which names its code cache.
  */
@@ -120,13 +164,14 @@ const runBuild = async () => {
     },
     footer: { js: "})" },
     define: { ALISIO_VERSION: JSON.stringify(manifest.version), "import.meta.url": "__alisioUrl" },
-    plugins: [withoutSharedModules]
+    plugins: [withoutSharedModules, mcpApart]
   })
   escapeFile(outfile)
   return createHash("sha256").update(readFileSync(outfile)).digest("hex").slice(0, 16)
 }
 
 const runBuildId = await runBuild()
+await runMcpBuild()
 
 await build({
   ...common,
