@@ -352,7 +352,7 @@ describe("MCP servers (end to end)", () => {
           readFileSync(join(dirname(cliBin), file), "latin1").matchAll(
             /^\/\/ [./]*node_modules\/\.pnpm\/([^/@]+|@[^/+]+\+[^/@]+)@/gm
           ),
-          (match) => match[1]
+          (match) => match[1] ?? ""
         )
       )
     const thirdParty = [
