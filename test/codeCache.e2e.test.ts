@@ -10,17 +10,23 @@ import { afterEach, assert, describe, it } from "@effect/vitest"
 import { type CliSandbox, cliBin, makeSandbox } from "./support/cli.js"
 import { type OpenAiTestServer, startOpenAiServer } from "./support/openaiServer.js"
 
-// The build's id, as scripts/bundle.mjs computes it: the start of the hash of the run build.
-const buildId = createHash("sha256")
-  .update(readFileSync(join(dirname(cliBin), "run.cjs")))
-  .digest("hex")
-  .slice(0, 16)
+// A build's id, as scripts/bundle.mjs computes it: the start of the hash of its file.
+const idOf = (file: string) =>
+  createHash("sha256")
+    .update(readFileSync(join(dirname(cliBin), file)))
+    .digest("hex")
+    .slice(0, 16)
+const buildId = idOf("run.cjs")
+// The MCP SDK's file, which run.cjs loads when a server first starts, with a cache of its own.
+const mcpBuildId = idOf("run-mcp.cjs")
 
 const mcpFixture = fileURLToPath(new URL("../packages/runtime/test/fixtures/mcp/server.mjs", import.meta.url))
 
 const cacheFolder = (sandbox: CliSandbox) => join(sandbox.home, "cache", "code")
 const cacheName = (nodeVersion: string) => `run-${buildId}-${nodeVersion}-${process.arch}.v8`
 const ourCache = (sandbox: CliSandbox) => join(cacheFolder(sandbox), cacheName(process.version))
+const mcpCache = (sandbox: CliSandbox) =>
+  join(cacheFolder(sandbox), `mcp-${mcpBuildId}-${process.version}-${process.arch}.v8`)
 
 /** The file's identity: a cache written again is a new file, renamed over the old one. */
 const identity = (file: string) => {
@@ -60,6 +66,8 @@ describe("alisio run's code cache (end to end)", () => {
     await answered(sandbox)
     assert.deepStrictEqual(identity(ourCache(sandbox)), written)
     assert.strictEqual(statSync(cacheFolder(sandbox)).mode & 0o777, 0o700, "only its user can write code there")
+    // Without a server the MCP SDK's file is not loaded, so it has no cache.
+    assert.deepStrictEqual(readdirSync(cacheFolder(sandbox)), [cacheName(process.version)])
   })
 
   it("a cache V8 refuses (damaged, or another Node's bytes) costs the run nothing and is written again", async () => {
@@ -74,26 +82,58 @@ describe("alisio run's code cache (end to end)", () => {
     assert.deepStrictEqual(identity(ourCache(sandbox)), accepted)
   })
 
-  it("a run with an MCP server, which changes a V8 flag as it connects, leaves a cache the next run accepts", async () => {
+  it("a run with an MCP server, which changes a V8 flag as it connects, leaves caches the next run accepts", async () => {
     // V8 refuses code cached under other flags than the process's: written under the changed flag,
-    // the cache would be refused and written again by every such run.
+    // a cache would be refused and written again by every such run. Two caches: run.cjs's and that
+    // of the MCP SDK's file, loaded as the server starts; the latter's other builds are removed.
     const sandbox = await sandboxWithServer()
-    mkdirSync(sandbox.home, { recursive: true })
+    mkdirSync(cacheFolder(sandbox), { recursive: true })
+    const otherMcpBuild = join(cacheFolder(sandbox), `mcp-0123456789abcdef-${process.version}-${process.arch}.v8`)
+    writeFileSync(otherMcpBuild, "old")
     writeFileSync(
       join(sandbox.home, "config.yaml"),
       `mcpServers:\n  fixture:\n    command: node\n    args: ["${mcpFixture}"]\n    env: { MCP_FIXTURE_DIR: "${sandbox.workspace}" }\n`
     )
     await answered(sandbox)
     const written = identity(ourCache(sandbox))
+    const mcpWritten = identity(mcpCache(sandbox))
+    assert.isAbove(mcpWritten.size, 0)
+    assert.isFalse(existsSync(otherMcpBuild))
     await answered(sandbox)
     assert.deepStrictEqual(identity(ourCache(sandbox)), written)
+    assert.deepStrictEqual(identity(mcpCache(sandbox)), mcpWritten)
   })
 
-  it("a run that fails writes no cache: it may have stopped before most of the code ran", async () => {
-    const sandbox = makeSandbox("http://127.0.0.1:9/v1")
+  /** A sandbox whose model answers every request with an error no run retries. */
+  const sandboxRefused = async () => {
+    server = await startOpenAiServer({ replyFor: () => ({ kind: "error", status: 400, message: "refused here" }) })
+    const sandbox = makeSandbox(server.baseURL)
     sandboxes.push(sandbox)
-    const result = await sandbox.run(["run", "-m", "openai/test-model", "--max-retries", "0", "hello"])
+    return sandbox
+  }
+
+  const failed = async (sandbox: CliSandbox) => {
+    const result = await sandbox.run(["run", "-m", "openai/test-model", "hello"])
     assert.notStrictEqual(result.code, 0)
+    // The run build ran it (a line it cannot read is left to main.ts, which writes no cache anyway).
+    assert.include(result.stderr, "refused here")
+  }
+
+  it("a run that fails writes no cache: it may have stopped before most of the code ran", async () => {
+    const sandbox = await sandboxRefused()
+    await failed(sandbox)
+    assert.isFalse(existsSync(cacheFolder(sandbox)))
+  })
+
+  it("a run that fails after an MCP server started writes no cache for the MCP SDK's file either", async () => {
+    const sandbox = await sandboxRefused()
+    mkdirSync(sandbox.home, { recursive: true })
+    writeFileSync(
+      join(sandbox.home, "config.yaml"),
+      `mcpServers:\n  fixture:\n    command: node\n    args: ["${mcpFixture}"]\n    env: { MCP_FIXTURE_DIR: "${sandbox.workspace}" }\n`
+    )
+    await failed(sandbox)
+    assert.isTrue(existsSync(join(sandbox.workspace, "starts.txt")), "the server started")
     assert.isFalse(existsSync(cacheFolder(sandbox)))
   })
 

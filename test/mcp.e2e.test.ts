@@ -3,12 +3,12 @@
 // trust, failures, and signals during a call (no orphan process).
 
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { decodeRunEvent, type KnownRunEvent } from "@alisio/domain/RunEvent"
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
-import { type CliSandbox, makeSandbox } from "./support/cli.js"
+import { type CliSandbox, cliBin, makeSandbox } from "./support/cli.js"
 import { type OpenAiTestServer, type Reply, startOpenAiServer } from "./support/openaiServer.js"
 
 const fixture = fileURLToPath(new URL("../packages/runtime/test/fixtures/mcp/server.mjs", import.meta.url))
@@ -341,6 +341,41 @@ describe("MCP servers (end to end)", () => {
       assert.strictEqual(result.code, 0, `${args.join(" ")}: ${result.stderr}`)
     }
     assert.isFalse(existsSync(join(cli.workspace, "started")))
+  })
+
+  it("MCP-1 `alisio run`'s build holds none of the MCP SDK: it is in a file of its own, without Effect", () => {
+    // Its text would be read and held by every run, server or not. esbuild marks where each
+    // bundled module starts with a comment naming its path.
+    const bundled = (file: string) =>
+      new Set(
+        Array.from(
+          readFileSync(join(dirname(cliBin), file), "latin1").matchAll(
+            /^\/\/ [./]*node_modules\/\.pnpm\/([^/@]+|@[^/+]+\+[^/@]+)@/gm
+          ),
+          (match) => match[1] ?? ""
+        )
+      )
+    const thirdParty = [
+      "@modelcontextprotocol+sdk",
+      "zod",
+      "zod-to-json-schema",
+      "ajv",
+      "ajv-formats",
+      "fast-uri",
+      "eventsource"
+    ]
+    const run = bundled("run.cjs")
+    assert.isTrue(run.has("effect"), "the markers are read")
+    assert.deepStrictEqual(
+      thirdParty.filter((name) => run.has(name)),
+      []
+    )
+    const mcp = bundled("run-mcp.cjs")
+    assert.includeMembers([...mcp], thirdParty)
+    assert.deepStrictEqual(
+      [...mcp].filter((name) => name === "effect" || name.startsWith("@effect+")),
+      []
+    )
   })
 
   it("MCP-1 the MCP SDK is never loaded by --version or a run without servers; a run with one loads it", async () => {

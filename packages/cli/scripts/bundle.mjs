@@ -9,7 +9,8 @@
 // The third is one CommonJS file, which bin.js compiles with a V8 code cache written after a run
 // (src/CodeCache.ts): split among every command's entry points, a run loaded 34 chunks, each
 // resolved, read and linked by Node's loader, and compiled ~3 500 functions on first call each time
-// (bench/README.md). Its content hash names its cache.
+// (bench/README.md). Its content hash names its cache. The MCP SDK it may need is a fourth, one
+// CommonJS file beside it (run-mcp.cjs, below), loaded only when a server first starts.
 
 import { createHash } from "node:crypto"
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
@@ -102,12 +103,71 @@ const escapeNonAscii = (dir) => {
 }
 
 /**
+ * The MCP SDK with zod, ajv and the rest it brings (~710 KB), which a run without MCP servers never
+ * evaluates: internal/mcp/thirdParty.ts is its one door, and the run build loads it from a file of
+ * its own, run-mcp.cjs, when a server first starts. Left in run.cjs, its text was read, copied and
+ * held by every run (bench/README.md, stop 24). Only the run build does this: the ESM builds split
+ * it into chunks of their own already.
+ *
+ * run-mcp.cjs is wrapped as run.cjs is and compiled by the same CodeCache.ts (bundled into run.cjs
+ * as well), with a cache of its own written at the exit of a run that loaded it: a run with two
+ * servers took ~45 ms less CPU on Node 20 with it than with a plain `require`, ~85 ms on Node 24
+ * (where Node's own compile cache keeps only the top level; bench/README.md, stop 24). It holds the SDK's modules and nothing of ours, so no Effect (a
+ * second copy of Effect in a process does not know the first one's fibers), which is checked here.
+ * Returns the hash of its content, which names its cache.
+ */
+const mcpFile = "run-mcp.cjs"
+
+const runMcpBuild = async () => {
+  const outfile = `${outdir}/${mcpFile}`
+  const { metafile } = await build({
+    ...common,
+    splitting: false,
+    format: "cjs",
+    entryPoints: [new URL("../../runtime/src/internal/mcp/thirdParty.ts", import.meta.url).pathname],
+    outfile,
+    banner: { js: '(function (exports, require, module, __filename, __dirname) {"use strict";' },
+    footer: { js: "})" },
+    metafile: true
+  })
+  const inputs = Object.keys(metafile.inputs)
+  const ours = inputs.filter((input) => !input.includes("node_modules/") && !input.endsWith("/mcp/thirdParty.ts"))
+  const effect = inputs.filter((input) => /node_modules\/(\.pnpm\/)?(@effect|effect)[/+@]/.test(input))
+  if (ours.length > 0 || effect.length > 0)
+    throw new Error(`${mcpFile} must hold the SDK alone, not ${[...ours, ...effect].join(", ")}`)
+  escapeFile(outfile)
+  return createHash("sha256").update(readFileSync(outfile)).digest("hex").slice(0, 16)
+}
+
+/** In the run build, what the MCP modules import as ./thirdParty.js: run-mcp.cjs, code-cached. */
+const mcpApart = (mcpBuildId) => ({
+  name: "alisio-mcp-apart",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/thirdParty\.js$/ }, ({ importer }) =>
+      /[/\\]internal[/\\]mcp[/\\][^/\\]+$/.test(importer) ? { path: "mcp", namespace: "alisio-mcp" } : undefined
+    )
+    build.onLoad({ filter: /.*/, namespace: "alisio-mcp" }, () => ({
+      contents: [
+        'const { requireWithCodeCache } = require("./CodeCache.ts")',
+        `const mcp = requireWithCodeCache(require("node:path").join(__dirname, ${JSON.stringify(mcpFile)}), ${JSON.stringify(mcpBuildId)}, "mcp")`,
+        // Only the run build's code, running the command, gets here.
+        "mcp.keepAtExit()",
+        "module.exports = mcp.exports",
+        ""
+      ].join("\n"),
+      loader: "js",
+      resolveDir: new URL("../src", import.meta.url).pathname
+    }))
+  }
+})
+
+/**
  * `alisio run` as one CommonJS module (src/CodeCache.ts says why), ASCII like the rest, which
  * CodeCache.ts relies on; returns the hash of its content, which names its code cache.
  */
-const runBuild = async () => {
+const runBuild = async (mcpBuildId) => {
   const outfile = `${outdir}/run.cjs`
-  await build({
+  const { metafile } = await build({
     ...common,
     splitting: false,
     format: "cjs",
@@ -120,13 +180,19 @@ const runBuild = async () => {
     },
     footer: { js: "})" },
     define: { ALISIO_VERSION: JSON.stringify(manifest.version), "import.meta.url": "__alisioUrl" },
-    plugins: [withoutSharedModules]
+    plugins: [withoutSharedModules, mcpApart(mcpBuildId)],
+    metafile: true
   })
+  // An MCP module importing the SDK other than through thirdParty.ts would bring it back.
+  const sdk = Object.keys(metafile.inputs).filter((input) =>
+    input.includes("node_modules/.pnpm/@modelcontextprotocol+")
+  )
+  if (sdk.length > 0) throw new Error(`run.cjs must not hold the MCP SDK (${sdk[0]}): import it through thirdParty.ts`)
   escapeFile(outfile)
   return createHash("sha256").update(readFileSync(outfile)).digest("hex").slice(0, 16)
 }
 
-const runBuildId = await runBuild()
+const runBuildId = await runBuild(await runMcpBuild())
 
 await build({
   ...common,

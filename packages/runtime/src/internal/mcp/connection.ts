@@ -4,17 +4,6 @@
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { formatDuration } from "@alisio/domain/Durations"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import {
-  ListRootsRequestSchema,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ToolListChangedNotificationSchema
-} from "@modelcontextprotocol/sdk/types.js"
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -26,6 +15,17 @@ import { stopPretenuring } from "./heap.js"
 import { appendLog, appendLogNow, closeFd, lastLine, openLog, type ServerLog } from "./logFile.js"
 import { type ProgressRoutes, routeProgress } from "./progress.js"
 import { type StdioTransport, spawnServer, stopServer, waitAtMost } from "./stdioTransport.js"
+import {
+  AjvJsonSchemaValidator,
+  Client,
+  ListRootsRequestSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  ToolListChangedNotificationSchema,
+  type Transport
+} from "./thirdParty.js"
 
 /** What a server says of one of its tools (`tools/list`). */
 export interface McpToolInfo {

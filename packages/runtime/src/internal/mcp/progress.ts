@@ -3,7 +3,7 @@
 // at once when the response arrives: a server's last progress and its result read in one chunk
 // (a loaded machine, a fast server) lost that progress. Routed here, synchronously and in the order
 // they were read, every progress reaches the call before its result does.
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { Transport } from "./thirdParty.js"
 
 export interface ProgressUpdate {
   readonly progress: number

@@ -4,12 +4,10 @@
 // own, carries the marker `processTree` tracks, and writes its stderr into its log file; stopping
 // it stops everything it started, as `bash` commands are stopped (TL-7, MCP-1).
 import { type ChildProcess, spawn } from "node:child_process"
-import { STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { makeMarker, stopCommand, type TrackedCommand, track } from "../../tools/internal/processTree.js"
+import { type JSONRPCMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage, type Transport } from "./thirdParty.js"
 
 /** How a server process ended. */
 export interface ProcessExit {

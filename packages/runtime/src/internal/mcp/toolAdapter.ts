@@ -3,11 +3,11 @@
 // effect from `readOnlyHint`, its call and its result's conversion in `call.ts`.
 import { ToolError } from "@alisio/domain/Errors"
 import type { Tool } from "@alisio/domain/Tool"
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { effectFromMcpHints } from "../../ToolOrigins.js"
 import { callTool, type Refusal, type ToolServer } from "./call.js"
 import type { McpToolInfo } from "./connection.js"
 import { mcpName, safeName } from "./names.js"
+import { AjvJsonSchemaValidator } from "./thirdParty.js"
 
 // One validator for every server: compiled schemas are cached per tool, below.
 let validatorProvider: AjvJsonSchemaValidator | undefined
