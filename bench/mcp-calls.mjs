@@ -6,7 +6,9 @@
 // goes on with calls up to the warm-up's count, then makes the measured ones one after the other,
 // and prints what they cost as one JSON line: wall and CPU (this process's: the server's counts
 // for neither side) per call, the garbage collector's pauses, and the first calls' wall and CPU.
-// Why a process per side: bench/README.md, "MCP (issue 13)".
+// Why a process per side: bench/README.md, "MCP (issue 13)". Forked with an IPC channel (what
+// mcp.bench.ts does), it connects and then makes the calls each message asks for, so that two sides
+// can take turns in short blocks.
 import { writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
 import { tmpdir } from "node:os"
@@ -98,23 +100,14 @@ const sdk = async () => {
 }
 
 const subject = side === "alisio" ? await alisio() : side === "sdk" ? await sdk() : undefined
-if (subject === undefined || !(calls > 0) || !(warmUp >= first) || !(first >= 0)) {
+const commandLine = process.send === undefined
+if (subject === undefined || (commandLine && (!(calls > 0) || !(warmUp >= first) || !(first >= 0)))) {
   console.error(
     "usage: node bench/mcp-calls.mjs <alisio|sdk> <calls> <warm-up calls> [<first calls, at most the warm-up>]"
   )
   process.exit(2)
 }
-/** Wall and CPU a call of n calls made now. */
-const timed = async (n) => {
-  const used = process.cpuUsage()
-  const start = performance.now()
-  await subject.calls(n)
-  const wall = performance.now() - start
-  const { user, system } = process.cpuUsage(used)
-  return { wallMs: wall / n, cpuMs: (user + system) / 1000 / n, systemMs: system / 1000 / n }
-}
-const firstCalls = first > 0 ? await timed(first) : undefined
-await subject.calls(warmUp - first)
+
 const pauses = { count: 0, ms: 0 }
 const observer = new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
@@ -122,26 +115,55 @@ const observer = new PerformanceObserver((list) => {
     pauses.ms += entry.duration
   }
 })
-observer.observe({ entryTypes: ["gc"] })
-// MCP_CALLS_PROFILE=<file>: a CPU profile of the measured calls only.
-const profile = process.env.MCP_CALLS_PROFILE
-const session = profile === undefined ? undefined : new Session()
-if (session !== undefined) {
-  session.connect()
-  await session.post("Profiler.enable")
-  await session.post("Profiler.start")
-}
-const measured = await timed(calls)
-if (session !== undefined) writeFileSync(profile, JSON.stringify((await session.post("Profiler.stop")).profile))
-// The observer hears of the last pauses a task later.
-await new Promise((resolve) => setImmediate(resolve))
-observer.disconnect()
-await subject.close()
-console.log(
-  JSON.stringify({
-    ...measured,
-    first: firstCalls,
+
+/** Wall and CPU a call of n calls made now, and the collector's pauses among them. */
+const timed = async (n) => {
+  pauses.count = 0
+  pauses.ms = 0
+  observer.observe({ entryTypes: ["gc"] })
+  const used = process.cpuUsage()
+  const start = performance.now()
+  await subject.calls(n)
+  const wall = performance.now() - start
+  const { user, system } = process.cpuUsage(used)
+  // The observer hears of the last pauses a task later.
+  await new Promise((resolve) => setImmediate(resolve))
+  observer.disconnect()
+  return {
+    wallMs: wall / n,
+    cpuMs: (user + system) / 1000 / n,
+    systemMs: system / 1000 / n,
     gcPauses: pauses.count,
-    gcMsPerCall: pauses.ms / calls
+    gcMsPerCall: pauses.ms / n
+  }
+}
+
+if (commandLine) {
+  const firstCalls = first > 0 ? await timed(first) : undefined
+  await subject.calls(warmUp - first)
+  // MCP_CALLS_PROFILE=<file>: a CPU profile of the measured calls only.
+  const profile = process.env.MCP_CALLS_PROFILE
+  const session = profile === undefined ? undefined : new Session()
+  if (session !== undefined) {
+    session.connect()
+    await session.post("Profiler.enable")
+    await session.post("Profiler.start")
+  }
+  const measured = await timed(calls)
+  if (session !== undefined) writeFileSync(profile, JSON.stringify((await session.post("Profiler.stop")).profile))
+  await subject.close()
+  console.log(JSON.stringify({ ...measured, first: firstCalls }))
+} else {
+  // Forked by mcp.bench.ts, which makes two sides take turns: each message asks for `calls` calls,
+  // timed or not, and is answered when they are done.
+  process.on("message", async ({ calls, timed: measure }) => {
+    if (calls === 0) {
+      await subject.close()
+      process.disconnect()
+      return
+    }
+    if (measure) process.send(await timed(calls))
+    else process.send(await subject.calls(calls).then(() => ({})))
   })
-)
+  process.send({ ready: true })
+}

@@ -3,10 +3,10 @@
 // fresh runtime, so every server starts as it does in a CLI run; two should cost about what one
 // does, because they start concurrently. The first start in a process also loads the SDK. (2) The
 // built CLI, `alisio run` with and without two servers. (3) Per call (goal ≤ 1.2×), the echo tool
-// of the fixture, `bench/mcp-calls.mjs` run once for each side per round, in a process of its own
+// of the fixture, `bench/mcp-calls.mjs` forked once for each side per round, in a process of its own
 // on the built packages (plain Node, no tsx), each side on a process of its own of the fixture
 // server, the same arguments: a session's first calls measured, then calls up to a warm-up past
-// V8's tier-up of both call paths, then N measured calls one after the other (the goal's figure:
+// V8's tier-up of both call paths, then N measured calls in blocks (the goal's figure:
 // what a call costs once compiled, not when V8 happens to compile it; bench/README.md says why):
 //   - Alisio: what the runner does once a call is approved (internal/toolCalls.ts), inside one
 //     fiber as a run's calls are: JSON.parse of the model's argument text, then the registered
@@ -15,11 +15,12 @@
 //     token; the result converted to a ToolResult).
 //   - The SDK: `Client.callTool({ name, arguments })` awaited N times on the SDK's own stdio
 //     transport: no signal, no progress token, no check, the raw result.
-// Which side goes first alternates between rounds; the figures are medians over the rounds, and
-// the median of the two sides' ratio in each round. Why processes of their own: bench/README.md.
+// The two sides' processes take turns in blocks of calls; which goes first alternates; the figures
+// are medians over the rounds, and the median of the two sides' ratio in each round. Why
+// processes of their own: bench/README.md.
 // `MCP_BENCH_ONLY=calls pnpm bench mcp` runs only this part.
 
-import { execFile } from "node:child_process"
+import { fork } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -80,6 +81,8 @@ const FIRST = 300
  */
 const WARM_UP = 10_000
 const MEASURED = 3000
+/** The measured calls, in blocks of each side in turn. */
+const BLOCKS = 10
 
 /** The newest modification time of the files under a folder (0 when it is absent). */
 const newest = (folder: string): number => {
@@ -105,59 +108,99 @@ const staleBuild = (names: ReadonlyArray<string>): string | undefined => {
 interface CallFigures {
   readonly wallMs: number
   readonly cpuMs: number
-}
-
-interface SideFigures extends CallFigures {
   readonly gcMsPerCall: number
-  readonly first: CallFigures
 }
 
-const side = (which: "alisio" | "sdk") =>
-  new Promise<SideFigures>((resolve, reject) =>
-    execFile(process.execPath, [calls, which, `${MEASURED}`, `${WARM_UP}`, `${FIRST}`], (error, stdout, stderr) =>
-      error === null ? resolve(JSON.parse(stdout) as SideFigures) : reject(new Error(`${which}: ${stderr}`))
-    )
+type Side = "alisio" | "sdk"
+
+/** One side's process (`mcp-calls.mjs` forked): `calls(n, timed)` makes n calls, timed or not. */
+const startSide = (which: Side) =>
+  new Promise<{ calls: (n: number, timed: boolean) => Promise<CallFigures>; close: () => Promise<void> }>(
+    (resolve, reject) => {
+      // Plain Node on the built packages: not the bench's own tsx.
+      const child = fork(calls, [which], { execArgv: [], stdio: ["ignore", "ignore", "inherit", "ipc"] })
+      let answer: ((figures: CallFigures) => void) | undefined
+      child.on("error", reject)
+      child.on("exit", (code) => {
+        if (code !== 0) reject(new Error(`bench mcp: the ${which} side exited with code ${code}`))
+      })
+      child.on("message", (message: CallFigures & { ready?: boolean }) => {
+        if (message.ready === true) {
+          resolve({
+            calls: (n, timed) =>
+              new Promise<CallFigures>((done) => {
+                answer = done
+                child.send({ calls: n, timed })
+              }),
+            close: () =>
+              new Promise<void>((done) => {
+                child.once("exit", () => done())
+                child.send({ calls: 0 })
+              })
+          })
+        } else answer?.(message)
+      })
+    }
   )
 
-/** One echo call, two ways (see the top of the file), in rounds of one process a side. */
+/** The sum of figures a call over blocks of the same size, as one figure a call. */
+const mean = (blocks: ReadonlyArray<CallFigures>): CallFigures => ({
+  wallMs: blocks.reduce((sum, each) => sum + each.wallMs, 0) / blocks.length,
+  cpuMs: blocks.reduce((sum, each) => sum + each.cpuMs, 0) / blocks.length,
+  gcMsPerCall: blocks.reduce((sum, each) => sum + each.gcMsPerCall, 0) / blocks.length
+})
+
+/**
+ * One echo call, two ways (see the top of the file). Each round starts a process a side; both
+ * connect, then take turns: the first calls of a session, the warm-up, then blocks of measured
+ * calls, each side's block right after the other's, so that a change in the machine's load falls
+ * on both sides alike. Which side goes first alternates between blocks and rounds.
+ */
 const perCall = async () => {
-  const figures = { alisio: [] as Array<SideFigures>, sdk: [] as Array<SideFigures> }
+  const rounds: Array<Record<Side, { first: CallFigures; after: CallFigures }>> = []
   for (let round = 0; round < CALL_ROUNDS; round++) {
-    // Which side goes first alternates, so neither always runs in the other's wake.
-    for (const which of round % 2 === 0 ? (["alisio", "sdk"] as const) : (["sdk", "alisio"] as const)) {
-      figures[which].push(await side(which))
+    const sides = { alisio: await startSide("alisio"), sdk: await startSide("sdk") }
+    const order = (turn: number): ReadonlyArray<Side> =>
+      (round + turn) % 2 === 0 ? ["alisio", "sdk"] : ["sdk", "alisio"]
+    try {
+      const first = {} as Record<Side, CallFigures>
+      for (const which of order(0)) first[which] = await sides[which].calls(FIRST, true)
+      for (const which of order(0)) await sides[which].calls(WARM_UP - FIRST, false)
+      const blocks = { alisio: [] as Array<CallFigures>, sdk: [] as Array<CallFigures> }
+      for (let block = 0; block < BLOCKS; block++) {
+        for (const which of order(block)) blocks[which].push(await sides[which].calls(MEASURED / BLOCKS, true))
+      }
+      rounds.push({
+        alisio: { first: first.alisio, after: mean(blocks.alisio) },
+        sdk: { first: first.sdk, after: mean(blocks.sdk) }
+      })
+    } finally {
+      await Promise.all([sides.alisio.close(), sides.sdk.close()])
     }
   }
-  const of = (which: "alisio" | "sdk", pick: (figures: SideFigures) => number) => median(figures[which].map(pick))
-  // The ratio within each round: the load of the machine changes from one second to the next, far
-  // less between two processes run one after the other.
-  const ratio = (pick: (figures: SideFigures) => number) =>
-    median(figures.alisio.map((each, i) => pick(each) / pick(figures.sdk[i]!)))
-  return {
-    alisio: of("alisio", (each) => each.wallMs),
-    sdk: of("sdk", (each) => each.wallMs),
-    wallRatio: ratio((each) => each.wallMs),
-    alisioCpu: of("alisio", (each) => each.cpuMs),
-    sdkCpu: of("sdk", (each) => each.cpuMs),
-    cpuRatio: ratio((each) => each.cpuMs),
-    alisioGc: of("alisio", (each) => each.gcMsPerCall),
-    sdkGc: of("sdk", (each) => each.gcMsPerCall),
-    first: {
-      alisio: of("alisio", (each) => each.first.wallMs),
-      sdk: of("sdk", (each) => each.first.wallMs),
-      wallRatio: ratio((each) => each.first.wallMs),
-      alisioCpu: of("alisio", (each) => each.first.cpuMs),
-      sdkCpu: of("sdk", (each) => each.first.cpuMs),
-      cpuRatio: ratio((each) => each.first.cpuMs)
+  const window = (pick: "first" | "after") => {
+    const of = (which: Side, key: keyof CallFigures) => median(rounds.map((each) => each[which][pick][key]))
+    // The ratio within each round, whose two sides took turns.
+    const ratio = (key: keyof CallFigures) => median(rounds.map((each) => each.alisio[pick][key] / each.sdk[pick][key]))
+    return {
+      alisio: of("alisio", "wallMs"),
+      sdk: of("sdk", "wallMs"),
+      wallRatio: ratio("wallMs"),
+      alisioCpu: of("alisio", "cpuMs"),
+      sdkCpu: of("sdk", "cpuMs"),
+      cpuRatio: ratio("cpuMs"),
+      alisioGc: of("alisio", "gcMsPerCall"),
+      sdkGc: of("sdk", "gcMsPerCall")
     }
   }
+  return { ...window("after"), first: window("first") }
 }
 
 const perCallRows = async () => {
   const load = loadavg()[0]!
   const calls = await perCall()
   console.log(
-    `per call: ${CALL_ROUNDS} rounds, a process a side; a session's first ${FIRST} calls, then ${MEASURED} calls after ${WARM_UP} to warm up; load ${load.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`
+    `per call: ${CALL_ROUNDS} rounds, a process a side taking turns; a session's first ${FIRST} calls, then ${MEASURED} calls in ${BLOCKS} blocks after ${WARM_UP} to warm up; load ${load.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`
   )
   row(`the first ${FIRST} calls, through the SDK client directly: wall`, calls.first.sdk, "ms")
   row(`the first ${FIRST} calls, through McpServers: wall`, calls.first.alisio, "ms", calls.first.sdk)
