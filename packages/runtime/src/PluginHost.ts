@@ -17,15 +17,15 @@ import { CompactionHooks } from "./Compaction.js"
 import * as ExtensionsModule from "./Extensions.js"
 import { Extensions, type ExtensionsService } from "./Extensions.js"
 import { contextFor, contextSections, runCommand } from "./internal/plugins/contributions.js"
-import { makeLifecycle, type Placement } from "./internal/plugins/lifecycle.js"
-import { loadBuiltin, loadExternal } from "./internal/plugins/loading.js"
 import type {
   HostInternals,
   PluginHomes,
   PluginTimeouts,
   RegisteredCommand,
   RegisteredContext
-} from "./internal/plugins/pluginApi.js"
+} from "./internal/plugins/host.js"
+import { makeLifecycle, type Placement } from "./internal/plugins/lifecycle.js"
+import { loadBuiltin, loadExternal } from "./internal/plugins/loading.js"
 import type { SourcesInput } from "./internal/plugins/sources.js"
 import * as PluginUiModule from "./PluginUi.js"
 import { PluginUi } from "./PluginUi.js"
@@ -34,7 +34,7 @@ import { RunEvents } from "./RunEvents.js"
 import { SessionStore } from "./SessionStore.js"
 import { Tools } from "./Tools.js"
 
-export type { PluginHomes, PluginTimeouts } from "./internal/plugins/pluginApi.js"
+export type { PluginHomes, PluginTimeouts } from "./internal/plugins/host.js"
 export type { ExternalCandidate, ExternalOrigin, PluginEntry, SourcesInput } from "./internal/plugins/sources.js"
 
 /** Something wrong with a plugin, told in one line (PL-6); the host keeps running. */

@@ -8,8 +8,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import { causeMessage } from "./definition.js"
+import { diagnose, type HostInternals } from "./host.js"
 import type { Lifecycle } from "./lifecycle.js"
-import { diagnose, type HostInternals } from "./pluginApi.js"
 
 /** Text a context provider may add to the system prompt; the rest is cut. */
 const CONTEXT_CHARS = 16_000

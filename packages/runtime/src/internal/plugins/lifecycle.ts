@@ -11,7 +11,8 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import type { PluginReport } from "../../PluginHost.js"
 import { causeMessage } from "./definition.js"
-import { diagnose, type HostInternals, makeApi, type PluginRecord } from "./pluginApi.js"
+import { diagnose, type HostInternals, type PluginRecord } from "./host.js"
+import { makeApi } from "./pluginApi.js"
 
 export interface Entry {
   readonly record: PluginRecord

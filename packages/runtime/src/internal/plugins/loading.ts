@@ -6,8 +6,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type { BuiltinPlugin } from "../../PluginHost.js"
 import { causeMessage, definitionOf, validateDefinition } from "./definition.js"
+import { diagnose } from "./host.js"
 import type { Lifecycle } from "./lifecycle.js"
-import { diagnose } from "./pluginApi.js"
 import { discover, type ExternalCandidate, type SourcesInput } from "./sources.js"
 
 const describeSource = (candidate: ExternalCandidate): string => {

@@ -4,96 +4,29 @@
 
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import type { CommandDescriptor, PluginCommand } from "@alisio/domain/Command"
-import { ToolError } from "@alisio/domain/Errors"
-import type { LanguageModelService } from "@alisio/domain/LanguageModel"
-import { type ContextProvider, type PluginApiService, PluginError, type PluginPaths } from "@alisio/domain/Plugin"
-import type { KnownRunEvent, PluginFailureStage } from "@alisio/domain/RunEvent"
-import type { Tool } from "@alisio/domain/Tool"
-import * as Cause from "effect/Cause"
+import { type PluginApiService, PluginError, type PluginPaths } from "@alisio/domain/Plugin"
+import type { KnownRunEvent } from "@alisio/domain/RunEvent"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
-import type { ChildSessions } from "../../ChildSessions.js"
 import type { CompactionHooksService } from "../../Compaction.js"
-import { CurrentRun } from "../../CurrentRun.js"
-import type { ExtensionsService } from "../../Extensions.js"
-import type { PluginDiagnostic } from "../../PluginHost.js"
 import { openSqlite } from "../../PluginStorage.js"
-import type { PluginUi } from "../../PluginUi.js"
-import type { Providers } from "../../Providers.js"
-import type { RunEvents } from "../../RunEvents.js"
-import type { SessionStoreService } from "../../SessionStore.js"
 import * as ToolOrigins from "../../ToolOrigins.js"
 import { Tools } from "../../Tools.js"
 import { checkChildCwd } from "./childWorkspace.js"
 import { complete } from "./completion.js"
-import { causeMessage, messageOf } from "./definition.js"
+import { causeMessage } from "./definition.js"
+import { guardTool } from "./guardedTool.js"
+import {
+  diagnose,
+  type HostInternals,
+  type PluginHomes,
+  type PluginRecord,
+  type RegisteredCommand,
+  type RegisteredContext
+} from "./host.js"
 import { observe } from "./observers.js"
-
-/** The roots under which every plugin gets its own folders. */
-export interface PluginHomes {
-  readonly state: string
-  readonly config: string
-  readonly cache: string
-}
-
-export interface PluginTimeouts {
-  /** How long `setup` may take. */
-  readonly setupMs: number
-  /** How long closing one plugin's scope may take when the host closes. */
-  readonly closeMs: number
-  /** How long one context provider may take at the start of a run. */
-  readonly contextMs: number
-  /** How long `api.model.complete` may take. */
-  readonly completeMs: number
-}
-
-/** What a plugin registered, for `plugins list` and for its diagnostics. */
-export interface PluginRecord {
-  readonly id: string
-  readonly builtin: boolean
-  /** An external plugin's folder. */
-  readonly root?: string | undefined
-  readonly tools: Array<string>
-  readonly commands: Array<string>
-  readonly providers: Array<string>
-  readonly diagnostics: Array<string>
-}
-
-export interface RegisteredCommand {
-  readonly pluginId: string
-  readonly descriptor: CommandDescriptor
-  readonly command: PluginCommand
-}
-
-export interface RegisteredContext {
-  readonly pluginId: string
-  readonly provider: ContextProvider
-}
-
-/** The host's services and registries, shared by every plugin's API. */
-export interface HostInternals {
-  readonly tools: Tools["Type"]
-  readonly events: RunEvents["Type"]
-  readonly store: SessionStoreService
-  readonly children: ChildSessions["Type"]
-  readonly providers: Option.Option<Providers["Type"]>
-  readonly fallbackModel: Option.Option<LanguageModelService>
-  readonly ui: PluginUi["Type"]
-  readonly homes: PluginHomes
-  /** `--trust-project`: what `api.trustProject` says. */
-  readonly trustProject: boolean
-  readonly timeouts: PluginTimeouts
-  readonly contexts: Ref.Ref<ReadonlyArray<RegisteredContext>>
-  readonly commands: Ref.Ref<ReadonlyMap<string, RegisteredCommand>>
-  readonly extensions: ExtensionsService
-  /** The compaction hooks of the runtime (CTX-1), when it has them. */
-  readonly compactionHooks: Option.Option<CompactionHooksService>
-  readonly report: (diagnostic: PluginDiagnostic) => Effect.Effect<void>
-}
 
 const OBSERVER_CAPACITY = 256
 const commandNamePattern = /^[a-z0-9][a-z0-9_-]{0,63}$/
@@ -115,59 +48,6 @@ export const pluginPaths = (homes: PluginHomes, pluginId: string): PluginPaths =
   cache: path.join(homes.cache, "plugins", pluginId),
   configHome: homes.config
 })
-
-/** An error a tool failed with, as the model will read it. */
-const asToolError = (toolName: string, error: unknown): ToolError => {
-  if (Schema.is(ToolError)(error)) return error
-  // The plugin's own Schema.TaggedError (one Effect runtime: its classes are the host's).
-  if (error instanceof Cause.YieldableError) return new ToolError({ message: messageOf(error) })
-  return new ToolError({ message: `The tool ${toolName} failed: ${messageOf(error)}` })
-}
-
-/**
- * A plugin's tool as the host runs it: a typed failure reaches the model as a `ToolError`; a
- * defect (a crash, a throw, something not an Effect) also becomes a diagnostic and a
- * `plugin_failed` event of the run (PL-6).
- */
-const guardTool = (
-  host: HostInternals,
-  record: PluginRecord,
-  tool: Tool<never, unknown>,
-  publicName: string
-): Tool => ({
-  ...tool,
-  execute: (args, context) =>
-    Effect.suspend(() => {
-      const result: unknown = tool.execute(args, context)
-      return Effect.isEffect(result)
-        ? (result as ReturnType<Tool<never, unknown>["execute"]>)
-        : Effect.dieMessage(`its handler returned ${typeof result}, not an Effect`)
-    }).pipe(
-      Effect.catchAllCause((cause) => {
-        if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-        const failure = Cause.failureOption(cause)
-        if (Option.isSome(failure)) return Effect.fail(asToolError(tool.name, failure.value))
-        const message = `The tool ${tool.name} of the plugin ${record.id} crashed: ${causeMessage(cause)}`
-        return Effect.gen(function* () {
-          yield* diagnose(host, record, "tool", message)
-          const run = yield* Effect.serviceOption(CurrentRun)
-          if (Option.isSome(run)) {
-            yield* run.value.events
-              .emit("plugin_failed", { pluginId: record.id, stage: "tool", message, tool: publicName })
-              .pipe(Effect.ignore)
-          }
-          return yield* new ToolError({ message })
-        })
-      })
-    )
-})
-
-/** Records a diagnostic for the plugin and shows it. */
-export const diagnose = (host: HostInternals, record: PluginRecord, stage: PluginFailureStage, message: string) =>
-  Effect.zipRight(
-    Effect.sync(() => record.diagnostics.push(message)),
-    host.report({ pluginId: record.id, stage, message })
-  )
 
 /** Runs `register` now and `unregister` when the plugin's scope closes. */
 const owned = <A, E>(
