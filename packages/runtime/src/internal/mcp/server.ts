@@ -2,7 +2,7 @@
 // there stopped (it went away: its tools stay, and the next call starts it once more) or failed
 // (it never started, or went away twice: its tools are gone). Transitions hold the server's lock;
 // calls do not, so calls run side by side and a slow one never holds up another.
-import { formatDuration, parseDuration } from "@alisio/domain/Durations"
+import { formatDuration } from "@alisio/domain/Durations"
 import { ToolError } from "@alisio/domain/Errors"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
@@ -12,7 +12,7 @@ import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
-import type { DurationSetting, McpServer, McpTimeout } from "../../ConfigSchema.js"
+import type { McpServer } from "../../ConfigSchema.js"
 import type {
   McpFailure,
   McpPromptDescriptor,
@@ -29,6 +29,7 @@ import { type Environment, expandServer } from "./expand.js"
 import { logFileOf } from "./logFile.js"
 import { mcpName, promptCommandName, safeName } from "./names.js"
 import type { McpResourceContent, McpResourceInfo } from "./resourceRequests.js"
+import { targetOf, timeoutsOf } from "./serverConfig.js"
 
 // The SDK (and zod, ajv) load when the first server starts, not with the runtime; once loaded,
 // calls take it from here rather than through `import()` again.
@@ -98,27 +99,6 @@ const statusOf: Record<State["_tag"], McpServerStatus> = {
   Stopped: "stopped",
   Failed: "failed"
 }
-
-const millis = (value: DurationSetting): number => (typeof value === "number" ? value : (parseDuration(value) ?? 0))
-
-/** The start-up and call timeouts of a server: one `timeout` for both, or each apart. */
-export const timeoutsOf = (
-  timeout: McpTimeout | undefined,
-  defaults: { readonly startupMs: number; readonly callMs: number }
-): { readonly startupMs: number; readonly callMs: number } => {
-  if (timeout === undefined) return defaults
-  if (typeof timeout === "object") {
-    return {
-      startupMs: timeout.startup === undefined ? defaults.startupMs : millis(timeout.startup),
-      callMs: timeout.call === undefined ? defaults.callMs : millis(timeout.call)
-    }
-  }
-  return { startupMs: millis(timeout), callMs: millis(timeout) }
-}
-
-/** The command line or URL as configured (references unexpanded, so no secret shows). */
-export const targetOf = (config: McpServer): string =>
-  config.type === "stdio" ? [config.command, ...(config.args ?? [])].join(" ") : config.url
 
 export const makeServer = (name: string, config: McpServer, context: ServerContext): Effect.Effect<ServerHandle> =>
   Effect.gen(function* () {
