@@ -1,7 +1,9 @@
 // Slash commands in `alisio run "/name args"` (CMD-1): the catalog and the system context as the
 // CLI composes them, and what a typed `/name` does headless.
+
 import * as os from "node:os"
 import { type CommandError, CommandOutput, parseSlashCommand } from "@alisio/domain/Command"
+import { onFirstCall } from "@alisio/domain/OnFirstUse"
 import * as CommandCatalog from "@alisio/runtime/CommandCatalog"
 import * as McpServers from "@alisio/runtime/McpServers"
 import * as SystemContext from "@alisio/runtime/SystemContext"
@@ -74,7 +76,7 @@ export const commandFailure = (error: CommandError, untrusted: ReadonlyArray<str
   })
 }
 
-const encodeOutput = Schema.encodeSync(CommandOutput)
+const encodeOutput = onFirstCall(() => Schema.encodeSync(CommandOutput))
 
 /** Prints what a core command returned: its text on stdout (one JSON line with `--json`), a hint on stderr. */
 export const printOutput = (

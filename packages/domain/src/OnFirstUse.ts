@@ -46,3 +46,16 @@ export const deferredTools = <E>(
         return tool === undefined ? Effect.dieMessage(`no handler for ${spec.name}`) : tool.execute(args, context)
       })
   }))
+
+/**
+ * A function made by `make` on its first call, not before: a parser Schema compiles when it is
+ * made, and a module that makes one at load makes every process that imports it pay for it.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: any function
+export const onFirstCall = <F extends (...args: Array<any>) => unknown>(make: () => F): F => {
+  let made: F | undefined
+  return ((...args: Parameters<F>) => {
+    made ??= make()
+    return made(...args)
+  }) as F
+}

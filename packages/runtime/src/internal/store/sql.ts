@@ -3,6 +3,7 @@
 // Reads that do not decode fail as `corrupt`; a write whose request does not encode is a bug
 // in the caller and dies.
 
+import { onFirstCall as madeOnFirstCall } from "@alisio/domain/OnFirstUse"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
@@ -41,14 +42,8 @@ export const ownerOf = (row: {
 export const onFirstCall = <M extends Record<string, () => (input: never) => unknown>>(
   make: M
 ): { readonly [K in keyof M]: ReturnType<M[K]> } => {
-  const statements: Record<string, (input: unknown) => unknown> = {}
-  for (const [name, build] of Object.entries(make)) {
-    let statement: ((input: unknown) => unknown) | undefined
-    statements[name] = (input) => {
-      statement ??= build() as (input: unknown) => unknown
-      return statement(input)
-    }
-  }
+  const statements: Record<string, (input: never) => unknown> = {}
+  for (const [name, build] of Object.entries(make)) statements[name] = madeOnFirstCall(build)
   return statements as { readonly [K in keyof M]: ReturnType<M[K]> }
 }
 
