@@ -1,6 +1,7 @@
 import * as Either from "effect/Either"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as AST from "effect/SchemaAST"
 import { EventId, RunId, SessionId, ToolCallId } from "./Ids.js"
 import { ProviderRetryReason } from "./LanguageModel.js"
 import { ContextInfo, ContextWindowSource, OutputBudgetSource, TimeoutInfo, TruncationInfo } from "./Limits.js"
@@ -281,6 +282,22 @@ const onFirstRead = <M extends Record<string, () => unknown>>(
   return made
 }
 
+/**
+ * The Schema `make` makes, made when its AST is first read (to decode, encode, check, derive a JSON
+ * Schema or combine it): the same AST, so the same behaviour, as the Schema made at once.
+ */
+const unionOnFirstRead = <S extends Schema.Schema.Any>(make: () => S): S => {
+  let union: S | undefined
+  const made = (): S => {
+    if (union === undefined) union = make()
+    return union
+  }
+  const schema = Schema.make(AST.neverKeyword) as unknown as S
+  Object.defineProperty(schema, "ast", { get: () => made().ast })
+  Object.defineProperty(schema, "toString", { value: () => String(made().ast) })
+  return schema
+}
+
 /** One payload Schema per event type: the `data` of the envelope. */
 export const RunEventData = onFirstRead(payloads)
 
@@ -343,7 +360,7 @@ export type RunEventOf<K extends RunEventType> = Schema.Simplify<
 >
 
 /** The discriminated union of every known event (EV-5). */
-export const KnownRunEvent = Schema.suspend(() =>
+export const KnownRunEvent = unionOnFirstRead(() =>
   Schema.Union(...runEventTypes.map((type) => RunEventSchemas[type]))
 ) as unknown as Schema.Schema<
   { [K in RunEventType]: EventSchemas[K]["Type"] }[RunEventType],

@@ -14,6 +14,7 @@ import {
 } from "@alisio/domain/RunEvent"
 import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
+import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
 
 const header = {
@@ -159,6 +160,10 @@ describe("RunEvent", () => {
     assert.isTrue(Either.isRight(decode(encodeRunEvent(eventOf("run_completed", 2) as KnownRunEvent))))
     assert.isTrue(Either.isLeft(decode({ ...header, seq: 1, type: "turn_completed", data: { turn: 0 } })))
     assert.isTrue(Either.isLeft(decode({ ...header, seq: 1, type: "memory_consolidated", data: {} })))
+    // Its JSON Schema (`alisio events schema`) is the union's, made at once.
+    const union = Schema.Union(...runEventTypes.map((type) => RunEventSchemas[type]))
+    assert.deepStrictEqual(JSONSchema.make(KnownRunEvent), JSONSchema.make(union))
+    assert.strictEqual(String(KnownRunEvent), String(union))
   })
 
   it("EV-2 a line with extra fields decodes, the extras dropped", () => {
