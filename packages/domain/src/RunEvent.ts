@@ -1,11 +1,11 @@
 import * as Either from "effect/Either"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import * as AST from "effect/SchemaAST"
 import { EventId, RunId, SessionId, ToolCallId } from "./Ids.js"
 import { ProviderRetryReason } from "./LanguageModel.js"
 import { ContextInfo, ContextWindowSource, OutputBudgetSource, TimeoutInfo, TruncationInfo } from "./Limits.js"
 import { Message } from "./Message.js"
+import { onFirstRead, schemaOnFirstRead } from "./OnFirstUse.js"
 import { ToolEffect } from "./Tool.js"
 import { Usage } from "./Usage.js"
 
@@ -264,40 +264,6 @@ const payloads = {
     })
 }
 
-/**
- * An object whose properties are made on first read, each once: the same keys, enumerable, in the
- * same order as `make`'s.
- */
-const onFirstRead = <M extends Record<string, () => unknown>>(
-  make: M
-): { readonly [K in keyof M]: ReturnType<M[K]> } => {
-  const made = {} as { [K in keyof M]: ReturnType<M[K]> }
-  for (const key of Object.keys(make) as Array<keyof M>) {
-    let value: ReturnType<M[typeof key]> | undefined
-    Object.defineProperty(made, key, {
-      enumerable: true,
-      get: () => (value ??= make[key]!() as ReturnType<M[typeof key]>)
-    })
-  }
-  return made
-}
-
-/**
- * The Schema `make` makes, made when its AST is first read (to decode, encode, check, derive a JSON
- * Schema or combine it): the same AST, so the same behaviour, as the Schema made at once.
- */
-const unionOnFirstRead = <S extends Schema.Schema.Any>(make: () => S): S => {
-  let union: S | undefined
-  const made = (): S => {
-    if (union === undefined) union = make()
-    return union
-  }
-  const schema = Schema.make(AST.neverKeyword) as unknown as S
-  Object.defineProperty(schema, "ast", { get: () => made().ast })
-  Object.defineProperty(schema, "toString", { value: () => String(made().ast) })
-  return schema
-}
-
 /** One payload Schema per event type: the `data` of the envelope. */
 export const RunEventData = onFirstRead(payloads)
 
@@ -360,7 +326,7 @@ export type RunEventOf<K extends RunEventType> = Schema.Simplify<
 >
 
 /** The discriminated union of every known event (EV-5). */
-export const KnownRunEvent = unionOnFirstRead(() =>
+export const KnownRunEvent = schemaOnFirstRead(() =>
   Schema.Union(...runEventTypes.map((type) => RunEventSchemas[type]))
 ) as unknown as Schema.Schema<
   { [K in RunEventType]: EventSchemas[K]["Type"] }[RunEventType],
