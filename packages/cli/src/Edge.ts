@@ -1,4 +1,3 @@
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -37,10 +36,13 @@ const reportFailure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   })
 
 /**
- * Runs a command's program and exits with its code. Ctrl-C once cancels, twice exits. SIGTERM and
- * SIGHUP (the terminal closed) cancel like Ctrl-C (TL-7).
+ * Runs a command's program over the platform services it needs and exits with its code. Ctrl-C
+ * once cancels, twice exits. SIGTERM and SIGHUP (the terminal closed) cancel like Ctrl-C (TL-7).
+ * The command tree and the UI take `NodeContext.layer`; `alisio run` only the file system: the
+ * whole context's terminal reads `process.stdin` as it is built (~8 ms for a run that never reads
+ * it), and its worker and command executor modules cost a run's start their Schemas.
  */
-export const runAtEdge = <A, E>(program: Effect.Effect<A, E, NodeContext.NodeContext>): void => {
+export const runAtEdge = <A, E, R>(program: Effect.Effect<A, E, R>, platform: Layer.Layer<R>): void => {
   BrokenPipe.watch()
   let signalled = false
   const onSignal = () => {
@@ -67,7 +69,7 @@ export const runAtEdge = <A, E>(program: Effect.Effect<A, E, NodeContext.NodeCon
   }
   program.pipe(
     reportFailure,
-    Effect.provide(Layer.merge(NodeContext.layer, Logging.layer)),
+    Effect.provide(Layer.merge(platform, Logging.layer)),
     NodeRuntime.runMain({
       disableErrorReporting: true,
       disablePrettyLogger: true,

@@ -26,7 +26,7 @@ import { pluginFlagsOf } from "./Plugins.js"
 import { animate } from "./Progress.js"
 import { makeJsonWriter, makeTextRenderer } from "./Render.js"
 import { findSession } from "./ShortIds.js"
-import { catalogLayer, runTypedCommand, typedCommand } from "./Slash.js"
+import { commandsLayer, runTypedCommand, systemContextLayer, typedCommand } from "./Slash.js"
 import { encodeRunResult, makeOutcome, summaryLine } from "./Summary.js"
 import { canAnimate, isTerminal, paint } from "./Terminal.js"
 import { summarizeInto, summarizes, TITLE_GRACE } from "./Titles.js"
@@ -255,6 +255,7 @@ export const runCommand = (flags: RunFlags) =>
           Option.getOrUndefined(chosen.sessionId),
           flags
         ).pipe(
+          Effect.provide(commandsLayer(setup)),
           Effect.catchTag("CliError", (error) =>
             Effect.fail(
               "nothingToContinue" in chosen
@@ -376,7 +377,7 @@ export const runCommand = (flags: RunFlags) =>
         StoreError: (error) => Effect.fail(new CliError({ message: error.message, exitCode: ExitCode.failed }))
       }),
       Effect.provide(
-        catalogLayer(setup, flags.trustProject).pipe(
+        systemContextLayer(setup, flags.trustProject).pipe(
           Layer.provideMerge(
             runtimeLayer(setup, { approveAll: flags.yes, plugins: pluginFlagsOf(flags), quiet: flags.quiet })
           )

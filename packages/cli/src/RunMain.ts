@@ -1,3 +1,4 @@
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as Effect from "effect/Effect"
 import { runAtEdge } from "./Edge.js"
 import { parseRunLine } from "./RunLine.js"
@@ -13,7 +14,9 @@ export const mainRun = (words: ReadonlyArray<string>): boolean => {
     Effect.flatMap(
       Effect.promise(() => import("./RunCommand.js")),
       (m) => m.runCommand(flags)
-    )
+    ),
+    // A run reads files through the platform and nothing else of it (Edge.ts).
+    NodeFileSystem.layer
   )
   return true
 }

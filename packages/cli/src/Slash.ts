@@ -1,7 +1,9 @@
 // Slash commands in `alisio run "/name args"` (CMD-1): the catalog and the system context as the
 // CLI composes them, and what a typed `/name` does headless.
+
 import * as os from "node:os"
 import { type CommandError, CommandOutput, parseSlashCommand } from "@alisio/domain/Command"
+import { onFirstCall } from "@alisio/domain/OnFirstUse"
 import * as CommandCatalog from "@alisio/runtime/CommandCatalog"
 import * as McpServers from "@alisio/runtime/McpServers"
 import * as SystemContext from "@alisio/runtime/SystemContext"
@@ -22,25 +24,33 @@ const mcpPrompts = Layer.scopedDiscard(
 )
 
 /**
+ * The system context over the runtime: the user's and (with `--trust-project`) the project's
+ * skills, `~/.claude/skills` of the user and the instruction files.
+ */
+export const systemContextLayer = (setup: Setup, trustProject: boolean) =>
+  SystemContext.layer({
+    cwd: setup.cwd,
+    configHome: setup.paths.configHome,
+    home: os.homedir(),
+    trustProject
+  })
+
+/**
+ * The command catalog over the system context and the runtime: core commands, templates, skills,
+ * plugins' commands and the MCP servers' prompts.
+ */
+export const commandsLayer = (setup: Setup) =>
+  mcpPrompts.pipe(
+    Layer.provideMerge(CommandCatalog.layer({ defaultModel: setup.config.defaultModel, limits: setup.config.limits }))
+  )
+
+/**
  * The system context and the command catalog over the runtime: the user's and (with
  * `--trust-project`) the project's templates and skills, `~/.claude/commands` and
  * `~/.claude/skills` of the user, the instruction files, and the MCP servers' prompts.
  */
 export const catalogLayer = (setup: Setup, trustProject: boolean) =>
-  mcpPrompts.pipe(
-    Layer.provideMerge(
-      CommandCatalog.layer({ defaultModel: setup.config.defaultModel, limits: setup.config.limits }).pipe(
-        Layer.provideMerge(
-          SystemContext.layer({
-            cwd: setup.cwd,
-            configHome: setup.paths.configHome,
-            home: os.homedir(),
-            trustProject
-          })
-        )
-      )
-    )
-  )
+  commandsLayer(setup).pipe(Layer.provideMerge(systemContextLayer(setup, trustProject)))
 
 /**
  * Starts the MCP servers (`ready`), so their prompts are in the catalog: MCP prompts are listed
@@ -74,7 +84,7 @@ export const commandFailure = (error: CommandError, untrusted: ReadonlyArray<str
   })
 }
 
-const encodeOutput = Schema.encodeSync(CommandOutput)
+const encodeOutput = onFirstCall(() => Schema.encodeSync(CommandOutput))
 
 /** Prints what a core command returned: its text on stdout (one JSON line with `--json`), a hint on stderr. */
 export const printOutput = (
@@ -100,7 +110,8 @@ export const printOutput = (
 /**
  * Runs what `alisio run "/name args"` typed, on the `api` surface: a core command (or a plugin's)
  * prints its output and gives none; a template or skill gives the prompt to send. Problems with
- * the command's own file are warnings.
+ * the command's own file are warnings. `alisio run` builds the catalog (`commandsLayer`) for this
+ * only: a run that types no command never needs it.
  */
 export const runTypedCommand = (
   setup: Setup,

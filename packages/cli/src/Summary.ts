@@ -1,5 +1,6 @@
 import { RunId, SessionId } from "@alisio/domain/Ids"
 import { textOf } from "@alisio/domain/Message"
+import { onFirstCall } from "@alisio/domain/OnFirstUse"
 import { type KnownRunEvent, RunEventData, RunStatus } from "@alisio/domain/RunEvent"
 import { addUsage, emptyUsage, Usage } from "@alisio/domain/Usage"
 import * as Schema from "effect/Schema"
@@ -35,7 +36,7 @@ export const RunResult = Schema.Struct({
 })
 export type RunResult = typeof RunResult.Type
 
-export const encodeRunResult = Schema.encodeSync(RunResult)
+export const encodeRunResult = onFirstCall(() => Schema.encodeSync(RunResult))
 
 /** The length of a short session id, as `alisio sessions list` prints it and `-s` accepts it. */
 export const SHORT_ID_LENGTH = 8

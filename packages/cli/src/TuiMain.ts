@@ -1,3 +1,4 @@
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Option from "effect/Option"
 import { runAtEdge } from "./Edge.js"
 import type { TuiFlags } from "./Flags.js"
@@ -30,4 +31,4 @@ export const noFlags: TuiFlags = {
 }
 
 /** `alisio`: the interactive UI with every flag at its default, at the same edge as the other commands. */
-export const mainTui = (): void => runAtEdge(tuiCommand(noFlags))
+export const mainTui = (): void => runAtEdge(tuiCommand(noFlags), NodeContext.layer)

@@ -4,6 +4,7 @@ import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -395,4 +396,4 @@ const program = (argv: ReadonlyArray<string>) => {
 }
 
 /** The edge: parses argv, runs the command, exits with its code (Edge.ts). */
-export const main = (argv: ReadonlyArray<string>): void => runAtEdge(program(argv))
+export const main = (argv: ReadonlyArray<string>): void => runAtEdge(program(argv), NodeContext.layer)

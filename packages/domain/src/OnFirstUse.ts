@@ -1,7 +1,11 @@
-// A plugin's working parts made when first needed rather than at setup (issue 17): a run that never
-// calls the plugin's tools or commands never imports, builds or forks them. The builtin plugins use it.
+// Things made when first needed rather than at load or setup (issue 17). A plugin's working parts: a
+// run that never calls the plugin's tools or commands never imports, builds or forks them (the
+// builtin plugins use it). Parsers and Schemas: a module that makes them at load makes every
+// process that imports it pay for them, used or not.
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Schema from "effect/Schema"
+import * as AST from "effect/SchemaAST"
 import * as Scope from "effect/Scope"
 import type { Tool, ToolSpec } from "./Tool.js"
 
@@ -46,3 +50,51 @@ export const deferredTools = <E>(
         return tool === undefined ? Effect.dieMessage(`no handler for ${spec.name}`) : tool.execute(args, context)
       })
   }))
+
+/**
+ * A function made by `make` on its first call, not before: a parser Schema compiles when it is
+ * made, and a module that makes one at load makes every process that imports it pay for it.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: any function
+export const onFirstCall = <F extends (...args: Array<any>) => unknown>(make: () => F): F => {
+  let made: F | undefined
+  return ((...args: Parameters<F>) => {
+    made ??= make()
+    return made(...args)
+  }) as F
+}
+
+/**
+ * An object whose properties are made on first read, each once: the same keys, enumerable, in the
+ * same order as `make`'s.
+ */
+export const onFirstRead = <M extends Record<string, () => unknown>>(
+  make: M
+): { readonly [K in keyof M]: ReturnType<M[K]> } => {
+  const made = {} as { [K in keyof M]: ReturnType<M[K]> }
+  for (const key of Object.keys(make) as Array<keyof M>) {
+    let value: ReturnType<M[typeof key]> | undefined
+    Object.defineProperty(made, key, {
+      enumerable: true,
+      get: () => (value ??= make[key]!() as ReturnType<M[typeof key]>)
+    })
+  }
+  return made
+}
+
+/**
+ * The Schema `make` makes, made when its AST is first read (to decode, encode, check, derive a JSON
+ * Schema or combine it): the same AST, so the same behaviour, as the Schema made at once. Only the
+ * `Schema` interface is served: a constructor's extras (`fields`, `members`, `make`) are not.
+ */
+export const schemaOnFirstRead = <S extends Schema.Schema.Any>(make: () => S): S => {
+  let built: S | undefined
+  const made = (): S => {
+    if (built === undefined) built = make()
+    return built
+  }
+  const schema = Schema.make(AST.neverKeyword) as unknown as S
+  Object.defineProperty(schema, "ast", { get: () => made().ast })
+  Object.defineProperty(schema, "toString", { value: () => String(made().ast) })
+  return schema
+}

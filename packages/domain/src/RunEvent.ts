@@ -5,6 +5,7 @@ import { EventId, RunId, SessionId, ToolCallId } from "./Ids.js"
 import { ProviderRetryReason } from "./LanguageModel.js"
 import { ContextInfo, ContextWindowSource, OutputBudgetSource, TimeoutInfo, TruncationInfo } from "./Limits.js"
 import { Message } from "./Message.js"
+import { onFirstRead, schemaOnFirstRead } from "./OnFirstUse.js"
 import { ToolEffect } from "./Tool.js"
 import { Usage } from "./Usage.js"
 
@@ -74,172 +75,197 @@ const Count = Schema.NonNegativeInt
 const Millis = Schema.NonNegativeInt
 const Tokens = Schema.Int.pipe(Schema.positive())
 
-/** One payload Schema per event type: the `data` of the envelope. */
-export const RunEventData = {
-  run_started: Schema.Struct({
-    provider: Schema.String,
-    model: Schema.String,
-    requestId: Schema.optional(Schema.String),
-    parentSessionId: Schema.optional(SessionId),
-    readOnly: Schema.Boolean
-  }),
-  message: Schema.Struct({ message: Message }),
-  text_delta: Schema.Struct({ text: Schema.String }),
-  reasoning_delta: Schema.Struct({ text: Schema.String }),
-  tool_call_started: Schema.Struct({
-    toolCallId: ToolCallId,
-    name: Schema.String,
-    arguments: Schema.String,
-    effect: ToolEffect
-  }),
-  tool_progress: Schema.Struct({ toolCallId: ToolCallId, text: Schema.String }),
-  tool_call_completed: Schema.Struct({
-    toolCallId: ToolCallId,
-    name: Schema.String,
-    status: ToolCallStatus,
-    result: Schema.String,
-    durationMs: Millis
-  }),
-  approval_requested: Schema.Struct({
-    approvalId: Schema.String,
-    kind: ApprovalKind,
-    toolCallId: Schema.optional(ToolCallId),
-    tool: Schema.optional(Schema.String),
-    effect: Schema.optional(ToolEffect),
-    path: Schema.optional(Schema.String),
-    summary: Schema.String,
-    /** The path of the child session asking, e.g. "general › explore" (absent in a root run). */
-    label: Schema.optional(Schema.String)
-  }),
-  approval_resolved: Schema.Struct({
-    approvalId: Schema.String,
-    approved: Schema.Boolean,
-    by: Schema.Literal("person", "policy"),
-    /** The run stopped before an answer came: the request was withdrawn (`approved` is false). */
-    cancelled: Schema.optional(Schema.Boolean)
-  }),
-  turn_completed: Schema.Struct({
-    turn: Schema.Int.pipe(Schema.positive()),
-    durationMs: Millis,
-    ttftMs: Schema.optional(Millis),
-    usage: Schema.optional(Usage),
-    finishReason: Schema.String
-  }),
-  request_retry: Schema.Struct({
-    attempt: Schema.Int.pipe(Schema.positive()),
-    of: Count,
-    reason: RetryReason,
-    /** The HTTP status retried (429, 5xx), when there was one. */
-    status: Schema.optional(Schema.Int),
-    /**
-     * `first_token_timeout`: the silence after which the request is sent again (at once);
-     * otherwise the wait before it is sent again (backoff, or the server's `Retry-After`).
-     */
-    afterMs: Millis
-  }),
-  truncation_recovery: Schema.Struct({
-    attempt: Schema.Int.pipe(Schema.positive()),
-    of: Count,
-    reason: Schema.Literal("tool_call_cut", "empty_response"),
-    maxOutputTokens: Tokens,
-    effort: Schema.optional(Schema.String)
-  }),
-  response_truncated: Schema.Struct({
-    maxOutputTokens: Tokens,
-    source: OutputBudgetSource,
-    model: Schema.String
-  }),
-  compaction_started: Schema.Struct({
-    reason: CompactionReason,
-    /** Estimated tokens of the request as it would have been sent. */
-    tokens: Count,
-    /** The context window and where it came from (`limits.maxContextTokens`, the model, the default). */
-    contextWindow: Tokens,
-    source: ContextWindowSource,
-    /** The estimate past which older turns are compacted. */
-    threshold: Count
-  }),
-  compaction_completed: Schema.Struct({
-    /** Estimated tokens of the request before and after. */
-    tokensBefore: Count,
-    tokensAfter: Count,
-    /** Stored messages the summary now stands for (they stay stored, marked compacted). */
-    messagesCompacted: Count,
-    /** Of them, the ones compacted by this compaction. */
-    newlyCompacted: Count,
-    durationMs: Millis,
-    /** Tokens the summary request used. */
-    usage: Schema.optional(Usage)
-  }),
-  compaction_failed: Schema.Struct({
-    error: Schema.String,
-    /** The run goes on with the uncompacted history, which still fits; otherwise it fails. */
-    continued: Schema.Boolean,
-    /** The run stopped while the summary was written. */
-    cancelled: Schema.optional(Schema.Boolean)
-  }),
-  run_completed: Schema.Struct({
-    text: Schema.String,
-    turns: Count,
-    usage: Usage
-  }),
-  run_failed: Schema.Struct({
-    code: RunFailureCode,
-    error: Schema.String,
-    providerCode: Schema.optional(Schema.String),
-    timeout: Schema.optional(TimeoutInfo),
-    truncation: Schema.optional(TruncationInfo),
-    context: Schema.optional(ContextInfo)
-  }),
-  run_cancelled: Schema.Struct({ reason: Schema.String }),
-  turns_exceeded: Schema.Struct({ maxTurns: Schema.Int.pipe(Schema.positive()), turns: Count }),
-  child_session_started: Schema.Struct({
-    childSessionId: SessionId,
-    childRunId: RunId,
-    title: Schema.optional(Schema.String),
-    narrowed: Schema.optional(Schema.Array(Schema.String)),
-    /** The child's path of labels, e.g. "general › explore" (a subagent's agent names). */
-    label: Schema.optional(Schema.String)
-  }),
-  child_session_ended: Schema.Struct({
-    childSessionId: SessionId,
-    childRunId: RunId,
-    status: RunStatus
-  }),
-  decision_completed: Schema.Struct({
-    decisionId: Schema.String,
-    pack: Schema.optional(Schema.String),
-    provider: Schema.String,
-    latencyMs: Millis,
-    decisionCount: Count,
-    rejectedCount: Count,
-    confidenceMin: Schema.Number
-  }),
-  decision_fallback: Schema.Struct({
-    decisionId: Schema.String,
-    pack: Schema.optional(Schema.String),
-    provider: Schema.String,
-    latencyMs: Millis,
-    reason: Schema.String
-  }),
-  plugin_failed: Schema.Struct({
-    pluginId: Schema.String,
-    stage: PluginFailureStage,
-    message: Schema.String,
-    tool: Schema.optional(Schema.String)
-  }),
+// Every Schema of this module is made when first used: a run meets a few of the ~30 event types, and
+// making them all (payloads, events, their union) cost every process that loads it ~1.2 MB and
+// 5-10 ms (bench/README.md).
+const payloads = {
+  run_started: () =>
+    Schema.Struct({
+      provider: Schema.String,
+      model: Schema.String,
+      requestId: Schema.optional(Schema.String),
+      parentSessionId: Schema.optional(SessionId),
+      readOnly: Schema.Boolean
+    }),
+  message: () => Schema.Struct({ message: Message }),
+  text_delta: () => Schema.Struct({ text: Schema.String }),
+  reasoning_delta: () => Schema.Struct({ text: Schema.String }),
+  tool_call_started: () =>
+    Schema.Struct({
+      toolCallId: ToolCallId,
+      name: Schema.String,
+      arguments: Schema.String,
+      effect: ToolEffect
+    }),
+  tool_progress: () => Schema.Struct({ toolCallId: ToolCallId, text: Schema.String }),
+  tool_call_completed: () =>
+    Schema.Struct({
+      toolCallId: ToolCallId,
+      name: Schema.String,
+      status: ToolCallStatus,
+      result: Schema.String,
+      durationMs: Millis
+    }),
+  approval_requested: () =>
+    Schema.Struct({
+      approvalId: Schema.String,
+      kind: ApprovalKind,
+      toolCallId: Schema.optional(ToolCallId),
+      tool: Schema.optional(Schema.String),
+      effect: Schema.optional(ToolEffect),
+      path: Schema.optional(Schema.String),
+      summary: Schema.String,
+      /** The path of the child session asking, e.g. "general › explore" (absent in a root run). */
+      label: Schema.optional(Schema.String)
+    }),
+  approval_resolved: () =>
+    Schema.Struct({
+      approvalId: Schema.String,
+      approved: Schema.Boolean,
+      by: Schema.Literal("person", "policy"),
+      /** The run stopped before an answer came: the request was withdrawn (`approved` is false). */
+      cancelled: Schema.optional(Schema.Boolean)
+    }),
+  turn_completed: () =>
+    Schema.Struct({
+      turn: Schema.Int.pipe(Schema.positive()),
+      durationMs: Millis,
+      ttftMs: Schema.optional(Millis),
+      usage: Schema.optional(Usage),
+      finishReason: Schema.String
+    }),
+  request_retry: () =>
+    Schema.Struct({
+      attempt: Schema.Int.pipe(Schema.positive()),
+      of: Count,
+      reason: RetryReason,
+      /** The HTTP status retried (429, 5xx), when there was one. */
+      status: Schema.optional(Schema.Int),
+      /**
+       * `first_token_timeout`: the silence after which the request is sent again (at once);
+       * otherwise the wait before it is sent again (backoff, or the server's `Retry-After`).
+       */
+      afterMs: Millis
+    }),
+  truncation_recovery: () =>
+    Schema.Struct({
+      attempt: Schema.Int.pipe(Schema.positive()),
+      of: Count,
+      reason: Schema.Literal("tool_call_cut", "empty_response"),
+      maxOutputTokens: Tokens,
+      effort: Schema.optional(Schema.String)
+    }),
+  response_truncated: () =>
+    Schema.Struct({
+      maxOutputTokens: Tokens,
+      source: OutputBudgetSource,
+      model: Schema.String
+    }),
+  compaction_started: () =>
+    Schema.Struct({
+      reason: CompactionReason,
+      /** Estimated tokens of the request as it would have been sent. */
+      tokens: Count,
+      /** The context window and where it came from (`limits.maxContextTokens`, the model, the default). */
+      contextWindow: Tokens,
+      source: ContextWindowSource,
+      /** The estimate past which older turns are compacted. */
+      threshold: Count
+    }),
+  compaction_completed: () =>
+    Schema.Struct({
+      /** Estimated tokens of the request before and after. */
+      tokensBefore: Count,
+      tokensAfter: Count,
+      /** Stored messages the summary now stands for (they stay stored, marked compacted). */
+      messagesCompacted: Count,
+      /** Of them, the ones compacted by this compaction. */
+      newlyCompacted: Count,
+      durationMs: Millis,
+      /** Tokens the summary request used. */
+      usage: Schema.optional(Usage)
+    }),
+  compaction_failed: () =>
+    Schema.Struct({
+      error: Schema.String,
+      /** The run goes on with the uncompacted history, which still fits; otherwise it fails. */
+      continued: Schema.Boolean,
+      /** The run stopped while the summary was written. */
+      cancelled: Schema.optional(Schema.Boolean)
+    }),
+  run_completed: () =>
+    Schema.Struct({
+      text: Schema.String,
+      turns: Count,
+      usage: Usage
+    }),
+  run_failed: () =>
+    Schema.Struct({
+      code: RunFailureCode,
+      error: Schema.String,
+      providerCode: Schema.optional(Schema.String),
+      timeout: Schema.optional(TimeoutInfo),
+      truncation: Schema.optional(TruncationInfo),
+      context: Schema.optional(ContextInfo)
+    }),
+  run_cancelled: () => Schema.Struct({ reason: Schema.String }),
+  turns_exceeded: () => Schema.Struct({ maxTurns: Schema.Int.pipe(Schema.positive()), turns: Count }),
+  child_session_started: () =>
+    Schema.Struct({
+      childSessionId: SessionId,
+      childRunId: RunId,
+      title: Schema.optional(Schema.String),
+      narrowed: Schema.optional(Schema.Array(Schema.String)),
+      /** The child's path of labels, e.g. "general › explore" (a subagent's agent names). */
+      label: Schema.optional(Schema.String)
+    }),
+  child_session_ended: () =>
+    Schema.Struct({
+      childSessionId: SessionId,
+      childRunId: RunId,
+      status: RunStatus
+    }),
+  decision_completed: () =>
+    Schema.Struct({
+      decisionId: Schema.String,
+      pack: Schema.optional(Schema.String),
+      provider: Schema.String,
+      latencyMs: Millis,
+      decisionCount: Count,
+      rejectedCount: Count,
+      confidenceMin: Schema.Number
+    }),
+  decision_fallback: () =>
+    Schema.Struct({
+      decisionId: Schema.String,
+      pack: Schema.optional(Schema.String),
+      provider: Schema.String,
+      latencyMs: Millis,
+      reason: Schema.String
+    }),
+  plugin_failed: () =>
+    Schema.Struct({
+      pluginId: Schema.String,
+      stage: PluginFailureStage,
+      message: Schema.String,
+      tool: Schema.optional(Schema.String)
+    }),
   /** An MCP server could not start, or its connection closed (MCP-1); the run goes on without its tools. */
-  mcp_server_failed: Schema.Struct({
-    server: Schema.String,
-    /** `start`: it never connected; `closed`: it was connected and went away. */
-    stage: Schema.Literal("start", "closed"),
-    message: Schema.String,
-    /** True when the next call of one of its tools starts it again (once); its tools stay offered until then. */
-    willRestart: Schema.optional(Schema.Boolean),
-    /** The file its stderr and lifecycle go to. */
-    log: Schema.optional(Schema.String)
-  })
-} as const
+  mcp_server_failed: () =>
+    Schema.Struct({
+      server: Schema.String,
+      /** `start`: it never connected; `closed`: it was connected and went away. */
+      stage: Schema.Literal("start", "closed"),
+      message: Schema.String,
+      /** True when the next call of one of its tools starts it again (once); its tools stay offered until then. */
+      willRestart: Schema.optional(Schema.Boolean),
+      /** The file its stderr and lifecycle go to. */
+      log: Schema.optional(Schema.String)
+    })
+}
+
+/** One payload Schema per event type: the `data` of the envelope. */
+export const RunEventData = onFirstRead(payloads)
 
 type DataSchemas = typeof RunEventData
 
@@ -268,7 +294,7 @@ export const terminalRunEventTypes: ReadonlySet<string> = new Set<TerminalRunEve
 ])
 export const isTerminalType = (type: string): type is TerminalRunEventType => terminalRunEventTypes.has(type)
 
-export const runEventTypes = Object.keys(RunEventData) as ReadonlyArray<RunEventType>
+export const runEventTypes = Object.keys(payloads) as ReadonlyArray<RunEventType>
 
 /** The fields every event carries (EV-2). `time` is an ISO-8601 timestamp. */
 export const RunEventEnvelope = {
@@ -287,8 +313,8 @@ const eventSchema = <K extends RunEventType>(type: K) =>
 type EventSchemas = { readonly [K in RunEventType]: ReturnType<typeof eventSchema<K>> }
 
 /** One Schema per event type, keyed by type. */
-export const RunEventSchemas: EventSchemas = Object.fromEntries(
-  runEventTypes.map((type) => [type, eventSchema(type)])
+export const RunEventSchemas: EventSchemas = onFirstRead(
+  Object.fromEntries(runEventTypes.map((type) => [type, () => eventSchema(type)]))
 ) as unknown as EventSchemas
 
 /** The envelope fields as a type. */
@@ -300,8 +326,8 @@ export type RunEventOf<K extends RunEventType> = Schema.Simplify<
 >
 
 /** The discriminated union of every known event (EV-5). */
-export const KnownRunEvent = Schema.Union(
-  ...runEventTypes.map((type) => RunEventSchemas[type])
+export const KnownRunEvent = schemaOnFirstRead(() =>
+  Schema.Union(...runEventTypes.map((type) => RunEventSchemas[type]))
 ) as unknown as Schema.Schema<
   { [K in RunEventType]: EventSchemas[K]["Type"] }[RunEventType],
   { [K in RunEventType]: EventSchemas[K]["Encoded"] }[RunEventType]

@@ -4,6 +4,7 @@ import * as Schema from "effect/Schema"
 import { ToolError } from "./Errors.js"
 import type { RunId, SessionId, ToolCallId } from "./Ids.js"
 import type { ToolResultContent } from "./Message.js"
+import { onFirstCall } from "./OnFirstUse.js"
 
 /** What a tool can change: nothing, the workspace, the world beyond it, or the host itself (TL-2). */
 export const ToolEffect = Schema.Literal("read", "write", "external", "internal")
@@ -87,7 +88,10 @@ export const defineTool = <A, I, R, E = ToolError>(definition: {
   readonly parameters?: JsonSchema
   readonly run: (input: A, context: ToolContext) => Effect.Effect<ToolResult, E, R>
 }): Tool<R, E | ToolError> => {
-  const decode = Schema.decodeUnknownEither(definition.input, { errors: "all", onExcessProperty: "ignore" })
+  // Compiled on the first call: a run calls a few of the tools it offers.
+  const decode = onFirstCall(() =>
+    Schema.decodeUnknownEither(definition.input, { errors: "all", onExcessProperty: "ignore" })
+  )
   return {
     name: definition.name,
     description: definition.description,

@@ -5,13 +5,16 @@ import {
   isEphemeralType,
   isTerminalType,
   KnownRunEvent,
+  RunEventData,
   type RunEventDataMap,
   type RunEventOf,
+  RunEventSchemas,
   type RunEventType,
   runEventTypes
 } from "@alisio/domain/RunEvent"
 import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
+import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
 
 const header = {
@@ -145,6 +148,23 @@ describe("RunEvent", () => {
       assert.isTrue(Schema.is(KnownRunEvent)(event))
     })
   }
+
+  // The module makes its Schemas on first read (a run meets a few types): each once, and the
+  // union still closed to unknown types and bad payloads.
+  it("EV-5 payload and event Schemas are made on first read, once each, every type listed in order", () => {
+    assert.deepStrictEqual(Object.keys(RunEventData), [...runEventTypes])
+    assert.deepStrictEqual(Object.keys(RunEventSchemas), [...runEventTypes])
+    assert.strictEqual(RunEventData.run_failed, RunEventData.run_failed)
+    assert.strictEqual(RunEventSchemas.tool_call_started, RunEventSchemas.tool_call_started)
+    const decode = Schema.decodeUnknownEither(KnownRunEvent)
+    assert.isTrue(Either.isRight(decode(encodeRunEvent(eventOf("run_completed", 2) as KnownRunEvent))))
+    assert.isTrue(Either.isLeft(decode({ ...header, seq: 1, type: "turn_completed", data: { turn: 0 } })))
+    assert.isTrue(Either.isLeft(decode({ ...header, seq: 1, type: "memory_consolidated", data: {} })))
+    // Its JSON Schema (`alisio events schema`) is the union's, made at once.
+    const union = Schema.Union(...runEventTypes.map((type) => RunEventSchemas[type]))
+    assert.deepStrictEqual(JSONSchema.make(KnownRunEvent), JSONSchema.make(union))
+    assert.strictEqual(String(KnownRunEvent), String(union))
+  })
 
   it("EV-2 a line with extra fields decodes, the extras dropped", () => {
     const json = { ...(encodeRunEvent(eventOf("text_delta", 1) as KnownRunEvent) as object), futureField: { a: 1 } }

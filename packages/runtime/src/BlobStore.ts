@@ -4,6 +4,7 @@ import { join } from "node:path"
 import { BlobError, type StoreError } from "@alisio/domain/Errors"
 import { BlobHash } from "@alisio/domain/Ids"
 import { type BlobRef, ImagePart } from "@alisio/domain/Message"
+import { onFirstCall } from "@alisio/domain/OnFirstUse"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -28,7 +29,7 @@ export class BlobStore extends Context.Tag("@alisio/runtime/BlobStore")<BlobStor
 
 const HASH = /^[0-9a-f]{64}$/
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/
-const decodeImagePart = Schema.decodeUnknownEither(ImagePart)
+const decodeImagePart = onFirstCall(() => Schema.decodeUnknownEither(ImagePart))
 
 const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex")
 

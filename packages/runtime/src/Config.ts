@@ -1,6 +1,7 @@
 import { join } from "node:path"
 import { ConfigError } from "@alisio/domain/Errors"
 import type { Limits } from "@alisio/domain/Limits"
+import { onFirstCall } from "@alisio/domain/OnFirstUse"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -136,8 +137,13 @@ export const parse = (
   return Either.right({ config: decoded.right, warnings })
 }
 
-const decodeIgnoringExtra = Schema.decodeUnknownEither(ConfigFile, { errors: "all", onExcessProperty: "ignore" })
-const decodeRejectingExtra = Schema.decodeUnknownEither(ConfigFile, { errors: "all", onExcessProperty: "error" })
+// Compiled when a file is read: most runs have none.
+const decodeIgnoringExtra = onFirstCall(() =>
+  Schema.decodeUnknownEither(ConfigFile, { errors: "all", onExcessProperty: "ignore" })
+)
+const decodeRejectingExtra = onFirstCall(() =>
+  Schema.decodeUnknownEither(ConfigFile, { errors: "all", onExcessProperty: "error" })
+)
 
 /** Merges configurations, later ones winning key by key; plugin lists add up, MCP servers replace by name. */
 export const mergeConfigs = (...configs: ReadonlyArray<ConfigFile>): ConfigFile =>

@@ -4,10 +4,12 @@
 // in the cache folder, for an hour. Only a hit is trusted: a model missing from a remembered list
 // is looked up on the server again (Providers.resolve), so an unknown-model error always rests on
 // a fresh list. Reading and writing never fail a run: a missing, unreadable or stale file is no list.
+
 import { createHash } from "node:crypto"
 import { readFile } from "node:fs/promises"
 import * as path from "node:path"
 import { ModelInfo } from "@alisio/domain/LanguageModel"
+import { onFirstCall } from "@alisio/domain/OnFirstUse"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -19,8 +21,8 @@ import type { RememberedModels } from "./Providers.js"
 export const MAX_AGE_MS = 60 * 60 * 1000
 
 const CacheFile = Schema.parseJson(Schema.Struct({ savedAt: Schema.Number, models: Schema.Array(ModelInfo) }))
-const decode = Schema.decodeUnknownOption(CacheFile)
-const encode = Schema.encodeSync(CacheFile)
+const decode = onFirstCall(() => Schema.decodeUnknownOption(CacheFile))
+const encode = onFirstCall(() => Schema.encodeSync(CacheFile))
 
 /** The file of one provider's list: `<folder>/<hash of id, base URL and key>.json`. */
 export const cacheFile = (folder: string, identity: { providerId: string; baseURL: string; apiKey: string }) =>

@@ -114,6 +114,30 @@ describe("SessionStore", () => {
     )
   )
 
+  // Statements are built on their first call (store/sql.ts): the first read of the session list
+  // is this one, and its decoder must still turn a row Alisio did not write into `corrupt`.
+  it.effect("ST-1 a row not in the shape Alisio wrote fails as corrupt on a statement's first call", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const db = yield* Database.open(Database.MEMORY)
+        const store = yield* SessionStore.makeWithDatabase(db)
+        const session = yield* store.createSession({ cwd: "/work/a" })
+        yield* db.use(db.run("UPDATE sessions SET status = 'sleeping' WHERE id = ?", [session.id]))
+        const error = yield* Effect.flip(store.sessions({ cwd: "/work/a" }))
+        assert.instanceOf(error, StoreError)
+        assert.strictEqual(error.reason, "corrupt")
+        assert.include(error.message, "A session in the in-memory session database is not in the shape Alisio wrote")
+        // The statement stays built and keeps answering once the row is right again.
+        yield* db.use(db.run("UPDATE sessions SET status = 'completed' WHERE id = ?", [session.id]))
+        const listed = yield* store.sessions({ cwd: "/work/a" })
+        assert.deepStrictEqual(
+          listed.map((s) => [s.id, s.status]),
+          [[session.id, "completed"]]
+        )
+      })
+    )
+  )
+
   it.effect("ST-1 an unknown session fails with SessionNotFoundError; writes to it fail and store nothing", () =>
     withMemoryStore((store) =>
       Effect.gen(function* () {

@@ -5,6 +5,7 @@
 import type { StoreError } from "@alisio/domain/Errors"
 import type { SessionId } from "@alisio/domain/Ids"
 import { ReasoningEffort } from "@alisio/domain/LanguageModel"
+import { onFirstCall } from "@alisio/domain/OnFirstUse"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -18,7 +19,7 @@ export const SessionSettings = Schema.Struct({
 export type SessionSettings = typeof SessionSettings.Type
 
 const OWNER = "@alisio/session-settings"
-const decode = Schema.decodeUnknownOption(SessionSettings)
+const decode = onFirstCall(() => Schema.decodeUnknownOption(SessionSettings))
 
 /** The session's settings; none when nothing was set (or what is stored no longer reads). */
 export const readSettings = (

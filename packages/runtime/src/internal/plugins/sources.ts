@@ -4,6 +4,7 @@
 
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import { onFirstCall } from "@alisio/domain/OnFirstUse"
 import { PLUGIN_API_VERSION, PluginManifest } from "@alisio/domain/Plugin"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -86,7 +87,7 @@ const statOf = (file: string) => Effect.promise(() => fs.stat(file).catch(() => 
 
 const realpath = (file: string) => Effect.promise(() => fs.realpath(file).catch(() => file))
 
-const decodeManifest = Schema.decodeUnknownEither(Schema.parseJson(PluginManifest))
+const decodeManifest = onFirstCall(() => Schema.decodeUnknownEither(Schema.parseJson(PluginManifest)))
 
 interface PackageJson {
   readonly name?: unknown

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { CompactionRecord, NewCompaction, SessionStoreService } from "../../SessionStore.js"
-import type { Sql } from "./sql.js"
+import { onFirstCall, type Sql } from "./sql.js"
 
 const CompactionRow = Schema.Struct({
   id: Schema.String,
@@ -42,48 +42,53 @@ const toRecord = (row: typeof CompactionRow.Type): CompactionRecord => ({
   createdAt: row.created_at
 })
 
-const queries = ({ reading, run, writing }: Sql) => ({
-  insert: writing(
-    SqlSchema.void({
-      Request: CompactionRow,
-      execute: (r) =>
-        run(`INSERT INTO compactions (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
-          r.id,
-          r.session_id,
-          r.run_id,
-          r.first_position,
-          r.last_position,
-          r.summary,
-          r.tokens_before,
-          r.tokens_after,
-          r.messages_compacted,
-          r.focus,
-          r.created_at
-        ])
-    })
-  ),
-  latest: reading(
-    "A compaction",
-    SqlSchema.findOne({
-      Request: Schema.String,
-      Result: CompactionRow,
-      execute: (id) =>
-        run(
-          `SELECT ${columns} FROM compactions WHERE session_id = ?
+const queries = ({ reading, run, writing }: Sql) =>
+  onFirstCall({
+    insert: () =>
+      writing(
+        SqlSchema.void({
+          Request: CompactionRow,
+          execute: (r) =>
+            run(`INSERT INTO compactions (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+              r.id,
+              r.session_id,
+              r.run_id,
+              r.first_position,
+              r.last_position,
+              r.summary,
+              r.tokens_before,
+              r.tokens_after,
+              r.messages_compacted,
+              r.focus,
+              r.created_at
+            ])
+        })
+      ),
+    latest: () =>
+      reading(
+        "A compaction",
+        SqlSchema.findOne({
+          Request: Schema.String,
+          Result: CompactionRow,
+          execute: (id) =>
+            run(
+              `SELECT ${columns} FROM compactions WHERE session_id = ?
             ORDER BY last_position DESC, created_at DESC, rowid DESC LIMIT 1`,
-          [id]
-        )
-    })
-  ),
-  list: reading(
-    "A compaction",
-    SqlSchema.findAll({
-      Request: Schema.String,
-      Result: CompactionRow,
-      execute: (id) => run(`SELECT ${columns} FROM compactions WHERE session_id = ? ORDER BY created_at, rowid`, [id])
-    })
-  )
-})
+              [id]
+            )
+        })
+      ),
+    list: () =>
+      reading(
+        "A compaction",
+        SqlSchema.findAll({
+          Request: Schema.String,
+          Result: CompactionRow,
+          execute: (id) =>
+            run(`SELECT ${columns} FROM compactions WHERE session_id = ? ORDER BY created_at, rowid`, [id])
+        })
+      )
+  })
 
 export const makeCompactions = (sql: Sql): NonNullable<SessionStoreService["compactions"]> => {
   const { db } = sql

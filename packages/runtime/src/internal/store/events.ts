@@ -12,46 +12,49 @@ import * as Schema from "effect/Schema"
 import type { StoredEvent } from "../../SessionStore.js"
 import { storeError } from "../sessionDatabase.js"
 import * as Rows from "../sessionRows.js"
-import type { Sql } from "./sql.js"
+import { onFirstCall, type Sql } from "./sql.js"
 
-const queries = ({ always, reading, run, writing }: Sql) => ({
-  /** One statement, so one transaction; returns the global seq it was given. */
-  insert: always(
-    writing(
-      SqlSchema.single({
-        Request: Schema.Struct({
-          session_id: Schema.String,
-          run_id: Schema.String,
-          type: Schema.String,
-          payload: Schema.String,
-          now: Schema.Number,
-          correlation_id: Schema.NullOr(Schema.String)
-        }),
-        Result: Schema.Struct({ seq: Schema.Int }),
-        execute: (r) =>
-          run(
-            `INSERT INTO events (session_id, run_id, type, payload, created_at, correlation_id)
+const queries = ({ always, reading, run, writing }: Sql) =>
+  onFirstCall({
+    /** One statement, so one transaction; returns the global seq it was given. */
+    insert: () =>
+      always(
+        writing(
+          SqlSchema.single({
+            Request: Schema.Struct({
+              session_id: Schema.String,
+              run_id: Schema.String,
+              type: Schema.String,
+              payload: Schema.String,
+              now: Schema.Number,
+              correlation_id: Schema.NullOr(Schema.String)
+            }),
+            Result: Schema.Struct({ seq: Schema.Int }),
+            execute: (r) =>
+              run(
+                `INSERT INTO events (session_id, run_id, type, payload, created_at, correlation_id)
           VALUES (?, ?, ?, ?, ?, ?) RETURNING seq`,
-            [r.session_id, r.run_id, r.type, r.payload, r.now, r.correlation_id]
-          )
-      })
-    )
-  ),
-  all: reading(
-    "An event",
-    SqlSchema.findAll({
-      Request: Schema.Struct({ session_id: Schema.String, run_id: Schema.NullOr(Schema.String) }),
-      Result: Rows.EventRow,
-      execute: (r) =>
-        r.run_id === null
-          ? run("SELECT seq, payload FROM events WHERE session_id = ? ORDER BY seq", [r.session_id])
-          : run("SELECT seq, payload FROM events WHERE session_id = ? AND run_id = ? ORDER BY seq", [
-              r.session_id,
-              r.run_id
-            ])
-    })
-  )
-})
+                [r.session_id, r.run_id, r.type, r.payload, r.now, r.correlation_id]
+              )
+          })
+        )
+      ),
+    all: () =>
+      reading(
+        "An event",
+        SqlSchema.findAll({
+          Request: Schema.Struct({ session_id: Schema.String, run_id: Schema.NullOr(Schema.String) }),
+          Result: Rows.EventRow,
+          execute: (r) =>
+            r.run_id === null
+              ? run("SELECT seq, payload FROM events WHERE session_id = ? ORDER BY seq", [r.session_id])
+              : run("SELECT seq, payload FROM events WHERE session_id = ? AND run_id = ? ORDER BY seq", [
+                  r.session_id,
+                  r.run_id
+                ])
+        })
+      )
+  })
 
 /** Decodes event rows; an event type this version does not know was written by a newer Alisio and is skipped (EV-2). */
 export const toStoredEvents =

@@ -15,44 +15,52 @@ import { isAliveSync, type ProcessOwner } from "../../ProcessOwner.js"
 import type { SessionStoreService } from "../../SessionStore.js"
 import { MEMORY } from "../sessionDatabase.js"
 import * as Rows from "../sessionRows.js"
-import { ownerOf, type Sql } from "./sql.js"
+import { onFirstCall, ownerOf, type Sql } from "./sql.js"
 
 /** Sessions locked by this process, by database and session id; shared by every store instance. */
 const heldHere = new Set<string>()
 let memoryDatabases = 0
 
-const queries = ({ reading, run, writing }: Sql) => ({
-  holder: reading(
-    "A session lock",
-    SqlSchema.findOne({
-      Request: Schema.String,
-      Result: Rows.LockRow,
-      execute: (id) => run("SELECT pid, token, host FROM session_locks WHERE session_id = ?", [id])
-    })
-  ),
-  sessionExists: (id: string) =>
-    Effect.map(run("SELECT 1 FROM sessions WHERE id = ?", [id]), (rows) => rows.length > 0),
-  /** Takes the lock, replacing whatever row was there: the caller checked that its holder is gone. */
-  take: writing(
-    SqlSchema.void({
-      Request: Schema.Struct({ session_id: Schema.String, ...Rows.LockRow.fields, now: Schema.Number }),
-      execute: (r) =>
-        run(
-          `INSERT INTO session_locks (session_id, pid, token, host, acquired_at) VALUES (?, ?, ?, ?, ?)
+const queries = ({ reading, run, writing }: Sql) =>
+  onFirstCall({
+    holder: () =>
+      reading(
+        "A session lock",
+        SqlSchema.findOne({
+          Request: Schema.String,
+          Result: Rows.LockRow,
+          execute: (id) => run("SELECT pid, token, host FROM session_locks WHERE session_id = ?", [id])
+        })
+      ),
+    sessionExists: () => (id: string) =>
+      Effect.map(run("SELECT 1 FROM sessions WHERE id = ?", [id]), (rows) => rows.length > 0),
+    /** Takes the lock, replacing whatever row was there: the caller checked that its holder is gone. */
+    take: () =>
+      writing(
+        SqlSchema.void({
+          Request: Schema.Struct({ session_id: Schema.String, ...Rows.LockRow.fields, now: Schema.Number }),
+          execute: (r) =>
+            run(
+              `INSERT INTO session_locks (session_id, pid, token, host, acquired_at) VALUES (?, ?, ?, ?, ?)
           ON CONFLICT (session_id) DO UPDATE SET
             pid = excluded.pid, token = excluded.token, host = excluded.host, acquired_at = excluded.acquired_at`,
-          [r.session_id, r.pid, r.token, r.host, r.now]
-        )
-    })
-  ),
-  release: writing(
-    SqlSchema.void({
-      Request: Schema.Struct({ session_id: Schema.String, pid: Schema.Int, token: Schema.String }),
-      execute: (r) =>
-        run("DELETE FROM session_locks WHERE session_id = ? AND pid = ? AND token = ?", [r.session_id, r.pid, r.token])
-    })
-  )
-})
+              [r.session_id, r.pid, r.token, r.host, r.now]
+            )
+        })
+      ),
+    release: () =>
+      writing(
+        SqlSchema.void({
+          Request: Schema.Struct({ session_id: Schema.String, pid: Schema.Int, token: Schema.String }),
+          execute: (r) =>
+            run("DELETE FROM session_locks WHERE session_id = ? AND pid = ? AND token = ?", [
+              r.session_id,
+              r.pid,
+              r.token
+            ])
+        })
+      )
+  })
 
 const sameOwner = (a: ProcessOwner, b: ProcessOwner) => a.pid === b.pid && a.token === b.token
 

@@ -9,65 +9,70 @@ import type { Page, PageRequest, SessionStoreService } from "../../SessionStore.
 import { storeError } from "../sessionDatabase.js"
 import * as Rows from "../sessionRows.js"
 import { toStoredEvents } from "./events.js"
-import type { Sql } from "./sql.js"
+import { onFirstCall, type Sql } from "./sql.js"
 
 const MAX_PAGE = 1000
 
 const PageQuery = Schema.Struct({ session_id: Schema.String, after: Schema.Number, limit: Schema.Int })
 
-const queries = ({ reading, run }: Sql) => ({
-  messagesAfter: reading(
-    "A message",
-    SqlSchema.findAll({
-      Request: PageQuery,
-      Result: Rows.MessageRow,
-      execute: (r) =>
-        run(
-          `SELECT ${Rows.messageColumns} FROM messages WHERE session_id = ? AND position > ? ORDER BY position LIMIT ?`,
-          [r.session_id, r.after, r.limit]
-        )
-    })
-  ),
-  messagesBefore: reading(
-    "A message",
-    SqlSchema.findAll({
-      Request: PageQuery,
-      Result: Rows.MessageRow,
-      execute: (r) =>
-        run(
-          `SELECT ${Rows.messageColumns} FROM messages WHERE session_id = ? AND position < ?
+const queries = ({ reading, run }: Sql) =>
+  onFirstCall({
+    messagesAfter: () =>
+      reading(
+        "A message",
+        SqlSchema.findAll({
+          Request: PageQuery,
+          Result: Rows.MessageRow,
+          execute: (r) =>
+            run(
+              `SELECT ${Rows.messageColumns} FROM messages WHERE session_id = ? AND position > ? ORDER BY position LIMIT ?`,
+              [r.session_id, r.after, r.limit]
+            )
+        })
+      ),
+    messagesBefore: () =>
+      reading(
+        "A message",
+        SqlSchema.findAll({
+          Request: PageQuery,
+          Result: Rows.MessageRow,
+          execute: (r) =>
+            run(
+              `SELECT ${Rows.messageColumns} FROM messages WHERE session_id = ? AND position < ?
             ORDER BY position DESC LIMIT ?`,
-          [r.session_id, r.after, r.limit]
-        )
-    })
-  ),
-  eventsAfter: reading(
-    "An event",
-    SqlSchema.findAll({
-      Request: PageQuery,
-      Result: Rows.EventRow,
-      execute: (r) =>
-        run("SELECT seq, payload FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?", [
-          r.session_id,
-          r.after,
-          r.limit
-        ])
-    })
-  ),
-  eventsBefore: reading(
-    "An event",
-    SqlSchema.findAll({
-      Request: PageQuery,
-      Result: Rows.EventRow,
-      execute: (r) =>
-        run("SELECT seq, payload FROM events WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?", [
-          r.session_id,
-          r.after,
-          r.limit
-        ])
-    })
-  )
-})
+              [r.session_id, r.after, r.limit]
+            )
+        })
+      ),
+    eventsAfter: () =>
+      reading(
+        "An event",
+        SqlSchema.findAll({
+          Request: PageQuery,
+          Result: Rows.EventRow,
+          execute: (r) =>
+            run("SELECT seq, payload FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?", [
+              r.session_id,
+              r.after,
+              r.limit
+            ])
+        })
+      ),
+    eventsBefore: () =>
+      reading(
+        "An event",
+        SqlSchema.findAll({
+          Request: PageQuery,
+          Result: Rows.EventRow,
+          execute: (r) =>
+            run("SELECT seq, payload FROM events WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?", [
+              r.session_id,
+              r.after,
+              r.limit
+            ])
+        })
+      )
+  })
 
 /** One more row than asked tells whether a next page exists; items come oldest first either way. */
 const paged = <Row, A>(

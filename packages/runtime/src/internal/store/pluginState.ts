@@ -9,37 +9,41 @@ import type { SessionStoreService } from "../../SessionStore.js"
 import { errorDetail } from "../errno.js"
 import { storeError } from "../sessionDatabase.js"
 import * as Rows from "../sessionRows.js"
-import type { Sql } from "./sql.js"
+import { onFirstCall, type Sql } from "./sql.js"
 
 const PluginKey = Schema.Struct({ plugin_id: Schema.String, key: Schema.String })
 
-const queries = ({ reading, run, writing }: Sql) => ({
-  get: reading(
-    "A plugin state value",
-    SqlSchema.findOne({
-      Request: PluginKey,
-      Result: Rows.PluginValueRow,
-      execute: (r) => run("SELECT value FROM plugin_state WHERE plugin_id = ? AND key = ?", [r.plugin_id, r.key])
-    })
-  ),
-  set: writing(
-    SqlSchema.void({
-      Request: Schema.Struct({ ...PluginKey.fields, json: Schema.String, now: Schema.Number }),
-      execute: (r) =>
-        run(
-          `INSERT INTO plugin_state (plugin_id, key, value, updated_at) VALUES (?, ?, ?, ?)
+const queries = ({ reading, run, writing }: Sql) =>
+  onFirstCall({
+    get: () =>
+      reading(
+        "A plugin state value",
+        SqlSchema.findOne({
+          Request: PluginKey,
+          Result: Rows.PluginValueRow,
+          execute: (r) => run("SELECT value FROM plugin_state WHERE plugin_id = ? AND key = ?", [r.plugin_id, r.key])
+        })
+      ),
+    set: () =>
+      writing(
+        SqlSchema.void({
+          Request: Schema.Struct({ ...PluginKey.fields, json: Schema.String, now: Schema.Number }),
+          execute: (r) =>
+            run(
+              `INSERT INTO plugin_state (plugin_id, key, value, updated_at) VALUES (?, ?, ?, ?)
           ON CONFLICT (plugin_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-          [r.plugin_id, r.key, r.json, r.now]
-        )
-    })
-  ),
-  remove: writing(
-    SqlSchema.void({
-      Request: PluginKey,
-      execute: (r) => run("DELETE FROM plugin_state WHERE plugin_id = ? AND key = ?", [r.plugin_id, r.key])
-    })
-  )
-})
+              [r.plugin_id, r.key, r.json, r.now]
+            )
+        })
+      ),
+    remove: () =>
+      writing(
+        SqlSchema.void({
+          Request: PluginKey,
+          execute: (r) => run("DELETE FROM plugin_state WHERE plugin_id = ? AND key = ?", [r.plugin_id, r.key])
+        })
+      )
+  })
 
 export const makePluginState = (sql: Sql): SessionStoreService["pluginState"] => {
   const { db } = sql

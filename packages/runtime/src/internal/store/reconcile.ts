@@ -9,7 +9,7 @@ import * as Schema from "effect/Schema"
 import { isAliveSync, type ProcessOwner } from "../../ProcessOwner.js"
 import type { SessionStoreService } from "../../SessionStore.js"
 import * as Rows from "../sessionRows.js"
-import { Id, type Sql, unfinished } from "./sql.js"
+import { Id, onFirstCall, type Sql, unfinished } from "./sql.js"
 
 /** A journal row still `running` whose run was interrupted, or, with no run on record, whose session has ended. */
 const deadToolCall = `tool_calls.status = 'running' AND (
@@ -17,98 +17,106 @@ const deadToolCall = `tool_calls.status = 'running' AND (
     OR (NOT EXISTS (SELECT 1 FROM runs WHERE runs.id = tool_calls.run_id)
       AND NOT EXISTS (SELECT 1 FROM sessions WHERE sessions.id = tool_calls.session_id AND sessions.status IN ${unfinished})))`
 
-const queries = ({ reading, run, writing }: Sql) => ({
-  unfinishedRuns: reading(
-    "A run",
-    SqlSchema.findAll({
-      Request: Schema.Void,
-      Result: Rows.UnfinishedRow,
-      execute: () => run(`SELECT id, owner_pid, owner_token, owner_host FROM runs WHERE status IN ${unfinished}`)
-    })
-  ),
-  /** Marks one run interrupted unless it ended or changed owner since it was read; the ids changed. */
-  interruptRun: writing(
-    SqlSchema.findAll({
-      Request: Schema.Struct({
-        id: Schema.String,
-        owner_pid: Schema.Int,
-        owner_token: Schema.String,
-        now: Schema.Number
-      }),
-      Result: Id,
-      execute: (r) =>
-        run(
-          `UPDATE runs SET status = 'interrupted', ended_at = ?,
+const queries = ({ reading, run, writing }: Sql) =>
+  onFirstCall({
+    unfinishedRuns: () =>
+      reading(
+        "A run",
+        SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: Rows.UnfinishedRow,
+          execute: () => run(`SELECT id, owner_pid, owner_token, owner_host FROM runs WHERE status IN ${unfinished}`)
+        })
+      ),
+    /** Marks one run interrupted unless it ended or changed owner since it was read; the ids changed. */
+    interruptRun: () =>
+      writing(
+        SqlSchema.findAll({
+          Request: Schema.Struct({
+            id: Schema.String,
+            owner_pid: Schema.Int,
+            owner_token: Schema.String,
+            now: Schema.Number
+          }),
+          Result: Id,
+          execute: (r) =>
+            run(
+              `UPDATE runs SET status = 'interrupted', ended_at = ?,
             error = coalesce(error, 'The process running it (pid ' || owner_pid || ') ended before the run finished.')
           WHERE id = ? AND status IN ${unfinished} AND owner_pid = ? AND owner_token = ? RETURNING id`,
-          [r.now, r.id, r.owner_pid, r.owner_token]
-        )
-    })
-  ),
-  unfinishedSessions: reading(
-    "A session",
-    SqlSchema.findAll({
-      Request: Schema.Void,
-      Result: Rows.UnfinishedRow,
-      execute: () => run(`SELECT id, owner_pid, owner_token, owner_host FROM sessions WHERE status IN ${unfinished}`)
-    })
-  ),
-  /**
-   * Marks one session interrupted unless its owner changed since it was read, or a run of it is
-   * still going (a live process resumed it and has not yet said so on the session); the ids changed.
-   */
-  interruptSession: writing(
-    SqlSchema.findAll({
-      Request: Schema.Struct({
-        id: Schema.String,
-        owner_pid: Schema.NullOr(Schema.Int),
-        owner_token: Schema.NullOr(Schema.String),
-        now: Schema.Number
-      }),
-      Result: Id,
-      execute: (r) =>
-        run(
-          `UPDATE sessions SET status = 'interrupted', updated_at = ?
+              [r.now, r.id, r.owner_pid, r.owner_token]
+            )
+        })
+      ),
+    unfinishedSessions: () =>
+      reading(
+        "A session",
+        SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: Rows.UnfinishedRow,
+          execute: () =>
+            run(`SELECT id, owner_pid, owner_token, owner_host FROM sessions WHERE status IN ${unfinished}`)
+        })
+      ),
+    /**
+     * Marks one session interrupted unless its owner changed since it was read, or a run of it is
+     * still going (a live process resumed it and has not yet said so on the session); the ids changed.
+     */
+    interruptSession: () =>
+      writing(
+        SqlSchema.findAll({
+          Request: Schema.Struct({
+            id: Schema.String,
+            owner_pid: Schema.NullOr(Schema.Int),
+            owner_token: Schema.NullOr(Schema.String),
+            now: Schema.Number
+          }),
+          Result: Id,
+          execute: (r) =>
+            run(
+              `UPDATE sessions SET status = 'interrupted', updated_at = ?
           WHERE id = ? AND status IN ${unfinished} AND owner_pid IS ? AND owner_token IS ?
             AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.session_id = sessions.id AND runs.status IN ${unfinished})
           RETURNING id`,
-          [r.now, r.id, r.owner_pid, r.owner_token]
-        )
-    })
-  ),
-  /** Whether a tool call is left running by a run that was interrupted (or, before runs, in a session that ended). */
-  anyDeadToolCall: () =>
-    Effect.map(run(`SELECT 1 FROM tool_calls WHERE ${deadToolCall} LIMIT 1`), (rows) => rows.length > 0),
-  endDeadToolCalls: writing(
-    SqlSchema.findAll({
-      Request: Schema.Struct({ now: Schema.Number }),
-      Result: Schema.Struct({ seq: Schema.Int }),
-      execute: (r) =>
-        run(
-          `UPDATE tool_calls SET status = 'cancelled', ended_at = ?,
+              [r.now, r.id, r.owner_pid, r.owner_token]
+            )
+        })
+      ),
+    /** Whether a tool call is left running by a run that was interrupted (or, before runs, in a session that ended). */
+    anyDeadToolCall: () => () =>
+      Effect.map(run(`SELECT 1 FROM tool_calls WHERE ${deadToolCall} LIMIT 1`), (rows) => rows.length > 0),
+    endDeadToolCalls: () =>
+      writing(
+        SqlSchema.findAll({
+          Request: Schema.Struct({ now: Schema.Number }),
+          Result: Schema.Struct({ seq: Schema.Int }),
+          execute: (r) =>
+            run(
+              `UPDATE tool_calls SET status = 'cancelled', ended_at = ?,
             result = coalesce(result, 'The process running this call ended before it finished.')
           WHERE ${deadToolCall} RETURNING seq`,
-          [r.now]
-        )
-    })
-  ),
-  /** Root sessions still marked running whose every run has ended: after a crash, interrupted. */
-  settleRoots: writing(
-    SqlSchema.findAll({
-      Request: Schema.Struct({ now: Schema.Number }),
-      Result: Id,
-      execute: (r) =>
-        run(
-          `UPDATE sessions SET status = 'interrupted', updated_at = ?
+              [r.now]
+            )
+        })
+      ),
+    /** Root sessions still marked running whose every run has ended: after a crash, interrupted. */
+    settleRoots: () =>
+      writing(
+        SqlSchema.findAll({
+          Request: Schema.Struct({ now: Schema.Number }),
+          Result: Id,
+          execute: (r) =>
+            run(
+              `UPDATE sessions SET status = 'interrupted', updated_at = ?
           WHERE parent_id IS NULL AND status IN ${unfinished}
             AND EXISTS (SELECT 1 FROM runs WHERE runs.session_id = sessions.id AND runs.status = 'interrupted')
             AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.session_id = sessions.id AND runs.status IN ${unfinished})
           RETURNING id`,
-          [r.now]
-        )
-    })
-  )
-})
+              [r.now]
+            )
+        })
+      )
+  })
 
 export const makeReconcile = (sql: Sql) => {
   const { db } = sql

@@ -11,7 +11,7 @@ import * as Schema from "effect/Schema"
 import { isAliveSync } from "../../ProcessOwner.js"
 import type { SessionStoreService, SessionSummary } from "../../SessionStore.js"
 import * as Rows from "../sessionRows.js"
-import { Id, ownerOf, type Sql, unfinished } from "./sql.js"
+import { Id, onFirstCall, ownerOf, type Sql, unfinished } from "./sql.js"
 
 // Text compares by its UTF-8 bytes: every id that starts with `prefix` sorts between `prefix` and
 // `prefix` followed by the highest code point, so the lookup is a range on the primary key.
@@ -48,121 +48,133 @@ const LiveRow = Schema.Struct({
   host: Schema.NullOr(Schema.String)
 })
 
-const queries = ({ reading, run, writing }: Sql) => ({
-  byPrefix: reading(
-    "A session",
-    SqlSchema.findAll({
-      Request: Schema.Struct({ prefix: Schema.String, limit: Schema.Int }),
-      Result: Rows.SessionRow,
-      execute: (r) =>
-        run(`SELECT ${Rows.sessionColumns} FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT ?`, [
-          r.prefix,
-          upperBound(r.prefix),
-          r.limit
-        ])
-    })
-  ),
-  summaries: reading(
-    "A session",
-    SqlSchema.findAll({
-      Request: Schema.Struct({
-        cwd: Schema.optional(Schema.String),
-        firstCwd: Schema.optional(Schema.String),
-        parentId: Schema.optional(Schema.NullOr(Schema.String)),
-        limit: Schema.optional(Schema.Number)
-      }),
-      Result: SummaryRow,
-      execute: (filter) => {
-        const where: Array<string> = []
-        const params: Array<unknown> = []
-        if (filter.cwd !== undefined) {
-          where.push("s.cwd = ?")
-          params.push(filter.cwd)
-        }
-        if (filter.parentId === null) where.push("s.parent_id IS NULL")
-        else if (filter.parentId !== undefined) {
-          where.push("s.parent_id = ?")
-          params.push(filter.parentId)
-        }
-        const order = filter.firstCwd === undefined ? "" : "s.cwd = ? DESC, "
-        if (filter.firstCwd !== undefined) params.push(filter.firstCwd)
-        // LIMIT -1 is no limit.
-        params.push(
-          filter.limit !== undefined && Number.isFinite(filter.limit) ? Math.max(0, Math.floor(filter.limit)) : -1
-        )
-        return run(
-          `SELECT ${summaryColumns} FROM sessions s${where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`}
+const queries = ({ reading, run, writing }: Sql) =>
+  onFirstCall({
+    byPrefix: () =>
+      reading(
+        "A session",
+        SqlSchema.findAll({
+          Request: Schema.Struct({ prefix: Schema.String, limit: Schema.Int }),
+          Result: Rows.SessionRow,
+          execute: (r) =>
+            run(`SELECT ${Rows.sessionColumns} FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT ?`, [
+              r.prefix,
+              upperBound(r.prefix),
+              r.limit
+            ])
+        })
+      ),
+    summaries: () =>
+      reading(
+        "A session",
+        SqlSchema.findAll({
+          Request: Schema.Struct({
+            cwd: Schema.optional(Schema.String),
+            firstCwd: Schema.optional(Schema.String),
+            parentId: Schema.optional(Schema.NullOr(Schema.String)),
+            limit: Schema.optional(Schema.Number)
+          }),
+          Result: SummaryRow,
+          execute: (filter) => {
+            const where: Array<string> = []
+            const params: Array<unknown> = []
+            if (filter.cwd !== undefined) {
+              where.push("s.cwd = ?")
+              params.push(filter.cwd)
+            }
+            if (filter.parentId === null) where.push("s.parent_id IS NULL")
+            else if (filter.parentId !== undefined) {
+              where.push("s.parent_id = ?")
+              params.push(filter.parentId)
+            }
+            const order = filter.firstCwd === undefined ? "" : "s.cwd = ? DESC, "
+            if (filter.firstCwd !== undefined) params.push(filter.firstCwd)
+            // LIMIT -1 is no limit.
+            params.push(
+              filter.limit !== undefined && Number.isFinite(filter.limit) ? Math.max(0, Math.floor(filter.limit)) : -1
+            )
+            return run(
+              `SELECT ${summaryColumns} FROM sessions s${where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`}
             ORDER BY ${order}s.updated_at DESC, s.rowid DESC LIMIT ?`,
-          params
-        )
-      }
-    })
-  ),
-  /** Sets the title, only while it is still `expected` when that is given; the ids changed. */
-  rename: writing(
-    SqlSchema.findAll({
-      Request: Schema.Struct({
-        id: Schema.String,
-        title: Schema.String,
-        conditional: Schema.Boolean,
-        expected: Schema.NullOr(Schema.String)
-      }),
-      Result: Id,
-      execute: (r) =>
-        r.conditional
-          ? run("UPDATE sessions SET title = ? WHERE id = ? AND title IS ? RETURNING id", [r.title, r.id, r.expected])
-          : run("UPDATE sessions SET title = ? WHERE id = ? RETURNING id", [r.title, r.id])
-    })
-  ),
-  exists: (id: string) => Effect.map(run("SELECT 1 FROM sessions WHERE id = ?", [id]), (rows) => rows.length > 0),
-  treeIds: reading(
-    "A session",
-    SqlSchema.findAll({
-      Request: IdList,
-      Result: Id,
-      execute: (ids) => run(`${tree} SELECT id FROM tree`, [ids])
-    })
-  ),
-  /** What some process may still be doing in the tree: its unfinished runs and sessions, and its locks. */
-  claims: reading(
-    "A run",
-    SqlSchema.findAll({
-      Request: IdList,
-      Result: LiveRow,
-      execute: (ids) =>
-        run(
-          `${tree}
+              params
+            )
+          }
+        })
+      ),
+    /** Sets the title, only while it is still `expected` when that is given; the ids changed. */
+    rename: () =>
+      writing(
+        SqlSchema.findAll({
+          Request: Schema.Struct({
+            id: Schema.String,
+            title: Schema.String,
+            conditional: Schema.Boolean,
+            expected: Schema.NullOr(Schema.String)
+          }),
+          Result: Id,
+          execute: (r) =>
+            r.conditional
+              ? run("UPDATE sessions SET title = ? WHERE id = ? AND title IS ? RETURNING id", [
+                  r.title,
+                  r.id,
+                  r.expected
+                ])
+              : run("UPDATE sessions SET title = ? WHERE id = ? RETURNING id", [r.title, r.id])
+        })
+      ),
+    exists: () => (id: string) =>
+      Effect.map(run("SELECT 1 FROM sessions WHERE id = ?", [id]), (rows) => rows.length > 0),
+    treeIds: () =>
+      reading(
+        "A session",
+        SqlSchema.findAll({
+          Request: IdList,
+          Result: Id,
+          execute: (ids) => run(`${tree} SELECT id FROM tree`, [ids])
+        })
+      ),
+    /** What some process may still be doing in the tree: its unfinished runs and sessions, and its locks. */
+    claims: () =>
+      reading(
+        "A run",
+        SqlSchema.findAll({
+          Request: IdList,
+          Result: LiveRow,
+          execute: (ids) =>
+            run(
+              `${tree}
           SELECT session_id AS id, owner_pid AS pid, owner_token AS token, owner_host AS host FROM runs
             WHERE session_id IN tree AND status IN ${unfinished}
           UNION ALL SELECT id, owner_pid, owner_token, owner_host FROM sessions
             WHERE id IN tree AND status IN ${unfinished} AND owner_pid IS NOT NULL AND owner_token IS NOT NULL
           UNION ALL SELECT session_id, pid, token, host FROM session_locks WHERE session_id IN tree`,
-          [ids]
-        )
-    })
-  ),
-  /** Deletes the listed sessions and everything that belongs to them; the list is the whole tree. */
-  deleteAll: writing(
-    SqlSchema.void({
-      Request: IdList,
-      execute: (ids) =>
-        Effect.forEach(
-          [
-            "DELETE FROM run_requests WHERE run_id IN (SELECT id FROM runs WHERE session_id IN doomed)",
-            "DELETE FROM runs WHERE session_id IN doomed",
-            "DELETE FROM tool_calls WHERE session_id IN doomed",
-            "DELETE FROM events WHERE session_id IN doomed",
-            "DELETE FROM messages WHERE session_id IN doomed",
-            "DELETE FROM compactions WHERE session_id IN doomed",
-            "DELETE FROM session_locks WHERE session_id IN doomed",
-            "DELETE FROM sessions WHERE id IN doomed"
-          ],
-          (statement) => run(`WITH doomed(id) AS (SELECT value FROM json_each(?)) ${statement}`, [ids]),
-          { discard: true }
-        )
-    })
-  )
-})
+              [ids]
+            )
+        })
+      ),
+    /** Deletes the listed sessions and everything that belongs to them; the list is the whole tree. */
+    deleteAll: () =>
+      writing(
+        SqlSchema.void({
+          Request: IdList,
+          execute: (ids) =>
+            Effect.forEach(
+              [
+                "DELETE FROM run_requests WHERE run_id IN (SELECT id FROM runs WHERE session_id IN doomed)",
+                "DELETE FROM runs WHERE session_id IN doomed",
+                "DELETE FROM tool_calls WHERE session_id IN doomed",
+                "DELETE FROM events WHERE session_id IN doomed",
+                "DELETE FROM messages WHERE session_id IN doomed",
+                "DELETE FROM compactions WHERE session_id IN doomed",
+                "DELETE FROM session_locks WHERE session_id IN doomed",
+                "DELETE FROM sessions WHERE id IN doomed"
+              ],
+              (statement) => run(`WITH doomed(id) AS (SELECT value FROM json_each(?)) ${statement}`, [ids]),
+              { discard: true }
+            )
+        })
+      )
+  })
 
 const toSummary = (row: typeof SummaryRow.Type): SessionSummary => {
   const first = row.first_message

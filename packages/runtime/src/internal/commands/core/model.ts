@@ -2,6 +2,7 @@
 
 import type { CommandOutput } from "@alisio/domain/Command"
 import { ReasoningEffort } from "@alisio/domain/LanguageModel"
+import { onFirstCall } from "@alisio/domain/OnFirstUse"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -71,7 +72,7 @@ export const model: CoreCommand = {
 }
 
 const levels = ReasoningEffort.literals
-const isLevel = Schema.is(ReasoningEffort)
+const isLevel = onFirstCall(() => Schema.is(ReasoningEffort))
 
 export const effort: CoreCommand = {
   name: "effort",
