@@ -104,6 +104,18 @@ describe("alisio run's code cache (end to end)", () => {
     assert.deepStrictEqual(identity(mcpCache(sandbox)), mcpWritten)
   })
 
+  it("a run that outlasts its first second, when V8 turns TurboFan on, leaves a cache the next run accepts", async () => {
+    // V8Flags.ts turns TurboFan on a second after the start; the cache must still carry the flags a
+    // start sets, or every run longer than a second would find it refused and write it again.
+    server = await startOpenAiServer({ replyFor: () => ({ kind: "text", text: "the answer", firstDelayMs: 1_500 }) })
+    const sandbox = makeSandbox(server.baseURL)
+    sandboxes.push(sandbox)
+    await answered(sandbox)
+    const written = identity(ourCache(sandbox))
+    await answered(sandbox)
+    assert.deepStrictEqual(identity(ourCache(sandbox)), written)
+  })
+
   /** A sandbox whose model answers every request with an error no run retries. */
   const sandboxRefused = async () => {
     server = await startOpenAiServer({ replyFor: () => ({ kind: "error", status: 400, message: "refused here" }) })
