@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto"
 import {
   type ChildHandle,
   type ChildOutcome,
@@ -218,7 +219,7 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
             ...(options.title === undefined ? {} : { title: options.title })
           })
           .pipe(Effect.tapError(() => release(run.rootSessionId)))
-        const handle: ChildHandle = { sessionId: session.id, runId: RunId.make(crypto.randomUUID()) }
+        const handle: ChildHandle = { sessionId: session.id, runId: RunId.make(randomUUID()) }
         const outcome = yield* Deferred.make<ChildOutcome>()
         const fiberRef = yield* Ref.make<Option.Option<Fiber.RuntimeFiber<unknown, unknown>>>(Option.none())
         yield* Ref.update(children, (map) => new Map(map).set(session.id, { handle, outcome, fiber: fiberRef }))

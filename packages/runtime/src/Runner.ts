@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto"
 import type { SessionLockedError, SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
 import { RunId, type SessionId } from "@alisio/domain/Ids"
 import {
@@ -164,7 +165,7 @@ export const make = Effect.gen(function* () {
           // A child session is created and run by this process alone, inside its parent's run (which
           // holds the tree's root lock); locking it too would only add writes to every spawn and cancel.
           if ((options.depth ?? 0) === 0) yield* store.lockSession(session.id, owner)
-          const runId = options.runId ?? RunId.make(crypto.randomUUID())
+          const runId = options.runId ?? RunId.make(randomUUID())
           if (store.beginRun !== undefined) {
             const begun = yield* store.beginRun({
               id: runId,
@@ -331,7 +332,7 @@ export const make = Effect.gen(function* () {
   const stream = (options: RunOptions): Stream.Stream<KnownRunEvent, RunStartError> =>
     Stream.unwrapScoped(
       Effect.gen(function* () {
-        const runId = options.runId ?? RunId.make(crypto.randomUUID())
+        const runId = options.runId ?? RunId.make(randomUUID())
         const queue = yield* Queue.bounded<Exit.Exit<KnownRunEvent, Option.Option<RunStartError>>>(streamBuffer)
         // Offered from inside the emitter (uninterruptible): once the queue is shut down, an offer
         // ends with an interruption that must not fail the run's emit.

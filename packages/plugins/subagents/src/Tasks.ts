@@ -3,6 +3,7 @@
 // the child is spawned in the calling run and ends with it); interrupting that fiber cancels the
 // task at whatever step it is, and it still ends through the same steps: its worktree committed and
 // kept (or removed when unchanged), its record written, its result delivered.
+import { randomUUID } from "node:crypto"
 import type { ChildHandle } from "@alisio/domain/ChildSession"
 import { ToolError } from "@alisio/domain/Errors"
 import type { SessionId } from "@alisio/domain/Ids"
@@ -85,7 +86,7 @@ export interface Tasks {
 
 const newId = (taken: (id: string) => boolean): string => {
   for (;;) {
-    const id = crypto.randomUUID().replace(/-/g, "").slice(0, 8)
+    const id = randomUUID().replace(/-/g, "").slice(0, 8)
     if (!taken(id)) return id
   }
 }

@@ -3,6 +3,7 @@
 // through `streamResponse` (LIM-4's first-token watchdog and resends apply, interruption stops it)
 // with its deltas kept off the event stream; it counts as active time, never as a turn.
 
+import { randomUUID } from "node:crypto"
 import { ContextExhaustedError, type ProviderError, type RunTimeoutError, type StoreError } from "@alisio/domain/Errors"
 import { RunId, type SessionId } from "@alisio/domain/Ids"
 import type { LanguageModelService, ModelInfo, ModelRequest } from "@alisio/domain/LanguageModel"
@@ -342,7 +343,7 @@ export const summarizeDetached = (input: {
 }) => {
   const state: RunState = {
     options: { cwd: "", prompt: "", model: input.model },
-    runId: RunId.make(`compaction-${crypto.randomUUID()}`),
+    runId: RunId.make(`compaction-${randomUUID()}`),
     sessionId: input.sessionId,
     provider: input.provider,
     limits: input.limits,
