@@ -18,12 +18,15 @@ export interface CliSandbox {
   readonly home: string
   readonly workspace: string
   readonly env: NodeJS.ProcessEnv
-  readonly run: (
-    args: ReadonlyArray<string>,
-    options?: { readonly input?: string; readonly env?: NodeJS.ProcessEnv }
-  ) => Promise<CliResult>
-  readonly start: (args: ReadonlyArray<string>, options?: { readonly env?: NodeJS.ProcessEnv }) => RunningCli
+  /** `nodeArgs` go to Node before the CLI's file (a V8 trace, say). */
+  readonly run: (args: ReadonlyArray<string>, options?: RunOptions & { readonly input?: string }) => Promise<CliResult>
+  readonly start: (args: ReadonlyArray<string>, options?: RunOptions) => RunningCli
   readonly cleanup: () => void
+}
+
+export interface RunOptions {
+  readonly env?: NodeJS.ProcessEnv
+  readonly nodeArgs?: ReadonlyArray<string>
 }
 
 export interface RunningCli {
@@ -49,8 +52,8 @@ export const makeSandbox = (baseURL: string): CliSandbox => {
     // CI on Node 24 preloads the better-sqlite3 built for it (.ci/node24-sqlite.cjs).
     ...(process.env.NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: process.env.NODE_OPTIONS })
   }
-  const start = (args: ReadonlyArray<string>, options: { readonly env?: NodeJS.ProcessEnv } = {}): RunningCli => {
-    const child = spawn(process.execPath, [cliBin, ...args], {
+  const start = (args: ReadonlyArray<string>, options: RunOptions = {}): RunningCli => {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), cliBin, ...args], {
       cwd: workspace,
       env: { ...env, ...options.env },
       stdio: ["pipe", "pipe", "pipe"]
@@ -100,11 +103,8 @@ export const makeSandbox = (baseURL: string): CliSandbox => {
       done
     }
   }
-  const run = (
-    args: ReadonlyArray<string>,
-    options: { readonly input?: string; readonly env?: NodeJS.ProcessEnv } = {}
-  ) => {
-    const running = start(args, options.env === undefined ? {} : { env: options.env })
+  const run = (args: ReadonlyArray<string>, options: RunOptions & { readonly input?: string } = {}) => {
+    const running = start(args, options)
     running.child.stdin!.end(options.input ?? "")
     return running.done
   }
