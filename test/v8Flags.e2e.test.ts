@@ -33,4 +33,24 @@ describe("V8 flags set at start (end to end)", () => {
     assert.match(output, /Compiled function .* using Liftoff/, "the trace shows the parser's compilation")
     assert.notMatch(output, /using TurboFan/)
   })
+
+  // V8 takes the code Node ships for its own modules only under the flags it was compiled with;
+  // on Node 20 a run loads fetch's and child processes' modules before it sets its flags.
+  it.skipIf(!process.versions.v8.startsWith("11."))(
+    "on Node 20 a run compiles fetch's and child processes' modules from the code Node ships",
+    async () => {
+      server = await startOpenAiServer({ replyFor: () => ({ kind: "text", text: "the answer" }) })
+      const sandbox = makeSandbox(server.baseURL)
+      sandboxes.push(sandbox)
+      const result = await sandbox.run(["run", "-m", "openai/test-model", "hello"], {
+        env: { NODE_DEBUG_NATIVE: "CODE_CACHE" }
+      })
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.include(result.stdout, "the answer")
+      for (const module of ["internal/deps/undici/undici", "child_process", "fs/promises"]) {
+        assert.match(result.stderr, new RegExp(`Code cache of ${module} \\(\\w+\\) is accepted`), module)
+        assert.notMatch(result.stderr, new RegExp(`Code cache of ${module} \\(\\w+\\) is rejected`), module)
+      }
+    }
+  )
 })

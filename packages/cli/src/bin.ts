@@ -4,7 +4,7 @@ import * as nodeModule from "node:module"
 import { fileURLToPath } from "node:url"
 import { requireWithCodeCache } from "./CodeCache.js"
 import { mayLoadExternalPlugins } from "./PluginProbe.js"
-import { tuneV8 } from "./V8Flags.js"
+import { loadRunBuiltins, tuneV8 } from "./V8Flags.js"
 import { version } from "./Version.js"
 
 // Node 22 keeps compiled code between runs (a no-op where the API does not exist, as on Node 20).
@@ -44,6 +44,7 @@ const mainRun = async (words: ReadonlyArray<string>): Promise<boolean> => {
 }
 
 const args = process.argv.slice(2)
+if (args[0] === "run" && !mayAskHelp(args)) loadRunBuiltins()
 tuneV8(args)
 
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
