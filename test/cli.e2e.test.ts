@@ -152,10 +152,25 @@ describe("alisio (end to end)", () => {
     assert.strictEqual(events.at(-1)!.type, "run_cancelled")
     assert.isTrue(await waitUntil(() => server.closedEarly() === 1), "the server saw the connection close")
     const shown = await sandbox.run(["sessions", "show", events[0]!.sessionId, "--json"])
+    const session = JSON.parse(shown.stdout) as {
+      runs: ReadonlyArray<{ status: string }>
+      messages: ReadonlyArray<{ message: { role: string; content: ReadonlyArray<{ _tag: string; text?: string }> } }>
+    }
     assert.deepStrictEqual(
-      (JSON.parse(shown.stdout) as { runs: ReadonlyArray<{ status: string }> }).runs.map((r) => r.status),
+      session.runs.map((r) => r.status),
       ["cancelled"]
     )
+    // Nothing lost: the part of the answer that had arrived is the session's last message (it may
+    // hold a few characters more than stdout: those the signal came between receiving and writing).
+    const streamed = events
+      .filter((e) => e.type === "text_delta")
+      .map((e) => (e.data as { text: string }).text)
+      .join("")
+    const last = session.messages.at(-1)?.message
+    assert.strictEqual(last?.role, "assistant")
+    const kept = last?.content.map((part) => `${part._tag}:${part.text}`).join("|") ?? ""
+    assert.match(kept, /^text:x+$/)
+    assert.isTrue(kept.startsWith(`text:${streamed}`) && streamed.length > 0, `${kept} holds ${streamed}`)
   })
 
   it("CLI-2 SIGINT while bash runs kills its whole process group", async () => {

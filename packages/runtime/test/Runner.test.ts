@@ -524,6 +524,48 @@ describe("Runner", () => {
       }).pipe(Effect.provide(runnerLayer({ script: [[...Fake.text("thinking"), Fake.silence]] })))
     )
 
+    it.effect("a cancelled answer keeps the text it had shown, without the call it was writing", () =>
+      Effect.gen(function* () {
+        const events = yield* interruptAt(baseOptions, "reasoning_delta")
+        assertContract(events)
+        assert.deepStrictEqual(typesOf(events).slice(-2), ["message", "run_cancelled"])
+        const store = yield* SessionStore.SessionStore
+        const stored = (yield* store.messages(events[0]!.sessionId)).map((m) => m.message)
+        assert.deepStrictEqual(
+          stored.map((m) => m.role),
+          ["user", "assistant"]
+        )
+        assert.deepStrictEqual(stored[1]?.content, [
+          { _tag: "reasoning", text: "weighing it" },
+          { _tag: "text", text: "Half an answer" }
+        ])
+        assert.deepStrictEqual(yield* store.toolCalls(events[0]!.sessionId), [], "no half-written call is stored")
+      }).pipe(
+        Effect.provide(
+          runnerLayer({
+            script: [
+              [
+                ...Fake.text("Half an answer", { chunks: 3 }),
+                ...Fake.toolCall("c1", "sleep", '{"ms": 1', { cut: true }),
+                Fake.reasoning("weighing it"),
+                Fake.silence
+              ]
+            ]
+          })
+        )
+      )
+    )
+
+    it.effect("a run cancelled before any text stores no assistant message", () =>
+      Effect.gen(function* () {
+        const events = yield* interruptAt(baseOptions, "run_started")
+        assertContract(events)
+        const store = yield* SessionStore.SessionStore
+        const stored = (yield* store.messages(events[0]!.sessionId)).map((m) => m.message.role)
+        assert.deepStrictEqual(stored, ["user"])
+      }).pipe(Effect.provide(runnerLayer({ script: [[Fake.silence]] })))
+    )
+
     it.effect("interrupting during a tool stores the call as cancelled, never drops it", () =>
       Effect.gen(function* () {
         const events = yield* interruptAt(baseOptions, "tool_progress")

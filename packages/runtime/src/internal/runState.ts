@@ -3,7 +3,7 @@ import { RunTimeoutError } from "@alisio/domain/Errors"
 import type { RunId, SessionId } from "@alisio/domain/Ids"
 import type { LanguageModelService } from "@alisio/domain/LanguageModel"
 import type { ResolvedLimits, TimeoutInfo, TimeoutStage } from "@alisio/domain/Limits"
-import type { Message } from "@alisio/domain/Message"
+import type { AssistantMessage, Message } from "@alisio/domain/Message"
 import type { Usage } from "@alisio/domain/Usage"
 import * as Effect from "effect/Effect"
 import type { RunEmitter } from "../RunEvents.js"
@@ -12,6 +12,7 @@ import type { SessionNotices } from "../SessionNotices.js"
 import type { SessionStoreService } from "../SessionStore.js"
 import type { ContextState } from "./compaction/inRun.js"
 import type { HistoryEntry } from "./compaction/plan.js"
+import type { AssembledCall } from "./truncation.js"
 
 /** Where a run is, for the `timeout` object of LIM-3. */
 export interface Stage {
@@ -91,3 +92,17 @@ export const storeTurn = (state: RunState, messages: ReadonlyArray<Message>) =>
     for (const { message, position } of stored) state.conversation.push({ position, message })
     for (const message of messages) yield* state.emitter.emit("message", { message })
   })
+
+/** A turn's assistant message: its reasoning, its text and the calls it asked for, in that order. */
+export const assistantMessage = (
+  text: string,
+  reasoning: string,
+  calls: ReadonlyArray<AssembledCall>
+): AssistantMessage => ({
+  role: "assistant",
+  content: [
+    ...(reasoning === "" ? [] : [{ _tag: "reasoning" as const, text: reasoning }]),
+    ...(text === "" ? [] : [{ _tag: "text" as const, text }]),
+    ...calls.map((call) => ({ _tag: "tool_call" as const, id: call.id, name: call.name, arguments: call.arguments }))
+  ]
+})

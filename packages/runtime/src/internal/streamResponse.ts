@@ -10,8 +10,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { StreamDelta } from "../RunEvents.js"
-import type { RunState } from "./runState.js"
-import { timeoutError } from "./runState.js"
+import { assistantMessage, type RunState, storeTurn, timeoutError } from "./runState.js"
 import { isLegacyTruncationText } from "./truncation.js"
 
 /** Nothing came within the first-token timeout: resend (LIM-4). */
@@ -65,6 +64,19 @@ const newResponse = (): StreamedResponse => ({
   durationMs: 0,
   providerTruncated: false
 })
+
+/**
+ * A response the run was cancelled in the middle of keeps the text that had arrived (CLI-2: nothing
+ * lost), stored as the turn's assistant message with its reasoning, so a resumed session knows
+ * what the model had said. Its tool calls are left out: they may be half-written, and every stored
+ * call has a result.
+ */
+const keepPartialAnswer = (state: RunState, response: StreamedResponse) =>
+  Effect.suspend(() =>
+    response.text.trim() === ""
+      ? Effect.void
+      : Effect.ignore(storeTurn(state, [assistantMessage(response.text, response.reasoning, [])]))
+  )
 
 /** Streams one response, resending a request that stays silent (LIM-4), failing a stalled one. */
 export const streamResponse = (
@@ -204,7 +216,8 @@ export const streamResponse = (
             error.code === "output_truncated" || isLegacyTruncationText(error.message)
               ? providerTruncated
               : Effect.fail(error)
-        })
+        }),
+        Effect.onInterrupt(() => keepPartialAnswer(state, response))
       )
       if (outcome === "silent") {
         if (state.attempts <= limits.firstTokenRetries) {

@@ -22,7 +22,7 @@ import { fitWindow, sendWithinWindow } from "./compaction/inRun.js"
 import type { CompactionSnapshot } from "./compaction/plan.js"
 import { continuationNotice, toRequestMessages } from "./history.js"
 import { awaitNotices, takeNotices } from "./notices.js"
-import { type RunState, storeTurn } from "./runState.js"
+import { assistantMessage, type RunState, storeTurn } from "./runState.js"
 import { cancelledResult, executeToolCall } from "./toolCalls.js"
 import { type AssembledCall, classify, classifyProviderTruncated } from "./truncation.js"
 
@@ -50,15 +50,6 @@ const lowerEffort = (effort: ReasoningEffort | undefined): ReasoningEffort | und
   const index = efforts.indexOf(effort)
   return index > 1 ? efforts[index - 1] : undefined
 }
-
-const assistantMessage = (text: string, reasoning: string, calls: ReadonlyArray<AssembledCall>): AssistantMessage => ({
-  role: "assistant",
-  content: [
-    ...(reasoning === "" ? [] : [{ _tag: "reasoning" as const, text: reasoning }]),
-    ...(text === "" ? [] : [{ _tag: "text" as const, text }]),
-    ...calls.map((call) => ({ _tag: "tool_call" as const, id: call.id, name: call.name, arguments: call.arguments }))
-  ]
-})
 
 const callsOf = (message: AssistantMessage) =>
   message.content.filter((part): part is ToolCallPart => part._tag === "tool_call")
