@@ -10,14 +10,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as AgentRuntime from "../src/AgentRuntime.js"
 import * as Interaction from "../src/Interaction.js"
-import * as Database from "../src/internal/sessionDatabase.js"
 import { Runner } from "../src/Runner.js"
 import * as SessionStore from "../src/SessionStore.js"
 import { completeSummary } from "./fixtures/compactionText.js"
 import { spawnFixture, tempDir } from "./fixtures/storeTesting.js"
-
-const rawQuery = (filename: string, sql: string) =>
-  Effect.scoped(Effect.flatMap(Database.open(filename), (db) => db.use(db.run(sql))))
+import { rawQuery } from "./helpers/sessionStore.js"
 
 const texts = (request: ModelRequest): ReadonlyArray<string> =>
   request.messages.flatMap((message) =>
