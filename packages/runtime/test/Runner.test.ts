@@ -326,7 +326,35 @@ describe("Runner", () => {
       const failed = ofType(events, "run_failed")[0]!
       assert.strictEqual(failed.data.timeout?.kind, "stream_idle")
       assert.strictEqual(failed.data.timeout?.stage, "streaming")
+      const store = yield* SessionStore.SessionStore
+      const stored = (yield* store.messages(events[0]!.sessionId)).map((m) => m.message)
+      assert.deepStrictEqual(stored.at(-1), { role: "assistant", content: [{ _tag: "text", text: "partial" }] })
     }).pipe(Effect.provide(runnerLayer({ script: [[...Fake.text("partial"), Fake.silence]] })))
+  )
+
+  it.effect("a response the provider breaks off keeps the text that had arrived, and drops its unfinished call", () =>
+    Effect.gen(function* () {
+      const events = yield* collect(baseOptions)
+      assertContract(events)
+      assert.deepStrictEqual(typesOf(events).slice(-2), ["message", "run_failed"])
+      assert.strictEqual(ofType(events, "run_failed")[0]!.data.providerCode, "network")
+      const store = yield* SessionStore.SessionStore
+      const stored = (yield* store.messages(events[0]!.sessionId)).map((m) => m.message)
+      assert.deepStrictEqual(stored.at(-1), { role: "assistant", content: [{ _tag: "text", text: "I will now" }] })
+      assert.deepStrictEqual(yield* store.toolCalls(events[0]!.sessionId), [])
+    }).pipe(
+      Effect.provide(
+        runnerLayer({
+          script: [
+            [
+              ...Fake.text("I will now", { chunks: 2 }),
+              ...Fake.toolCall("c1", "sleep", '{"ms":', { cut: true }),
+              Fake.fail(new ProviderError({ code: "network", message: "connection reset" }))
+            ]
+          ]
+        })
+      )
+    )
   )
 
   it.effect("a provider error ends the run run_failed provider_error with its code", () =>

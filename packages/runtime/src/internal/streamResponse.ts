@@ -8,6 +8,7 @@ import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
 import type { StreamDelta } from "../RunEvents.js"
 import { assistantMessage, type RunState, storeTurn, timeoutError } from "./runState.js"
@@ -66,10 +67,10 @@ const newResponse = (): StreamedResponse => ({
 })
 
 /**
- * A response the run was cancelled in the middle of keeps the text that had arrived (CLI-2: nothing
- * lost), stored as the turn's assistant message with its reasoning, so a resumed session knows
- * what the model had said. Its tool calls are left out: they may be half-written, and every stored
- * call has a result.
+ * A response that ends its run before it finished (cancelled, CLI-2; gone silent, LIM-4; broken off
+ * by the provider or the network) keeps the text that had arrived: nothing lost. It is stored as
+ * the turn's assistant message with its reasoning, so a resumed session knows what the model had
+ * said. Its tool calls are left out: they may be half-written, and every stored call has a result.
  */
 const keepPartialAnswer = (state: RunState, response: StreamedResponse) =>
   Effect.suspend(() =>
@@ -217,7 +218,7 @@ export const streamResponse = (
               ? providerTruncated
               : Effect.fail(error)
         }),
-        Effect.onInterrupt(() => keepPartialAnswer(state, response))
+        Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : keepPartialAnswer(state, response)))
       )
       if (outcome === "silent") {
         if (state.attempts <= limits.firstTokenRetries) {
@@ -233,6 +234,7 @@ export const streamResponse = (
       }
       response.durationMs = (yield* Clock.currentTimeMillis) - sentAt
       if (response.finish === undefined && !response.providerTruncated) {
+        yield* keepPartialAnswer(state, response)
         return yield* new ProviderError({
           code: "invalid_response",
           provider: provider.provider,
