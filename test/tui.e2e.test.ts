@@ -262,6 +262,9 @@ if (tmuxPath === undefined) {
         assert.include(resumed, "Hello from the model.")
         assert.include(resumed, "Listed the files.")
         assert.include(resumed, "You picked blue.")
+        // Each cancelled run ends with the line it ended with live, after the part of its answer kept.
+        assert.strictEqual(occurrences(resumed, "Cancelled."), 2, resumed)
+        assert.isBelow(resumed.indexOf("word after word, Slowly"), resumed.indexOf("Cancelled."))
         // Commands of the catalog, and the UI's own.
         tmux.text("/stats")
         tmux.keys("Enter")
@@ -285,6 +288,7 @@ if (tmuxPath === undefined) {
         tmux.start(launch("-c"), sandbox.workspace)
         const continued = await waitFor(tmux.screen, "Goodbye from the model.")
         assert.include(continued, "Served after a retry.")
+        assert.strictEqual(occurrences(continued, "Cancelled."), 2, continued)
         tmux.keys("C-d")
         await waitFor(tmux.screen, "ALISIO EXITED 0")
         tmux.kill()

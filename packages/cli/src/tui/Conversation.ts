@@ -111,8 +111,9 @@ export const makeConversation = (options: ConversationOptions) =>
         let outputTokens = 0
         if (sessionId !== undefined) {
           const stored = yield* store.messages(sessionId)
-          view.replay(stored.map((entry) => entry.message))
-          for (const run of store.runs === undefined ? [] : yield* store.runs(sessionId)) {
+          const runs = store.runs === undefined ? [] : yield* store.runs(sessionId)
+          view.replay(stored, runs)
+          for (const run of runs) {
             inputTokens += run.usage?.inputTokens ?? 0
             outputTokens += run.usage?.outputTokens ?? 0
           }

@@ -3,9 +3,9 @@
 // same way, so what the screen shows is what the session holds.
 import { formatDuration } from "@alisio/domain/Durations"
 import { type Message, textOf } from "@alisio/domain/Message"
-import type { KnownRunEvent } from "@alisio/domain/RunEvent"
+import type { KnownRunEvent, RunStatus } from "@alisio/domain/RunEvent"
 import { Markdown } from "@earendil-works/pi-tui"
-import { ReasoningEntry, UserEntry } from "./Entries.js"
+import { type NoticeLevel, ReasoningEntry, UserEntry } from "./Entries.js"
 import { sanitize } from "./Sanitize.js"
 import type { Screen } from "./Screen.js"
 import { compactCount } from "./StatusLine.js"
@@ -17,6 +17,35 @@ const retryReason: Record<string, string> = {
   rate_limited: "rate limited",
   server_error: "server error",
   network: "connection lost"
+}
+
+/** A stored message and the run that wrote it. */
+export interface StoredEntry {
+  readonly message: Message
+  readonly runId?: string | undefined
+}
+
+/** What a shown-again session knows of how each run ended. */
+export interface EndedRun {
+  readonly id: string
+  readonly status: RunStatus
+  readonly error?: string | undefined
+}
+
+/** The line a run that did not complete ends with when its session is shown again, as it did live. */
+export const endingLine = (run: EndedRun): { readonly text: string; readonly level: NoticeLevel } | undefined => {
+  switch (run.status) {
+    case "cancelled":
+      return { text: "Cancelled.", level: "warning" }
+    case "failed":
+      return { text: `The run failed: ${run.error ?? "no reason was stored."}`, level: "error" }
+    case "interrupted":
+      return { text: `Interrupted: ${run.error ?? "the process running it ended first."}`, level: "warning" }
+    case "turns_exceeded":
+      return { text: run.error ?? "Stopped at the turn limit.", level: "warning" }
+    default:
+      return undefined
+  }
 }
 
 export class RunView {
@@ -250,14 +279,20 @@ export class RunView {
   }
 
   /** Draws stored messages (a resumed session), tool calls paired with their results. */
-  replay(messages: ReadonlyArray<Message>): void {
+  /**
+   * Shows a stored conversation again: its messages, and after the last message of each run that
+   * did not complete, the line that run ended with (`endingLine`).
+   */
+  replay(stored: ReadonlyArray<StoredEntry>, runs: ReadonlyArray<EndedRun> = []): void {
     const screen = this.screen
+    const messages = stored.map((entry) => entry.message)
+    const endings = new Map(runs.map((run) => [run.id, endingLine(run)] as const))
     const results = new Map<string, { readonly text: string; readonly isError: boolean }>()
     for (const message of messages) {
       if (message.role === "tool")
         results.set(message.toolCallId, { text: textOf(message.content), isError: message.isError })
     }
-    for (const message of messages) {
+    for (const [index, message] of messages.entries()) {
       if (message.role === "user") {
         const text = textOf(message.content)
         if (text !== "") screen.add(new UserEntry(text, screen.theme))
@@ -284,6 +319,9 @@ export class RunView {
           }
         }
       }
+      const runId = stored[index]!.runId
+      const ending = runId === undefined ? undefined : endings.get(runId)
+      if (ending !== undefined && stored[index + 1]?.runId !== runId) screen.notice(ending.text, ending.level)
     }
     screen.tui.requestRender()
   }

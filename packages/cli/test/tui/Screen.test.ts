@@ -160,6 +160,59 @@ describe("TUI screen", () => {
     })
   })
 
+  it("UI-1 CLI-2 a session shown again ends each run that did not complete with the line it ended with", async () => {
+    await onScreen({ columns: 100, rows: 30 }, async (screen, terminal) => {
+      const view = new RunView(screen, () => 0)
+      const user = (text: string, runId: string) => ({
+        runId,
+        message: { role: "user" as const, content: [{ _tag: "text" as const, text }] }
+      })
+      const answer = (text: string, runId: string) => ({
+        runId,
+        message: { role: "assistant" as const, content: [{ _tag: "text" as const, text }] }
+      })
+      view.replay(
+        [
+          user("first", "r1"),
+          answer("Half of the first", "r1"),
+          user("second", "r2"),
+          answer("All of the second", "r2"),
+          user("third", "r3"),
+          user("fourth", "r4"),
+          user("fifth", "r5")
+        ],
+        [
+          { id: "r1", status: "cancelled" },
+          { id: "r2", status: "completed" },
+          { id: "r3", status: "failed", error: "The model m sent nothing within 2m." },
+          { id: "r4", status: "interrupted", error: "The process running it (pid 7) ended before the run finished." },
+          { id: "r5", status: "turns_exceeded", error: "The run reached its limit of 3 turns." }
+        ]
+      )
+      const screenText = await shown(terminal)
+      const order = [
+        "Half of the first",
+        "Cancelled.",
+        "second",
+        "All of the second",
+        "third",
+        "The run failed: The model m sent nothing within 2m.",
+        "fourth",
+        "Interrupted: The process running it (pid 7) ended before the run finished.",
+        "fifth",
+        "The run reached its limit of 3 turns."
+      ].map((text) => screenText.indexOf(text))
+      assert.notInclude(order, -1, screenText)
+      assert.deepStrictEqual(
+        order,
+        [...order].sort((a, b) => a - b),
+        screenText
+      )
+      const lines = screenText.split("\n")
+      assert.strictEqual(lines.filter((line) => line.includes("Cancelled.")).length, 1, "a completed run adds no line")
+    })
+  })
+
   it("UI-1 reasoning is dimmed, shows its last lines while it streams, then folds to one line; Ctrl-O opens it", async () => {
     const coloured = makeTheme({ color: true })
     await onScreen(
