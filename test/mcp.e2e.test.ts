@@ -415,7 +415,7 @@ describe("MCP servers (end to end)", () => {
     assert.isTrue(sdkLoaded(), "a run with a server loads the SDK")
   })
 
-  it("MCP-1 `mcp add` and `mcp remove` edit the global config.yaml, comments kept", async () => {
+  it("MCP-1 `mcp add` and `mcp remove` edit the global config.yaml, comments kept; a failed server makes `mcp list` exit 1", async () => {
     const cli = await setup([], () => "# mine, keep me\ndefaultModel: openai/test-model # and me\n")
     const added = await cli.run(["mcp", "add", "fixture", "-e", `MCP_FIXTURE_DIR=\${HOME}`, "--", "node", fixture])
     assert.strictEqual(added.code, 0, added.stderr)
@@ -453,6 +453,7 @@ describe("MCP servers (end to end)", () => {
       ].join("\n")
     )
     const listed = await cli.run(["mcp", "list", "--json"])
+    assert.strictEqual(listed.code, 1, "a server failed to start: a script checking `mcp list` must see it")
     const reports = listed.stdout
       .trim()
       .split("\n")
@@ -466,6 +467,9 @@ describe("MCP servers (end to end)", () => {
     )
     const shown = await cli.run(["mcp", "get", "docs"])
     assert.include(shown.stdout, `header     Authorization: Bearer \${DOCS_TOKEN}`)
+    assert.strictEqual(shown.code, 1)
+    const working = await cli.run(["mcp", "get", "fixture"])
+    assert.strictEqual(working.code, 0, working.stderr)
     const again = await cli.run(["mcp", "add", "fixture", "--", "node"])
     assert.strictEqual(again.code, 2)
     assert.include(again.stderr, "already in")

@@ -8,7 +8,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { loadSetup, mcpServersLayer, type Setup } from "./App.js"
-import { CliError, ExitCode, usageError } from "./CliError.js"
+import { CliError, ExitCode, setExitCode, usageError } from "./CliError.js"
 import { writeRecord } from "./SessionRecords.js"
 import { paint } from "./Terminal.js"
 
@@ -42,11 +42,17 @@ const noServers = (setup: Setup) =>
 
 const pad = (text: string, width: number) => text + " ".repeat(Math.max(0, width - text.length))
 
+/** A server that failed to start makes `mcp list` / `mcp get` exit 1, so a script can check them. */
+const exitForFailures = (reports: ReadonlyArray<McpServerReport>) => {
+  if (reports.some((report) => report.status === "failed")) setExitCode(ExitCode.failed)
+}
+
 /** `alisio mcp list`: every server, started to check it: transport, status, tool count, last error. */
 export const listServers = (flags: Where & { readonly json: boolean }) =>
   Effect.gen(function* () {
     const setup = yield* setupOf(flags)
     const reports = yield* reportsOf(setup)
+    exitForFailures(reports)
     if (flags.json) {
       for (const report of reports) writeRecord(McpServerReport, report)
       return
@@ -112,6 +118,7 @@ export const getServer = (flags: Where & { readonly json: boolean; readonly name
     }
     const only: Setup = { ...setup, config: { ...setup.config, mcpServers: { [flags.name]: config } } }
     const [report] = yield* reportsOf(only)
+    exitForFailures([report!])
     const detail: typeof McpServerDetail.Type = {
       ...report!,
       source: sourceOf(setup, flags.name),

@@ -27,6 +27,7 @@ import {
   runnerLayer,
   typesOf
 } from "./helpers/harness.js"
+import { said, user } from "./helpers/messages.js"
 
 const isSummary = (request: ModelRequest) => request.system?.startsWith(SUMMARY_SYSTEM_MARK) === true
 
@@ -47,9 +48,6 @@ const estimateOf = (messages: ReadonlyArray<Message>) =>
     messages.reduce((sum, message) => sum + messageChars(message), 0),
     { ratio: undefined }
   )
-
-const user = (text: string): Message => ({ role: "user", content: [{ _tag: "text", text }] })
-const said = (text: string): Message => ({ role: "assistant", content: [{ _tag: "text", text }] })
 
 const summaryAnswer = (text: string): Fake.Response => [
   ...Fake.text(text),

@@ -9,9 +9,8 @@ import { budgetOf, type HistoryEntry, planCut, unitStarts } from "../src/interna
 import { summaryRequest, transcriptChunks } from "../src/internal/compaction/summary.js"
 import { summaryText, toRequestMessages } from "../src/internal/history.js"
 import { assertCallsWithResults } from "./helpers/compaction.js"
+import { said, user } from "./helpers/messages.js"
 
-const user = (text: string): Message => ({ role: "user", content: [{ _tag: "text", text }] })
-const said = (text: string): Message => ({ role: "assistant", content: [{ _tag: "text", text }] })
 const calls = (...ids: ReadonlyArray<string>): Message => ({
   role: "assistant",
   content: [

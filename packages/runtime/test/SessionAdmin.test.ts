@@ -1,7 +1,6 @@
 // Managing sessions (issue 16): prefix lookup, summaries, rename and delete, on real SQLite files.
 import { join } from "node:path"
 import { RunId, SessionId, ToolCallId } from "@alisio/domain/Ids"
-import type { Message } from "@alisio/domain/Message"
 import type { KnownRunEvent } from "@alisio/domain/RunEvent"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -11,6 +10,7 @@ import * as Database from "../src/internal/sessionDatabase.js"
 import { currentOwner, type ProcessOwner } from "../src/ProcessOwner.js"
 import * as SessionStore from "../src/SessionStore.js"
 import { tempDir } from "./fixtures/storeTesting.js"
+import { user } from "./helpers/messages.js"
 
 /** A store on a fresh file, and a plain connection to count what it holds. */
 const fileStore = Effect.gen(function* () {
@@ -24,8 +24,6 @@ const fileStore = Effect.gen(function* () {
     ).pipe(Effect.map((row) => (row as { readonly n: number }).n))
   return { store, count }
 })
-
-const user = (text: string): Message => ({ role: "user", content: [{ _tag: "text", text }] })
 
 const event = (sessionId: SessionId, runId: RunId): KnownRunEvent => ({
   schemaVersion: 1,

@@ -2,7 +2,7 @@
 // `task_status` (no wait) and `task_wait` (a wait that counts as the caller's active time).
 import { formatDuration } from "@alisio/domain/Durations"
 import { ToolError } from "@alisio/domain/Errors"
-import { defineTool, textResult } from "@alisio/domain/Tool"
+import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -54,32 +54,57 @@ const lookup = (tasks: Tasks, id: string, session: string) => {
   return Effect.succeed(task)
 }
 
+const namesAnAgent = (args: unknown) =>
+  typeof args === "object" && args !== null && typeof (args as { subagent_type?: unknown }).subagent_type === "string"
+
+/** A `task` call that names no agent is told which there are, as one naming an unknown agent is. */
+const listingAgents = <R>(tasks: Tasks, tool: Tool<R>): Tool<R> => ({
+  ...tool,
+  execute: (args, context) =>
+    namesAnAgent(args)
+      ? tool.execute(args, context)
+      : tool.execute(args, context).pipe(
+          Effect.catchTag("ToolError", (error) =>
+            Effect.flatMap(tasks.discover(context.cwd), (discovered) =>
+              Effect.fail(
+                new ToolError({
+                  message: `${error.message}\nsubagent_type names the agent to run. Available: ${discovered.agents.map((a) => a.name).join(", ")}.`
+                })
+              )
+            )
+          )
+        )
+})
+
 /** The Schemas the tools decode their arguments with, by tool name (`TaskToolSpecs.ts` holds their JSON Schemas). */
 export const taskToolInputs = { task: TaskArgs, task_status: TaskId, task_wait: WaitArgs } as const
 
 /** The tools; `specs` (`TaskToolSpecs.ts`) are their names, descriptions and JSON Schemas. */
 export const taskTools = (tasks: Tasks, specs: TaskToolSpecs) => [
-  defineTool({
-    ...specs.task,
-    effect: "internal",
-    input: TaskArgs,
-    run: (input, context) =>
-      Effect.gen(function* () {
-        const task = yield* tasks.start(input, context)
-        if (task.record.background) {
-          const queued = task.record.status === "queued" && task.handle === undefined
-          return textResult(
-            `Started in the background as task ${task.record.id} (${task.record.label})${queued ? ", queued for a slot" : ""}. ` +
-              "Its result will come to you as a notice when it ends; task_status and task_wait ask for it sooner."
-          )
-        }
-        // The call stopped (its run cancelled, a timeout) stops the subagent, which still ends
-        // through its steps: its worktree and partial work are kept.
-        const end = yield* tasks.wait(task, context.sessionId).pipe(Effect.onInterrupt(() => tasks.cancel(task)))
-        task.delivered = true
-        return textResult(end.text, { isError: end.isError })
-      })
-  }),
+  listingAgents(
+    tasks,
+    defineTool({
+      ...specs.task,
+      effect: "internal",
+      input: TaskArgs,
+      run: (input, context) =>
+        Effect.gen(function* () {
+          const task = yield* tasks.start(input, context)
+          if (task.record.background) {
+            const queued = task.record.status === "queued" && task.handle === undefined
+            return textResult(
+              `Started in the background as task ${task.record.id} (${task.record.label})${queued ? ", queued for a slot" : ""}. ` +
+                "Its result will come to you as a notice when it ends; task_status and task_wait ask for it sooner."
+            )
+          }
+          // The call stopped (its run cancelled, a timeout) stops the subagent, which still ends
+          // through its steps: its worktree and partial work are kept.
+          const end = yield* tasks.wait(task, context.sessionId).pipe(Effect.onInterrupt(() => tasks.cancel(task)))
+          task.delivered = true
+          return textResult(end.text, { isError: end.isError })
+        })
+    })
+  ),
   defineTool({
     ...specs.task_status,
     effect: "internal",

@@ -2,7 +2,6 @@
 // call id, and a plain query on the database file.
 
 import { RunId, type SessionId, ToolCallId } from "@alisio/domain/Ids"
-import type { Message } from "@alisio/domain/Message"
 import type { KnownRunEvent } from "@alisio/domain/RunEvent"
 import * as Database from "@alisio/runtime/internal/sessionDatabase"
 import * as SessionStore from "@alisio/runtime/SessionStore"
@@ -29,7 +28,7 @@ export const event = (
   data: { turn: seq, durationMs: 10, finishReason: "stop", usage: { inputTokens: 3, outputTokens: 4 } }
 })
 
-export const user = (text: string): Message => ({ role: "user", content: [{ _tag: "text", text }] })
+export { user } from "./messages.js"
 
 export const callId = ToolCallId.make("call_1")
 
