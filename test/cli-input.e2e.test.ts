@@ -143,6 +143,10 @@ describe("alisio's input (end to end)", () => {
       'alisio: --timeout: "soon" is not a duration; write e.g. 500ms, 30s or 2m (see alisio run --help)'
     )
     assertUsageLine(
+      await sandbox.run(["run", "--max-turns", "lots", "hi"]),
+      'alisio: --max-turns: "lots" is not a whole number (see alisio run --help)'
+    )
+    assertUsageLine(
       await sandbox.run(["sessions", "show"]),
       "alisio: Missing argument <session-id> (see alisio sessions show --help)"
     )

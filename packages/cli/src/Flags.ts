@@ -39,15 +39,20 @@ const duration = (name: string, description: string) =>
     Options.optional
   )
 
+/** A whole number of at least `min`; a mistake names the flag (@effect/cli's integer error does not). */
 export const count = (name: string, description: string, min: number) =>
-  Options.integer(name).pipe(
+  Options.text(name).pipe(
     Options.withPseudoName("n"),
     Options.withDescription(description),
-    Options.mapEffect((n) =>
-      n >= min
+    Options.mapEffect((text) => {
+      const n = text.trim() === "" ? Number.NaN : Number(text)
+      if (!Number.isSafeInteger(n)) {
+        return Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name}: "${text}" is not a whole number`)))
+      }
+      return n >= min
         ? Effect.succeed(n)
         : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name} must be at least ${min}, got ${n}`)))
-    ),
+    }),
     Options.optional
   )
 

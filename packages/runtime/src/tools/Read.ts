@@ -54,13 +54,13 @@ export const make = (options: ReadOptions = {}): Tool => {
         if (!stat.isFile()) {
           return yield* new ToolError({ message: `${target.display} is not a regular file` })
         }
-        if (stat.size === 0) return textResult(`${target.display} is empty.`)
+        // Read even at size 0: the files of /proc and /sys report no size and still hold text.
         const sample = yield* readSample(target.real, target.display)
+        if (sample.length === 0) return textResult(`${target.display} is empty.`)
         if (looksBinary(sample)) {
           const kind = binaryKind(sample) ?? "binary data"
-          return textResult(
-            `${target.display} is a binary file (${kind}, ${formatBytes(stat.size)}); its bytes are not shown.`
-          )
+          const size = stat.size === 0 ? "" : `, ${formatBytes(stat.size)}`
+          return textResult(`${target.display} is a binary file (${kind}${size}); its bytes are not shown.`)
         }
         const first = Math.max(1, input.offset ?? 1)
         const count = Math.min(input.limit ?? maxLines, maxLines)

@@ -93,6 +93,19 @@ describe("read", () => {
     })
   )
 
+  it.scoped.skipIf(process.platform !== "linux")(
+    "TL-1 a file that reports no size, as those of /proc do, is read for what it holds",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const { context } = yield* makeContext(dir, { approveExternal: true })
+        const stat = yield* Effect.promise(() => fs.stat("/proc/self/status"))
+        assert.strictEqual(stat.size, 0)
+        const text = yield* call(Read.make(), { path: "/proc/self/status" }, context)
+        assert.match(text, /^ {5}1\tName:\t.+\n {5}2\t/)
+      })
+  )
+
   it.scoped("TL-3 a path outside the workspace asks for approval; a denial reaches the model", () =>
     Effect.gen(function* () {
       const outside = yield* tempDir
