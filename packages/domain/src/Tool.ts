@@ -70,6 +70,11 @@ export interface UserQuestion {
 export interface Tool<R = never, E = ToolError> extends ToolSpec {
   readonly effect: ToolEffect
   readonly execute: (args: unknown, context: ToolContext) => Effect.Effect<ToolResult, E, R>
+  /**
+   * What is wrong with `args`, or undefined when they are valid: the host checks it before it asks
+   * anyone to approve the call, so that no one approves a call that cannot run.
+   */
+  readonly invalid?: (args: unknown) => string | undefined
 }
 
 /** A result holding one text part. */
@@ -92,6 +97,7 @@ export const defineTool = <A, I, R, E = ToolError>(definition: {
   const decode = onFirstCall(() =>
     Schema.decodeUnknownEither(definition.input, { errors: "all", onExcessProperty: "ignore" })
   )
+  const problem = (left: { readonly message: string }) => `Invalid arguments for ${definition.name}: ${left.message}`
   return {
     name: definition.name,
     description: definition.description,
@@ -99,10 +105,12 @@ export const defineTool = <A, I, R, E = ToolError>(definition: {
     parameters: definition.parameters ?? jsonSchemaOf(definition.input),
     execute: (args, context) => {
       const decoded = decode(args)
-      if (decoded._tag === "Left") {
-        return new ToolError({ message: `Invalid arguments for ${definition.name}: ${decoded.left.message}` })
-      }
+      if (decoded._tag === "Left") return new ToolError({ message: problem(decoded.left) })
       return definition.run(decoded.right, context)
+    },
+    invalid: (args) => {
+      const decoded = decode(args)
+      return decoded._tag === "Left" ? problem(decoded.left) : undefined
     }
   }
 }

@@ -505,6 +505,42 @@ describe("TL-2 what the model is told", () => {
   )
 })
 
+describe("TL-2 no one approves a call that cannot run", () => {
+  const asked: Array<string | undefined> = []
+  it.effect("TL-2 a call whose arguments the tool refuses gets the error at once; no approval is asked", () =>
+    Effect.gen(function* () {
+      const events = yield* collect(baseOptions)
+      assertContract(events)
+      const [bad, good] = ofType(events, "tool_call_completed").map((e) => e.data)
+      assert.strictEqual(bad!.status, "error")
+      assert.match(bad!.result, /^Invalid arguments for note: [\s\S]*\["text"\][\s\S]*Expected string, actual 3/)
+      // The valid call to the same tool still asks, and runs once approved.
+      assert.deepStrictEqual([good!.status, good!.result], ["completed", "noted: fine"])
+      assert.deepStrictEqual(
+        ofType(events, "approval_requested").map((e) => e.data.toolCallId),
+        ["c2"]
+      )
+      assert.deepStrictEqual(asked, ["c2"])
+    }).pipe(
+      Effect.provide(
+        runnerLayer({
+          script: [
+            Fake.callTools({ id: "c1", name: "note", args: { text: 3 } }),
+            Fake.callTools({ id: "c2", name: "note", args: { text: "fine" } }),
+            Fake.answer("ok")
+          ],
+          interaction: Interaction.layerScripted({
+            approve: (request) => {
+              asked.push(request.toolCallId)
+              return Effect.succeed(true)
+            }
+          })
+        })
+      )
+    )
+  )
+})
+
 describe("EV-1 bounded buffers: back-pressure, never a lost event", () => {
   /** Lets the forked run go as far as it can: until `progress` stops moving. */
   const settle = (progress: () => number) =>

@@ -200,6 +200,9 @@ export const executeToolCall = (
           )
         }
         if (policy === "ask") {
+          // No one is asked to approve a call that cannot run.
+          const invalid = tool.invalid?.(args.value)
+          if (invalid !== undefined) return yield* finish("error", resultMessage(call, invalid, true))
           const answer = yield* askApproval({ kind: "tool", summary: summarize(call) })
           if (!answer.approved) {
             return yield* finish("denied", resultMessage(call, deniedText(answer.by, `Running ${call.name}`), true))
