@@ -106,6 +106,44 @@ describe("alisio's input (end to end)", () => {
     assert.strictEqual(listed.stdout, "", "no session was created")
   })
 
+  it("CLI-1 text piped under a prompt given as arguments goes with it, marked <stdin>; the title is the prompt's", async () => {
+    const { sandbox, server } = await setup([{ kind: "text", text: "reviewed" }])
+    const result = await sandbox.run(["run", "-m", "openai/test-model", "Review this change"], {
+      input: "diff --git a/x b/x\n+added line\n"
+    })
+    assert.deepStrictEqual([result.code, result.stdout, result.stderr], [0, "reviewed\n", ""])
+    assert.deepStrictEqual(chats(server).map(userPrompt), [
+      "Review this change\n\n<stdin>\ndiff --git a/x b/x\n+added line\n</stdin>"
+    ])
+    const listed = await sandbox.run(["sessions", "list", "--json"])
+    assert.strictEqual((JSON.parse(listed.stdout) as { readonly title: string }).title, "Review this change")
+  })
+
+  it("CLI-1 a pipe left open and silent: after a grace the run goes on without it, and says how to skip the wait", async () => {
+    const { sandbox, server } = await setup([{ kind: "text", text: "alone" }])
+    const result = await sandbox.start(["run", "-m", "openai/test-model", "just this"], { stdinOpen: true }).done
+    assert.deepStrictEqual([result.code, result.stdout], [0, "alone\n"])
+    assert.strictEqual(
+      result.stderr,
+      "alisio: warning: nothing came on stdin within 3s; going on without it (run with `< /dev/null` to skip the wait)\n"
+    )
+    assert.deepStrictEqual(chats(server).map(userPrompt), ["just this"])
+  })
+
+  it("CLI-1 piped text beyond what a model can read is a usage error before anything is sent or stored", async () => {
+    const { sandbox, server } = await setup([{ kind: "text", text: "never" }])
+    const result = await sandbox.run(["run", "-m", "openai/test-model", "summarize"], {
+      input: "x".repeat(4 * 1024 * 1024 + 1)
+    })
+    assertUsageLine(
+      result,
+      "alisio: stdin holds more than 4 MB, more than a model can read at once: write it to a file and name the file in the prompt"
+    )
+    assert.strictEqual(chats(server).length, 0)
+    const listed = await sandbox.run(["sessions", "list", "--all", "--json"])
+    assert.strictEqual(listed.stdout, "", "no session was created")
+  })
+
   it("CLI-3 after -- every word is the prompt, flags or not; flags may follow the prompt's words", async () => {
     const { sandbox, server } = await setup([
       { kind: "text", text: "grep it" },

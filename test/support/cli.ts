@@ -27,6 +27,8 @@ export interface CliSandbox {
 export interface RunOptions {
   readonly env?: NodeJS.ProcessEnv
   readonly nodeArgs?: ReadonlyArray<string>
+  /** `start` ends stdin at once, as a shell's `< /dev/null` would, unless asked to leave it open. */
+  readonly stdinOpen?: boolean
 }
 
 export interface RunningCli {
@@ -58,6 +60,7 @@ export const makeSandbox = (baseURL: string): CliSandbox => {
       env: { ...env, ...options.env },
       stdio: ["pipe", "pipe", "pipe"]
     })
+    if (options.stdinOpen !== true) child.stdin!.end()
     let stdout = ""
     let stderr = ""
     const waiters: Array<{ text: string; resolve: () => void }> = []
@@ -104,7 +107,7 @@ export const makeSandbox = (baseURL: string): CliSandbox => {
     }
   }
   const run = (args: ReadonlyArray<string>, options: RunOptions & { readonly input?: string } = {}) => {
-    const running = start(args, options)
+    const running = start(args, { ...options, stdinOpen: true })
     running.child.stdin!.end(options.input ?? "")
     return running.done
   }

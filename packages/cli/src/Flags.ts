@@ -181,7 +181,7 @@ export const runFlags = {
   ),
   correlationId: id("correlation-id", "Copied to every event of the run, e.g. the id of the request that asked for it"),
   prompt: Args.text({ name: "prompt" }).pipe(
-    Args.withDescription("The task; `-` or nothing reads it from stdin"),
+    Args.withDescription("The task; `-` or nothing reads it from stdin, and text piped under a task goes with it"),
     Args.repeated
   )
 }

@@ -22,6 +22,7 @@ import type { RunFlags } from "./Flags.js"
 import { limitsOf } from "./LimitFlags.js"
 import { chooseModel } from "./ModelChoice.js"
 import { checkFolder, writeAtomically } from "./OutputFile.js"
+import { pipedInput, withPipedInput } from "./PipedInput.js"
 import { pluginFlagsOf } from "./Plugins.js"
 import { animate } from "./Progress.js"
 import { makeJsonWriter, makeTextRenderer } from "./Render.js"
@@ -40,10 +41,12 @@ const exitCodeFor = (status: RunStatus): number =>
         ? ExitCode.cancelled
         : ExitCode.failed
 
+const promptOnStdin = (words: ReadonlyArray<string>) =>
+  (words.length === 1 && words[0] === "-") || (words.length === 0 && process.stdin.isTTY !== true)
+
 /** The prompt from the arguments, or from stdin when it is `-` or piped with no arguments. */
 const readPrompt = (words: ReadonlyArray<string>): Effect.Effect<string, CliError> => {
-  const fromStdin = (words.length === 1 && words[0] === "-") || (words.length === 0 && process.stdin.isTTY !== true)
-  if (!fromStdin) {
+  if (!promptOnStdin(words)) {
     const prompt = words.join(" ").trim()
     return prompt === ""
       ? Effect.fail(
@@ -231,6 +234,7 @@ export const runCommand = (flags: RunFlags) =>
     }
     if (Option.isSome(flags.outputLastMessage)) yield* checkFolder(flags.outputLastMessage.value)
     const typed = yield* readPrompt(flags.prompt)
+    const piped = promptOnStdin(flags.prompt) ? Option.none<string>() : yield* pipedInput()
     const slash = typedCommand(flags.prompt)
     const setup = yield* loadSetup({
       ...(Option.isSome(flags.cwd) ? { cwd: flags.cwd.value } : {}),
@@ -270,10 +274,12 @@ export const runCommand = (flags: RunFlags) =>
         if (Option.isNone(expanded)) return setExitCode(ExitCode.completed)
         prompt = expanded.value
       }
-      // `@<server>:<uri>` resources (MCP-1), read before anything reaches the model or the store.
+      // `@<server>:<uri>` resources (MCP-1), read before anything reaches the model or the store;
+      // only the prompt's own mentions count, not the text piped under it.
       const attachments = yield* Effect.flatMap(McpServers, (servers) => mentionAttachments(servers, prompt)).pipe(
         Effect.mapError((error) => usageError(error.message))
       )
+      prompt = withPipedInput(prompt, piped)
       if ("nothingToContinue" in chosen) {
         process.stderr.write("alisio: no earlier session in this directory; starting a new one\n")
       }

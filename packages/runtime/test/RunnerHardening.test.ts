@@ -517,7 +517,7 @@ describe("TL-2 no one approves a call that cannot run", () => {
       // The valid call to the same tool still asks, and runs once approved.
       assert.deepStrictEqual([good!.status, good!.result], ["completed", "noted: fine"])
       assert.deepStrictEqual(
-        ofType(events, "approval_requested").map((e) => e.data.toolCallId),
+        ofType(events, "approval_requested").map((e) => e.data.toolCallId as string | undefined),
         ["c2"]
       )
       assert.deepStrictEqual(asked, ["c2"])

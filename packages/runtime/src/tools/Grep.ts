@@ -69,8 +69,13 @@ export const make = (options: GrepOptions = {}): Tool => {
         const flags = input.case_insensitive === true ? "i" : ""
         yield* Effect.try({
           try: () => new RegExp(input.pattern, flags),
+          // V8's message already reads "Invalid regular expression: /a(b/: Unterminated group".
           catch: (error) =>
-            new ToolError({ message: `Invalid regular expression: ${error instanceof Error ? error.message : error}` })
+            new ToolError({
+              message:
+                `${error instanceof Error ? error.message : `Invalid regular expression: ${error}`} ` +
+                "(the pattern is a JavaScript regular expression; escape ( [ { . * + ? \\ | ^ $ to match them literally)"
+            })
         })
         const limit = Math.min(input.max_results ?? cap, cap)
         const root = yield* resolvePath(context, input.path ?? ".")
