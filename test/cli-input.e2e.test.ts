@@ -144,6 +144,17 @@ describe("alisio's input (end to end)", () => {
     assert.strictEqual(listed.stdout, "", "no session was created")
   })
 
+  it("CLI-1 --cwd naming no folder is a usage error before anything is sent; sessions list may still name it", async () => {
+    const { sandbox, server } = await setup([{ kind: "text", text: "never" }])
+    assertUsageLine(
+      await sandbox.run(["run", "-m", "openai/test-model", "--cwd", "gone", "hi"]),
+      "alisio: --cwd gone: no such folder"
+    )
+    assert.strictEqual(chats(server).length, 0)
+    const listed = await sandbox.run(["sessions", "list", "--cwd", "gone"])
+    assert.strictEqual(listed.code, 0, listed.stderr)
+  })
+
   it("CLI-3 after -- every word is the prompt, flags or not; flags may follow the prompt's words", async () => {
     const { sandbox, server } = await setup([
       { kind: "text", text: "grep it" },

@@ -165,7 +165,7 @@ describe("alisio run's progress and results (end to end)", () => {
   })
 
   it("EV-1 --output-last-message writes the answer to a file, an empty one when there is no answer", async () => {
-    const { sandbox } = await setup([
+    const { sandbox, server } = await setup([
       { kind: "text", text: "The answer.", chunks: 2 },
       { kind: "error", status: 400, message: "context too long" }
     ])
@@ -184,6 +184,15 @@ describe("alisio run's progress and results (end to end)", () => {
       "alisio: --output-last-message: the folder of missing/answer.txt does not exist\n"
     )
     assert.isFalse(existsSync(join(sandbox.workspace, "missing")))
+
+    // A folder is refused before the run, not after it has spent its tokens.
+    const requests = server.requests.length
+    const folder = await sandbox.run(["run", "--output-last-message", ".", "say it"])
+    assert.deepStrictEqual(
+      [folder.code, folder.stderr],
+      [2, "alisio: --output-last-message: . is a folder; give the path of a file to write\n"]
+    )
+    assert.strictEqual(server.requests.length, requests)
   })
 
   it("EV-1 --json --final prints one JSON object with the outcome, Schema-encoded", async () => {

@@ -1,3 +1,4 @@
+import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { LanguageModelService } from "@alisio/domain/LanguageModel"
@@ -34,9 +35,19 @@ export interface Setup {
   readonly layers: ReadonlyArray<Config.ConfigLayer>
 }
 
+/** `--cwd` names the workspace: a folder that is not there is a mistake, not an empty workspace. */
+const checkWorkspace = (given: string, cwd: string): Effect.Effect<void, CliError> => {
+  const stat = fs.statSync(cwd, { throwIfNoEntry: false })
+  if (stat === undefined) return Effect.fail(usageError(`--cwd ${given}: no such folder`))
+  if (!stat.isDirectory()) return Effect.fail(usageError(`--cwd ${given}: not a folder`))
+  return Effect.void
+}
+
 /** Resolves the workspace and paths and loads the configuration; prints its warnings once. */
 export const loadSetup = (options: {
   readonly cwd?: string
+  /** The folder is only a key (`sessions list --cwd` of a folder since removed): it need not exist. */
+  readonly cwdMayBeGone?: boolean
   readonly trustProject?: boolean
   readonly flags?: Config.ConfigFlags
   /** Read the project's `.mcp.json` too (commands that start MCP servers: run, mcp). */
@@ -44,6 +55,7 @@ export const loadSetup = (options: {
 }): Effect.Effect<Setup, CliError, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const cwd = path.resolve(options.cwd ?? process.cwd())
+    if (options.cwd !== undefined && options.cwdMayBeGone !== true) yield* checkWorkspace(options.cwd, cwd)
     const paths = yield* Paths.make
     const loaded = yield* Config.make({
       globalFile: paths.globalConfigFile,

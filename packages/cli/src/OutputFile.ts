@@ -11,7 +11,7 @@ import { CliError, ExitCode, usageError } from "./CliError.js"
 const reason = (cause: unknown): string =>
   typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : String(cause)
 
-/** Fails before the run when the file could not be written after it: its folder must exist. */
+/** Fails before the run when the file could not be written after it: its folder must exist, and it must not be one. */
 export const checkFolder = (file: string): Effect.Effect<void, CliError> =>
   Effect.tryPromise({
     try: () => stat(path.dirname(path.resolve(file))),
@@ -20,6 +20,14 @@ export const checkFolder = (file: string): Effect.Effect<void, CliError> =>
     Effect.filterOrFail(
       (folder) => folder.isDirectory(),
       () => usageError(`--output-last-message: ${path.dirname(file)} is not a folder`)
+    ),
+    Effect.zipRight(
+      Effect.promise(() => stat(path.resolve(file)).catch(() => undefined)).pipe(
+        Effect.filterOrFail(
+          (existing) => existing === undefined || !existing.isDirectory(),
+          () => usageError(`--output-last-message: ${file} is a folder; give the path of a file to write`)
+        )
+      )
     ),
     Effect.asVoid
   )

@@ -24,7 +24,7 @@ export const withStore = (
   options: { readonly cwd?: string | undefined } = {}
 ) =>
   Effect.gen(function* () {
-    const setup = yield* loadSetup(options.cwd === undefined ? {} : { cwd: options.cwd })
+    const setup = yield* loadSetup(options.cwd === undefined ? {} : { cwd: options.cwd, cwdMayBeGone: true })
     const reconciled = (store: SessionStore["Type"]) =>
       store.interruptRuns === undefined ? Effect.void : store.interruptRuns()
     yield* Effect.flatMap(SessionStore, (store) => Effect.zipRight(reconciled(store), body(store, setup))).pipe(
