@@ -43,6 +43,15 @@ export const make = (options: EditOptions = {}): Tool => {
         }
         const target = yield* resolvePath(context, input.path)
         const stat = yield* tryFs(target.display, () => fs.stat(target.real))
+        if (stat.isDirectory()) {
+          return yield* new ToolError({ message: `${target.display} is a directory; edit changes files` })
+        }
+        // Reading a pipe would wait for a writer, and a device like /dev/zero never ends.
+        if (!stat.isFile()) {
+          return yield* new ToolError({
+            message: `${target.display} is not a regular file (a device, pipe or socket); edit changes text files only`
+          })
+        }
         if (stat.size > maxFileBytes) {
           return yield* new ToolError({
             message:

@@ -22,6 +22,9 @@ export const make = (): Tool =>
     input: Input,
     run: (input, context) =>
       Effect.gen(function* () {
+        if (/[\\/]$/.test(input.path)) {
+          return yield* new ToolError({ message: `${input.path} names a folder; give a file path` })
+        }
         const target = yield* resolvePath(context, input.path)
         const existing = yield* Effect.promise(() =>
           fs.stat(target.real).then(
@@ -31,6 +34,12 @@ export const make = (): Tool =>
         )
         if (existing?.isDirectory() === true) {
           return yield* new ToolError({ message: `${target.display} is a directory; give a file path` })
+        }
+        // The rename that makes the write atomic would put a file in place of a device, pipe or socket.
+        if (existing !== undefined && !existing.isFile()) {
+          return yield* new ToolError({
+            message: `${target.display} is not a regular file (a device, pipe or socket); write replaces files only`
+          })
         }
         // Writing through the real path keeps a symlink pointing at the file it names.
         yield* writeFileAtomic(target.real, target.display, input.content)

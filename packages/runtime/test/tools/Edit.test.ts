@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import * as path from "node:path"
 import * as Edit from "@alisio/runtime/tools/Edit"
 import { assert, describe, it } from "@effect/vitest"
@@ -129,6 +130,23 @@ describe("edit", () => {
       assert.include(
         yield* callFails(Edit.make(), { path: "b.bin", old_string: "a", new_string: "b" }, context),
         "binary"
+      )
+    })
+  )
+
+  it.scoped("TL-1 a folder or a pipe is refused before it is read (a pipe would wait for a writer for ever)", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "sub/a.txt": "abc" })
+      execFileSync("mkfifo", [path.join(dir, "queue")])
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(
+        yield* callFails(Edit.make(), { path: "queue", old_string: "a", new_string: "b" }, context),
+        "queue is not a regular file (a device, pipe or socket); edit changes text files only"
+      )
+      assert.strictEqual(
+        yield* callFails(Edit.make(), { path: "sub", old_string: "a", new_string: "b" }, context),
+        "sub is a directory; edit changes files"
       )
     })
   )

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Write from "@alisio/runtime/tools/Write"
@@ -53,11 +54,30 @@ describe("write", () => {
         yield* callFails(Write.make(), { path: "sub", content: "x" }, context),
         "sub is a directory; give a file path"
       )
-      assert.include(
+      assert.strictEqual(
         yield* callFails(Write.make(), { path: "sub/file.txt/inner", content: "x" }, context),
-        "sub/file.txt/inner"
+        "sub/file.txt/inner: a part of the path is not a directory"
       )
+      assert.strictEqual(
+        yield* callFails(Write.make(), { path: "made/", content: "x" }, context),
+        "made/ names a folder; give a file path"
+      )
+      assert.deepStrictEqual(yield* Effect.promise(() => fs.readdir(dir)), ["sub"], "nothing was made")
       assert.include(yield* callFails(Write.make(), { path: "x.txt" }, context), "Invalid arguments for write")
+    })
+  )
+
+  it.scoped("TL-1 a pipe (or device, or socket) is never replaced by a file", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const fifo = path.join(dir, "queue")
+      execFileSync("mkfifo", [fifo])
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(
+        yield* callFails(Write.make(), { path: "queue", content: "x" }, context),
+        "queue is not a regular file (a device, pipe or socket); write replaces files only"
+      )
+      assert.isTrue((yield* Effect.promise(() => fs.lstat(fifo))).isFIFO(), "still a pipe")
     })
   )
 

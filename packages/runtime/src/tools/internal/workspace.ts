@@ -110,7 +110,7 @@ export const fsError =
           ? `permission denied: ${display}`
           : code === "EISDIR"
             ? `${display} is a directory`
-            : code === "ENOTDIR"
+            : code === "ENOTDIR" || (code === "EEXIST" && (error as { readonly syscall?: string }).syscall === "mkdir")
               ? `${display}: a part of the path is not a directory`
               : code === "ENOSPC"
                 ? `no space left on the device writing ${display}`
