@@ -199,12 +199,20 @@ export const fromFlags = (flags: ConfigFlags): ConfigFile => {
 
 /** Reads a configuration file; a missing file is an empty configuration. */
 const readFile = (fs: FileSystem.FileSystem, file: string) =>
-  fs.readFileString(file).pipe(
+  fs.stat(file).pipe(
+    // A link to a device or a pipe (a cloned project's `config.yaml -> /dev/zero`) would never end.
+    Effect.filterOrFail(
+      (info) => info.type === "File",
+      () => new ConfigError({ message: `${file}: not a regular file; a configuration file must be one`, file })
+    ),
+    Effect.zipRight(fs.readFileString(file)),
     Effect.map(Option.some),
     Effect.catchAll((error) =>
-      error._tag === "SystemError" && error.reason === "NotFound"
-        ? Effect.succeed(Option.none<string>())
-        : Effect.fail(new ConfigError({ message: `${file}: cannot be read (${error.message})`, file }))
+      error._tag === "ConfigError"
+        ? Effect.fail(error)
+        : error._tag === "SystemError" && error.reason === "NotFound"
+          ? Effect.succeed(Option.none<string>())
+          : Effect.fail(new ConfigError({ message: `${file}: cannot be read (${error.message})`, file }))
     )
   )
 

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -216,6 +217,19 @@ describe("Config", () => {
         projectError.message,
         `${project.projectFile}:2:10: approvals.write: expected "approve", "ask" or "deny", got "sometimes"`
       )
+    })
+  )
+
+  it.scoped("CFG-1 a trusted project's config linked to a pipe fails in one line instead of waiting for ever", () =>
+    Effect.gen(function* () {
+      const files = yield* setup({})
+      const fifo = path.join(path.dirname(files.globalFile), "queue")
+      yield* Effect.promise(() => fs.mkdir(path.dirname(files.projectFile), { recursive: true }))
+      yield* Effect.promise(() => fs.mkdir(path.dirname(fifo), { recursive: true }))
+      execFileSync("mkfifo", [fifo])
+      yield* Effect.promise(() => fs.symlink(fifo, files.projectFile))
+      const error = yield* loadError({ ...files, trustProject: true })
+      assert.strictEqual(error.message, `${files.projectFile}: not a regular file; a configuration file must be one`)
     })
   )
 

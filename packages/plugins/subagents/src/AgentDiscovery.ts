@@ -55,6 +55,16 @@ const agentFiles = (dir: string) =>
       .sort()
   )
 
+/** A file's text; nothing for a link to a device or pipe (`/dev/zero` never ends, a pipe never opens). */
+const readRegularFile = (file: string): Promise<string | undefined> =>
+  fs
+    .stat(file)
+    .then(
+      (stat) => (stat.isFile() ? fs.readFile(file, "utf8") : undefined),
+      () => undefined
+    )
+    .catch(() => undefined)
+
 /** Reads every definition in the discovery order; the first of each name wins. */
 export const discoverAgents = (input: DiscoveryInput): Effect.Effect<Discovered> =>
   Effect.gen(function* () {
@@ -87,7 +97,7 @@ export const discoverAgents = (input: DiscoveryInput): Effect.Effect<Discovered>
     for (const { dir, source } of folders) {
       for (const file of yield* agentFiles(dir)) {
         watched.push(file)
-        const text = yield* Effect.promise(() => fs.readFile(file, "utf8").catch(() => undefined))
+        const text = yield* Effect.promise(() => readRegularFile(file))
         if (text === undefined) continue
         parse ??= (yield* Effect.promise(() => import("./AgentDefinition.js"))).parseAgentFile
         const parsed = parse(file, text, source)

@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { formatDiagnostic } from "@alisio/plugin-subagents/AgentDefinition"
@@ -38,6 +39,27 @@ const layout = Effect.gen(function* () {
 })
 
 describe("agent discovery", () => {
+  it.scoped("CH-4 an agent file linked to a pipe is passed over; the others are found", () =>
+    Effect.gen(function* () {
+      const root = yield* tempDir
+      const agents = path.join(root, "config", "agents")
+      agent(agents, "real.md", "a real one")
+      execFileSync("mkfifo", [path.join(root, "queue")])
+      symlinkSync(path.join(root, "queue"), path.join(agents, "piped.md"))
+      const found = yield* discoverAgents({
+        cwd: path.join(root, "project"),
+        configHome: path.join(root, "config"),
+        homeDir: path.join(root, "home"),
+        pluginRoots: [],
+        trustProject: false
+      })
+      assert.deepStrictEqual(
+        found.agents.filter((a) => a.source === "user").map((a) => a.name),
+        ["real"]
+      )
+    })
+  )
+
   it.scoped(
     "CH-4 first found wins: the trusted project, <config>/agents, ~/.claude/agents, plugins, then builtins",
     () =>
