@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { CommandCatalog, expandTemplate } from "@alisio/runtime/CommandCatalog"
@@ -55,6 +56,24 @@ describe("prompt templates", () => {
           prompt: "Look at y.ts again."
         })
         assert.deepStrictEqual(yield* catalog.diagnostics, [])
+      }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+    })
+  )
+
+  it.scoped("CMD-1 a template linked to a pipe is passed over instead of blocking the catalog", () =>
+    Effect.gen(function* () {
+      const folders = foldersIn(yield* tempDir)
+      write(prompts(folders.config, "plain.md"), "# Explain the architecture\n")
+      const fifo = path.join(folders.config, "queue")
+      execFileSync("mkfifo", [fifo])
+      fs.symlinkSync(fifo, prompts(folders.config, "piped.md"))
+      yield* Effect.gen(function* () {
+        const catalog = yield* CommandCatalog
+        assert.strictEqual((yield* catalog.resolve("plain")).description, "Explain the architecture")
+        assert.deepStrictEqual(yield* catalog.execute("plain", ""), {
+          _tag: "Prompt",
+          prompt: "# Explain the architecture"
+        })
       }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
     })
   )

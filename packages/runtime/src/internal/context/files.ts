@@ -12,6 +12,8 @@ export const readPrefix = (
   Effect.promise(async () => {
     let handle: fs.FileHandle | undefined
     try {
+      // Checked before the open, which would wait for a writer if the file were a pipe.
+      if (!(await fs.stat(file)).isFile()) return undefined
       handle = await fs.open(file, "r")
       const stat = await handle.stat()
       if (!stat.isFile()) return undefined
