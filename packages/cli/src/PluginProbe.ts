@@ -9,6 +9,8 @@ import * as path from "node:path"
 
 const listsPlugins = (file: string): boolean => {
   try {
+    // A link to a pipe or device would block or never end.
+    if (fs.statSync(file, { throwIfNoEntry: false })?.isFile() !== true) return false
     return /^plugins\s*:/m.test(fs.readFileSync(file, "utf8"))
   } catch {
     return false

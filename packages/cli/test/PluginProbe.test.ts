@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
@@ -47,5 +48,12 @@ describe("PluginProbe", () => {
     const elsewhere = join(root, "elsewhere")
     mkdirSync(elsewhere)
     assert.isFalse(mayLoadExternalPlugins(["run", "--trust-project", "--cwd", elsewhere, "hi"], env, project))
+  })
+
+  it("PL-3 a trusted project's config.yaml linked to a pipe is not read (it would block every start)", () => {
+    mkdirSync(join(project, ".alisio"), { recursive: true })
+    execFileSync("mkfifo", [join(root, "queue")])
+    symlinkSync(join(root, "queue"), join(project, ".alisio", "config.yaml"))
+    assert.isFalse(probe("run", "--trust-project", "hi"))
   })
 })

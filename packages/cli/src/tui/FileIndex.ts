@@ -52,7 +52,9 @@ export const walkFiles = async (root: string, limits: FileIndexLimits = defaultL
   const started = performance.now()
   let ignores: ReadonlyArray<Ignore> = []
   try {
-    ignores = parseGitignore(await fs.readFile(path.join(root, ".gitignore"), "utf8"))
+    // A cloned repository may hold `.gitignore` as a link to a device (`/dev/zero` never ends).
+    const gitignore = path.join(root, ".gitignore")
+    if ((await fs.stat(gitignore)).isFile()) ignores = parseGitignore(await fs.readFile(gitignore, "utf8"))
   } catch {
     ignores = []
   }

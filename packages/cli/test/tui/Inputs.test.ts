@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -64,6 +65,19 @@ describe("TUI inputs", () => {
     } finally {
       fs.rmSync(root, { recursive: true, force: true })
       fs.rmSync(outside, { recursive: true, force: true })
+    }
+  })
+
+  it("UI-1 TL-5 a .gitignore linked to a pipe is passed over: the walk still lists the files", async () => {
+    const root = tempDir()
+    try {
+      fs.writeFileSync(path.join(root, "README.md"), "")
+      execFileSync("mkfifo", [path.join(root, "queue")])
+      fs.symlinkSync(path.join(root, "queue"), path.join(root, ".gitignore"))
+      const files = await walkFiles(root)
+      assert.include(files, "README.md")
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
     }
   })
 
