@@ -129,14 +129,20 @@ describe("bash", () => {
     })
   )
 
-  it.scoped("TL-1 rejects a bad timeout argument", () =>
+  it.scoped("TL-1 rejects a bad timeout argument and a blank command, before anyone is asked to approve them", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
       const test = yield* makeContext(dir)
+      const bash = Bash.make()
       assert.include(
-        yield* callFails(Bash.make(), { command: "true", timeout_ms: -1 }, test.context),
+        yield* callFails(bash, { command: "true", timeout_ms: -1 }, test.context),
         "Invalid arguments for bash"
       )
+      for (const command of ["", "  \n"]) {
+        assert.include(yield* callFails(bash, { command }, test.context), "must not be blank")
+        assert.include(bash.invalid?.({ command }), "Invalid arguments for bash")
+      }
+      assert.isUndefined(bash.invalid?.({ command: "true" }))
     })
   )
 

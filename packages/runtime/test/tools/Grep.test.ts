@@ -83,6 +83,19 @@ describe("grep", () => {
     })
   )
 
+  it.scoped("TL-1 a final newline ends the last line and adds no empty line to match", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "a.txt": "one\n\nthree\n", "b.txt": "no newline" })
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(yield* call(Grep.make(), { pattern: "^$" }, context), "a.txt:2: ")
+      assert.strictEqual(
+        yield* call(Grep.make(), { pattern: "" }, context),
+        "a.txt:1: one\na.txt:2: \na.txt:3: three\nb.txt:1: no newline"
+      )
+    })
+  )
+
   it.scoped("TL-1 rejects an invalid regular expression", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir

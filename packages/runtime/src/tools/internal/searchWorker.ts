@@ -39,7 +39,9 @@ parentPort.on("message", (job) => {
     let f = 0
     search: for (; f < job.files.length; f++) {
       const lines = decoder.decode(job.files[f]).split("\\n")
-      for (let i = 0; i < lines.length; i++) {
+      // A final newline ends the last line; it does not start an empty one.
+      const count = lines[lines.length - 1] === "" ? lines.length - 1 : lines.length
+      for (let i = 0; i < count; i++) {
         const line = lines[i]
         if (!regex.test(line)) continue
         if (matches.length >= job.remaining) {
