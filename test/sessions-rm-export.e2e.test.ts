@@ -225,7 +225,22 @@ describe("alisio sessions rm and export (end to end)", () => {
     assert.strictEqual(readFileSync(file, "utf8"), md, "a .md file means Markdown")
     const bad = await sandbox.run(["sessions", "export", parent.shortId, "--format", "pdf"])
     assert.strictEqual(bad.code, 2)
-    assert.include(bad.stderr, "(see alisio sessions export --help)")
-    assert.lengthOf(bad.stderr.trim().split("\n"), 1)
+    assert.strictEqual(
+      bad.stderr,
+      'alisio: --format: "pdf" is not one of jsonl, md (see alisio sessions export --help)\n',
+      "the message names the flag and the value"
+    )
+
+    // A file that could not be written is a usage error found before the export, not after it.
+    const folder = await sandbox.run(["sessions", "export", parent.shortId, "-o", sandbox.workspace])
+    assert.strictEqual(folder.code, 2)
+    assert.strictEqual(
+      folder.stderr,
+      `alisio: --output: ${sandbox.workspace} is a folder; give the path of a file to write\n`
+    )
+    const missing = join(sandbox.workspace, "gone", "x.md")
+    const nowhere = await sandbox.run(["sessions", "export", parent.shortId, "-o", missing])
+    assert.strictEqual(nowhere.code, 2)
+    assert.strictEqual(nowhere.stderr, `alisio: --output: the folder of ${missing} does not exist\n`)
   })
 })

@@ -56,6 +56,21 @@ export const count = (name: string, description: string, min: number) =>
     Options.optional
   )
 
+/** One of `values`; a mistake names the flag and the values (@effect/cli's choice error names neither flag nor value). */
+export const choice = <const A extends string>(name: string, values: ReadonlyArray<A>, description: string) =>
+  Options.text(name).pipe(
+    Options.withPseudoName(values.join("|")),
+    Options.withDescription(description),
+    Options.mapEffect((text) =>
+      values.includes(text as A)
+        ? Effect.succeed(text as A)
+        : Effect.fail(
+            ValidationError.invalidValue(HelpDoc.p(`--${name}: "${text}" is not one of ${values.join(", ")}`))
+          )
+    ),
+    Options.optional
+  )
+
 export const json = Options.boolean("json").pipe(Options.withDescription("Write JSON (JSONL for streams) on stdout"))
 
 export const pluginOption = Options.text("plugin").pipe(

@@ -11,35 +11,41 @@ import { CliError, ExitCode, usageError } from "./CliError.js"
 const reason = (cause: unknown): string =>
   typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : String(cause)
 
-/** Fails before the run when the file could not be written after it: its folder must exist, and it must not be one. */
-export const checkFolder = (file: string): Effect.Effect<void, CliError> =>
+/**
+ * Fails before the work when its file could not be written after it: its folder must exist, and it
+ * must not be one. `flag` names the option in the message.
+ */
+export const checkFolder = (file: string, flag = "--output-last-message"): Effect.Effect<void, CliError> =>
   Effect.tryPromise({
     try: () => stat(path.dirname(path.resolve(file))),
-    catch: () => usageError(`--output-last-message: the folder of ${file} does not exist`)
+    catch: () => usageError(`${flag}: the folder of ${file} does not exist`)
   }).pipe(
     Effect.filterOrFail(
       (folder) => folder.isDirectory(),
-      () => usageError(`--output-last-message: ${path.dirname(file)} is not a folder`)
+      () => usageError(`${flag}: ${path.dirname(file)} is not a folder`)
     ),
     Effect.zipRight(
       Effect.promise(() => stat(path.resolve(file)).catch(() => undefined)).pipe(
         Effect.filterOrFail(
           (existing) => existing === undefined || !existing.isDirectory(),
-          () => usageError(`--output-last-message: ${file} is a folder; give the path of a file to write`)
+          () => usageError(`${flag}: ${file} is a folder; give the path of a file to write`)
         )
       )
     ),
     Effect.asVoid
   )
 
-/** Writes `text` to `file` through a temporary file renamed over it, so no reader sees half of it. */
-export const writeAtomically = (file: string, text: string): Effect.Effect<void, CliError> =>
+/**
+ * Writes `text` to `file` through a temporary file renamed over it, so no reader sees half of it;
+ * `mode` is the new file's (the umask applies).
+ */
+export const writeAtomically = (file: string, text: string, mode = 0o666): Effect.Effect<void, CliError> =>
   Effect.tryPromise({
     try: async () => {
       const target = path.resolve(file)
       const temp = path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.tmp`)
       try {
-        const handle = await open(temp, "wx")
+        const handle = await open(temp, "wx", mode)
         try {
           await handle.writeFile(text)
           await handle.sync()

@@ -1,12 +1,11 @@
-import { writeFile } from "node:fs/promises"
 import * as path from "node:path"
 import type { StoreError } from "@alisio/domain/Errors"
 import { encodeRunEvent } from "@alisio/domain/RunEvent"
 import type { Session, SessionStoreService } from "@alisio/runtime/SessionStore"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { CliError, ExitCode } from "./CliError.js"
 import { conversation, renderMarkdown } from "./Conversation.js"
+import { checkFolder, writeAtomically } from "./OutputFile.js"
 import { localTime } from "./RelativeTime.js"
 import { displayTitle } from "./SessionRecords.js"
 import { withStore } from "./SessionsCommand.js"
@@ -69,6 +68,7 @@ export const exportSession = (flags: {
 }) =>
   withStore((store) =>
     Effect.gen(function* () {
+      if (Option.isSome(flags.output)) yield* checkFolder(flags.output.value, "--output")
       const session = yield* findSession(store, flags.sessionId)
       const format = Option.getOrElse(flags.format, () =>
         Option.isSome(flags.output) && /\.(md|markdown)$/i.test(flags.output.value) ? "md" : "jsonl"
@@ -80,14 +80,8 @@ export const exportSession = (flags: {
         return
       }
       const file = path.resolve(flags.output.value)
-      yield* Effect.tryPromise({
-        try: () => writeFile(file, text, { mode: 0o600 }),
-        catch: (error) =>
-          new CliError({
-            message: `Could not write ${file}: ${(error as NodeJS.ErrnoException).message}`,
-            exitCode: ExitCode.failed
-          })
-      })
+      // A transcript may hold secrets a tool printed: only its owner reads it.
+      yield* writeAtomically(file, text, 0o600)
       process.stderr.write(`alisio: exported ${shortId(session.id)} to ${file} (${format})\n`)
     })
   )

@@ -13,7 +13,7 @@ import { usageError } from "./CliError.js"
 import { docs } from "./CommandDocs.js"
 import * as CommandLine from "./CommandLine.js"
 import { runAtEdge } from "./Edge.js"
-import { count, disablePluginOption, json, pluginOption, runFlags, tuiFlags } from "./Flags.js"
+import { choice, count, disablePluginOption, json, pluginOption, runFlags, tuiFlags } from "./Flags.js"
 import * as Help from "./Help.js"
 import { version } from "./Version.js"
 
@@ -55,9 +55,10 @@ const removeFlags = {
 }
 const exportFlags = {
   sessionId,
-  format: Options.choice("format", ["jsonl", "md"]).pipe(
-    Options.withDescription("jsonl: every stored event (as `run --json` streamed them); md: the conversation to read"),
-    Options.optional
+  format: choice(
+    "format",
+    ["jsonl", "md"],
+    "jsonl: every stored event (as `run --json` streamed them); md: the conversation to read"
   ),
   output: Options.text("output").pipe(
     Options.withAlias("o"),
@@ -218,9 +219,10 @@ const mcpAddFlags = {
     Options.withDescription("A remote server's URL (streamable HTTP unless --transport sse) instead of a command"),
     Options.optional
   ),
-  transport: Options.choice("transport", ["http", "sse"]).pipe(
-    Options.withDescription("How to reach the --url: http (streamable HTTP, the default) or sse (the older protocol)"),
-    Options.optional
+  transport: choice(
+    "transport",
+    ["http", "sse"],
+    "How to reach the --url: http (streamable HTTP, the default) or sse (the older protocol)"
   ),
   header: Options.text("header").pipe(
     Options.withPseudoName("name=value"),
