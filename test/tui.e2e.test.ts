@@ -32,6 +32,8 @@ const makeTmux = (tmux: string, socket: string) => {
       if (started.status !== 0) throw new Error(`tmux could not start: ${started.stderr}`)
     },
     keys: (...keys: ReadonlyArray<string>) => run("send-keys", "-t", "ui", ...keys),
+    /** Copies what the program writes to the pane, escape sequences and all, to a shell command. */
+    pipe: (command: string) => run("pipe-pane", "-t", "ui", "-O", command),
     text: (text: string) => run("send-keys", "-t", "ui", "-l", text),
     /** The whole pane, its scrollback included. */
     screen: () => run("capture-pane", "-p", "-t", "ui", "-S", "-").stdout,
@@ -609,6 +611,36 @@ if (tmuxPath === undefined) {
           shown.runs.map((run) => run.status),
           ["cancelled"]
         )
+      } finally {
+        tmux.kill()
+        await server.close()
+        sandbox.cleanup()
+      }
+    }, 60_000)
+
+    it("CLI-1 --cwd naming no folder is refused before the interface draws anything", async () => {
+      const server = await startOpenAiServer({ replyFor: makeReplies() })
+      const sandbox = makeSandbox(server.baseURL)
+      const tmux = makeTmux(tmuxBin, `alisio-e2e-cwd-${process.pid}`)
+      const go = join(sandbox.workspace, "..", "go")
+      const raw = join(sandbox.workspace, "..", "pane.raw")
+      const env = Object.entries({ ...sandbox.env, TERM: "xterm-256color" })
+        .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`)
+        .join(" ")
+      try {
+        // The pane waits for `go` so that every byte alisio writes reaches pipe-pane's file.
+        tmux.start(
+          `until [ -e ${shellQuote(go)} ]; do sleep 0.02; done; env -i ${env} ${shellQuote(process.execPath)} ${shellQuote(cliBin)} --cwd gone; ${afterExit}`,
+          sandbox.workspace
+        )
+        tmux.pipe(`cat > ${shellQuote(raw)}`)
+        writeFileSync(go, "")
+        const shown = await waitFor(tmux.screen, "ALISIO EXITED 2")
+        assert.include(shown, "alisio: --cwd gone: no such folder")
+        const written = readFileSync(raw, "utf8")
+        assert.include(written, "alisio: --cwd gone: no such folder")
+        assert.notInclude(written, "\u001b[?2004h", "the terminal was never switched to the interface's modes")
+        assert.notInclude(written, "ctrl-d exit", "no frame was drawn")
       } finally {
         tmux.kill()
         await server.close()

@@ -1,4 +1,3 @@
-import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { LanguageModelService } from "@alisio/domain/LanguageModel"
@@ -25,6 +24,7 @@ import { cacheHome } from "./CacheHome.js"
 import { CliError, ExitCode, usageError } from "./CliError.js"
 import { hostOptions, noPluginFlags, type PluginFlags, pluginHostLayer } from "./Plugins.js"
 import { version } from "./Version.js"
+import { checkWorkspace } from "./WorkspaceFlag.js"
 
 /** Where a command runs and with what configuration. */
 export interface Setup {
@@ -33,14 +33,6 @@ export interface Setup {
   readonly config: Config.ConfigFile
   /** The layers the configuration merges, weakest first (where a setting comes from). */
   readonly layers: ReadonlyArray<Config.ConfigLayer>
-}
-
-/** `--cwd` names the workspace: a folder that is not there is a mistake, not an empty workspace. */
-const checkWorkspace = (given: string, cwd: string): Effect.Effect<void, CliError> => {
-  const stat = fs.statSync(cwd, { throwIfNoEntry: false })
-  if (stat === undefined) return Effect.fail(usageError(`--cwd ${given}: no such folder`))
-  if (!stat.isDirectory()) return Effect.fail(usageError(`--cwd ${given}: not a folder`))
-  return Effect.void
 }
 
 /** Resolves the workspace and paths and loads the configuration; prints its warnings once. */

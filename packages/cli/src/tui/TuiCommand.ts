@@ -11,6 +11,7 @@ import * as Option from "effect/Option"
 import { usageError } from "../CliError.js"
 import type { TuiFlags } from "../Flags.js"
 import { limitsOf } from "../LimitFlags.js"
+import { checkWorkspace } from "../WorkspaceFlag.js"
 import { makeFront } from "./Front.js"
 import { historyFile, openHistory } from "./History.js"
 import { mark } from "./LaunchTrace.js"
@@ -89,6 +90,7 @@ export const tuiCommand = (flags: TuiFlags) =>
     }
     const limits = limitsOf(flags)
     const cwd = path.resolve(Option.isSome(flags.cwd) ? flags.cwd.value : process.cwd())
+    if (Option.isSome(flags.cwd)) yield* checkWorkspace(flags.cwd.value, cwd)
     const paths = yield* Paths.make
     const color = colorFor(true)
     const unicode = unicodeFor()
