@@ -5,6 +5,7 @@
 import { OutputTruncatedError } from "@alisio/domain/Errors"
 import type { KnownRunEvent } from "@alisio/domain/RunEvent"
 import { isTerminalType } from "@alisio/domain/RunEvent"
+import { defineTool, textResult } from "@alisio/domain/Tool"
 import * as Fake from "@alisio/providers/FakeProvider"
 import * as HumanWaits from "@alisio/runtime/HumanWaits"
 import * as Interaction from "@alisio/runtime/Interaction"
@@ -22,8 +23,10 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
+import { ProgressGate } from "../src/internal/progressGate.js"
 import { isWholeArguments } from "../src/internal/truncation.js"
 import { layerFailing } from "./helpers/failingStore.js"
 import {
@@ -539,6 +542,80 @@ describe("TL-2 no one approves a call that cannot run", () => {
       )
     )
   )
+})
+
+describe("EV-3 a call's progress is bounded", () => {
+  const line = `${"x".repeat(99)}\n`
+  /** `flood`: streams `chunks` pieces of 62 500 characters at once, then the line a command ends with. */
+  const flood = defineTool({
+    name: "flood",
+    description: "Prints a lot.",
+    effect: "read",
+    input: Schema.Struct({ chunks: Schema.Number }),
+    run: ({ chunks }, context) =>
+      Effect.gen(function* () {
+        for (let i = 0; i < chunks; i++) yield* context.progress(line.repeat(625))
+        yield* context.progress("build failed at step 9\n")
+        return textResult("flooded")
+      })
+  })
+
+  it.effect(
+    "EV-3 a tool printing faster than anyone reads streams its start, a count of what it left out and its end",
+    () =>
+      Effect.gen(function* () {
+        const events = yield* collect(baseOptions)
+        assertContract(events)
+        const progressOf = (id: string) =>
+          ofType(events, "tool_progress")
+            .filter((e) => e.data.toolCallId === id)
+            .map((e) => e.data.text)
+        const progress = progressOf("c1")
+        // 50 pieces were printed at once: the burst of 1 000 000 characters passes (16 pieces), then
+        // the end of what was left out, from a line's start, after a count of the rest.
+        assert.deepStrictEqual(
+          progress.slice(0, -1),
+          Array.from({ length: 16 }, () => line.repeat(625))
+        )
+        const left = 34 * 62_500 + 23 - 39 * 100 - 23
+        assert.strictEqual(
+          progress.at(-1),
+          `\n[… ${left} characters of output not streamed (too fast to follow) …]\n${line.repeat(39)}build failed at step 9\n`
+        )
+        assert.deepStrictEqual(
+          ofType(events, "tool_call_completed").map((e) => e.data.result),
+          ["flooded", "flooded"],
+          "the results are the tool's own"
+        )
+        // A call that prints little streams all of it.
+        assert.strictEqual(progressOf("c2").join(""), `${line.repeat(625)}build failed at step 9\n`)
+      }).pipe(
+        Effect.provide(
+          runnerLayer({
+            tools: [flood],
+            script: [
+              Fake.callTools({ id: "c1", name: "flood", args: { chunks: 50 } }),
+              Fake.callTools({ id: "c2", name: "flood", args: { chunks: 1 } }),
+              Fake.answer("ok")
+            ]
+          })
+        )
+      )
+  )
+
+  it("EV-3 once the burst is spent, output passes at the steady rate and says what it skipped", () => {
+    const gate = new ProgressGate(100, 10, 20)
+    assert.strictEqual(gate.offer("a".repeat(80), 0), "a".repeat(80))
+    assert.strictEqual(gate.offer("b".repeat(30), 0), undefined, "over the burst")
+    assert.strictEqual(gate.offer("c".repeat(31), 1_000), undefined, "20 + 10 characters a second is not yet 31")
+    assert.strictEqual(
+      gate.offer("d".repeat(30), 2_000),
+      `\n[… 61 characters of output not streamed (too fast to follow) …]\n${"d".repeat(30)}`
+    )
+    assert.strictEqual(gate.end(), undefined, "nothing left out since")
+    assert.strictEqual(gate.offer(`${"e".repeat(15)}\n`, 2_000), undefined, "10 characters are left")
+    assert.strictEqual(gate.end(), `${"e".repeat(15)}\n`, "what was left out is shown whole when it fits the tail")
+  })
 })
 
 describe("EV-1 bounded buffers: back-pressure, never a lost event", () => {

@@ -14,6 +14,7 @@ import { HumanWaits } from "../HumanWaits.js"
 import { type ApprovalAnswer, Interaction } from "../Interaction.js"
 import { SessionStore } from "../SessionStore.js"
 import { allowedInReadOnly } from "../Tools.js"
+import { ProgressGate } from "./progressGate.js"
 
 const EVENT_RESULT_CHARS = 4_000
 
@@ -209,6 +210,9 @@ export const executeToolCall = (
           }
         }
 
+        const emitProgress = (text: string) =>
+          Effect.asVoid(Effect.orDie(run.events.emit("tool_progress", { toolCallId: call.id, text })))
+        const gate = new ProgressGate()
         const context: ToolContext = {
           sessionId: run.sessionId,
           runId: run.runId,
@@ -216,7 +220,10 @@ export const executeToolCall = (
           cwd: run.cwd,
           readOnly: run.readOnly,
           progress: (text) =>
-            Effect.asVoid(Effect.orDie(run.events.emit("tool_progress", { toolCallId: call.id, text }))),
+            Effect.flatMap(Clock.currentTimeMillis, (now) => {
+              const shown = gate.offer(text, now)
+              return shown === undefined ? Effect.void : emitProgress(shown)
+            }),
           approveExternalPath: (path) => {
             const absolute = resolve(run.cwd, path)
             if (isInside(run.cwd, absolute)) return Effect.void
@@ -270,6 +277,8 @@ export const executeToolCall = (
             })
           )
         )
+        const rest = gate.end()
+        if (rest !== undefined) yield* emitProgress(rest)
         return yield* finish(outcome.status, {
           role: "tool",
           toolCallId: call.id,
