@@ -10,19 +10,12 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import { chunk, done, sse as sseEvents } from "../packages/providers/test/support/openAiCompatible.js"
 import * as SseServer from "../packages/providers/test/support/SseServer.js"
 import { echoTool, pingTool } from "../packages/runtime/test/helpers/tools.js"
 
-const sse = (...chunks: ReadonlyArray<unknown>): string =>
-  `${chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("")}data: [DONE]\n\n`
-
-const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
-  id: "chatcmpl-1",
-  object: "chat.completion.chunk",
-  created: 1,
-  model: "local-model",
-  choices: [{ index: 0, delta, finish_reason: finishReason }]
-})
+/** An SSE body of chunks, ended as servers end it. */
+const sse = (...chunks: ReadonlyArray<unknown>): string => sseEvents(...chunks, done)
 
 const usage = (input: number, output: number) => ({
   id: "chatcmpl-1",
