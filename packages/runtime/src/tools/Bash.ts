@@ -11,7 +11,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { OutputBuffer } from "./internal/outputBuffer.js"
 import { type CommandProcess, describeStopped, makeMarker, stopCommand, track } from "./internal/processTree.js"
-import { integerAtLeast, nonBlankString } from "./internal/schema.js"
+import { commandLine, integerAtLeast } from "./internal/schema.js"
 import { type ShellEnvironmentPolicy, shellEnvironment } from "./ShellEnvironment.js"
 
 export interface BashOptions {
@@ -30,7 +30,7 @@ export interface BashOptions {
 }
 
 const Input = Schema.Struct({
-  command: nonBlankString("The command line, run by bash -c in the workspace."),
+  command: commandLine("The command line, run by bash -c in the workspace."),
   timeout_ms: Schema.optional(integerAtLeast(1, "Stop the command after this many milliseconds.")),
   description: Schema.optional(
     Schema.String.annotations({ description: "A few words on what the command does, shown to the person." })

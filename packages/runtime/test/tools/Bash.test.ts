@@ -129,21 +129,27 @@ describe("bash", () => {
     })
   )
 
-  it.scoped("TL-1 rejects a bad timeout argument and a blank command, before anyone is asked to approve them", () =>
-    Effect.gen(function* () {
-      const dir = yield* tempDir
-      const test = yield* makeContext(dir)
-      const bash = Bash.make()
-      assert.include(
-        yield* callFails(bash, { command: "true", timeout_ms: -1 }, test.context),
-        "Invalid arguments for bash"
-      )
-      for (const command of ["", "  \n"]) {
-        assert.include(yield* callFails(bash, { command }, test.context), "must not be blank")
-        assert.include(bash.invalid?.({ command }), "Invalid arguments for bash")
-      }
-      assert.isUndefined(bash.invalid?.({ command: "true" }))
-    })
+  it.scoped(
+    "TL-1 rejects a bad timeout argument, a blank command and a NUL character, before anyone is asked to approve them",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const test = yield* makeContext(dir)
+        const bash = Bash.make()
+        assert.include(
+          yield* callFails(bash, { command: "true", timeout_ms: -1 }, test.context),
+          "Invalid arguments for bash"
+        )
+        for (const command of ["", "  \n"]) {
+          assert.include(yield* callFails(bash, { command }, test.context), "must not be blank")
+          assert.include(bash.invalid?.({ command }), "Invalid arguments for bash")
+        }
+        assert.include(
+          yield* callFails(bash, { command: "echo a\0b" }, test.context),
+          "holds a NUL character (\\u0000), which a command line cannot carry"
+        )
+        assert.isUndefined(bash.invalid?.({ command: "true" }))
+      })
   )
 
   it.scoped("TL-7 setsid, nohup and double forks are found, stopped when the command ends, and named", () =>

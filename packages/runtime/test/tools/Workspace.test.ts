@@ -68,6 +68,24 @@ describe("workspace boundary", () => {
     })
   )
 
+  it.scoped("TL-1 a path holding a NUL character is refused plainly by every tool that takes a path", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "f.txt": "hi\n" })
+      const { context } = yield* makeContext(dir)
+      const refused = '"f\\u0000.txt" holds a NUL character (\\u0000), which no file path can contain'
+      assert.strictEqual(yield* callFails(Read.make(), { path: "f\0.txt" }, context), refused)
+      assert.strictEqual(yield* callFails(Write.make(), { path: "f\0.txt", content: "x" }, context), refused)
+      assert.strictEqual(
+        yield* callFails(Edit.make(), { path: "f\0.txt", old_string: "hi", new_string: "x" }, context),
+        refused
+      )
+      assert.strictEqual(yield* callFails(Ls.make(), { path: "f\0.txt" }, context), refused)
+      assert.strictEqual(yield* callFails(Grep.make(), { pattern: "hi", path: "f\0.txt" }, context), refused)
+      assert.strictEqual(yield* readText(path.join(dir, "f.txt")), "hi\n")
+    })
+  )
+
   it.scoped("TL-5 walking tools list a link leading outside but never enter or read it", () =>
     Effect.gen(function* () {
       const { outside, dir, secret } = yield* escapingWorkspace

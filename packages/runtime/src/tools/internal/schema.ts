@@ -15,3 +15,11 @@ export const nonBlankString = (description: string) =>
   Schema.String.pipe(
     Schema.filter((text) => text.trim().length > 0, { message: () => "must not be blank" })
   ).annotations({ description, jsonSchema: { type: "string", description } })
+
+/** A command line bash can receive: not blank, and free of NUL characters, which no argument can carry. */
+export const commandLine = (description: string) =>
+  nonBlankString(description).pipe(
+    Schema.filter((text) => !text.includes("\0"), {
+      message: () => "holds a NUL character (\\u0000), which a command line cannot carry"
+    })
+  )

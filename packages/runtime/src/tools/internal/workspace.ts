@@ -29,6 +29,11 @@ export interface ResolvedPath {
  */
 export const resolvePath = (context: ToolContext, input: string): Effect.Effect<ResolvedPath, ToolError> =>
   Effect.gen(function* () {
+    if (input.includes("\0")) {
+      return yield* new ToolError({
+        message: `${JSON.stringify(input)} holds a NUL character (\\u0000), which no file path can contain`
+      })
+    }
     const expanded =
       input === "~" ? os.homedir() : input.startsWith("~/") ? path.join(os.homedir(), input.slice(2)) : input
     const absolute = path.resolve(context.cwd, expanded)
