@@ -89,6 +89,15 @@ const makeReplies = () => {
       return afterTool
         ? { kind: "text", text: "The command ended." }
         : { kind: "tool", id: "call_long", name: "bash", args: { command: "sleep 30 & echo $! > sleeper.pid; wait" } }
+    if (prompt.includes("hostile output"))
+      return afterTool
+        ? { kind: "text", text: "Done\u001b]52;c;ZXZpbA==\u0007 here\u001b[2J, \u001b]0;pwned\u0007fine." }
+        : {
+            kind: "tool",
+            id: "call_hostile",
+            name: "bash",
+            args: { command: "printf 'a\\033]52;c;ZXZpbA==\\007b\\033]0;pwned\\007c\\033[31mred\\n'" }
+          }
     if (prompt.includes("write slowly"))
       return { kind: "text", text: "Slowly, word after word, ".repeat(200), chunks: 400, delayMs: 50 }
     return { kind: "text", text: "I did not understand." }
@@ -641,6 +650,42 @@ if (tmuxPath === undefined) {
         assert.include(written, "alisio: --cwd gone: no such folder")
         assert.notInclude(written, "\u001b[?2004h", "the terminal was never switched to the interface's modes")
         assert.notInclude(written, "ctrl-d exit", "no frame was drawn")
+      } finally {
+        tmux.kill()
+        await server.close()
+        sandbox.cleanup()
+      }
+    }, 60_000)
+
+    it("CLI-1 alisio run on a terminal never passes the model's or a command's escape sequences to it", async () => {
+      const server = await startOpenAiServer({ replyFor: makeReplies() })
+      const sandbox = makeSandbox(server.baseURL)
+      const tmux = makeTmux(tmuxBin, `alisio-e2e-escapes-${process.pid}`)
+      const go = join(sandbox.workspace, "..", "go")
+      const raw = join(sandbox.workspace, "..", "pane.raw")
+      const env = Object.entries({ ...sandbox.env, TERM: "xterm-256color" })
+        .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`)
+        .join(" ")
+      try {
+        tmux.start(
+          `until [ -e ${shellQuote(go)} ]; do sleep 0.02; done; env -i ${env} ${shellQuote(process.execPath)} ${shellQuote(cliBin)} run --yes "hostile output"; ${afterExit}`,
+          sandbox.workspace
+        )
+        tmux.pipe(`cat > ${shellQuote(raw)}`)
+        writeFileSync(go, "")
+        const shown = await waitFor(tmux.screen, "ALISIO EXITED 0")
+        assert.include(shown, "abcred", "the command's text shows without its sequences")
+        assert.include(shown, "Done here, fine.")
+        const written = readFileSync(raw, "utf8")
+        for (const sequence of ["\u001b]52;", "\u001b]0;", "\u001b[2J", "\u001b[31m"]) {
+          assert.notInclude(written, sequence, JSON.stringify(sequence))
+        }
+        // `sessions show` prints the stored conversation to read: no sequence either.
+        const listed = await sandbox.run(["sessions", "list", "--json"])
+        const id = (JSON.parse(listed.stdout.trim().split("\n")[0] ?? "{}") as { readonly id?: string }).id
+        const show = await sandbox.run(["sessions", "show", id ?? "?"])
+        assert.include(show.stdout, "Done here, fine.")
+        assert.notInclude(show.stdout, "\u001b")
       } finally {
         tmux.kill()
         await server.close()

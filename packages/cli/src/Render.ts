@@ -1,5 +1,6 @@
 import type { ApprovalKind, KnownRunEvent, RunEventDataMap } from "@alisio/domain/RunEvent"
 import { encodeRunEvent, isTerminalType } from "@alisio/domain/RunEvent"
+import { terminalSafe } from "@alisio/runtime/TerminalText"
 import { formatDuration } from "./Durations.js"
 import { makeProgress, makeStatusLine, type Progress, type StatusLine } from "./Progress.js"
 import { isTerminal, paint } from "./Terminal.js"
@@ -99,8 +100,9 @@ export const writeJsonLine = (event: KnownRunEvent): void => {
   process.stdout.write(`${JSON.stringify(encodeRunEvent(event))}\n`)
 }
 
+/** Event text as one line for a note: never an escape sequence, whatever the stream is. */
 const oneLine = (text: string, max: number): string => {
-  const flat = text.replace(/\s+/g, " ").trim()
+  const flat = terminalSafe(text).replace(/\s+/g, " ").trim()
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 
@@ -137,6 +139,7 @@ export interface TextOptions {
 export const makeTextRenderer = (options: TextOptions): Renderer => {
   const p = paint(process.stderr)
   const stdoutIsTerminal = isTerminal(process.stdout)
+  const stderrIsTerminal = isTerminal(process.stderr)
   let stdoutAtLineStart = true
   let stderrAtLineStart = true
   const stdout = buffered(process.stdout)
@@ -147,8 +150,15 @@ export const makeTextRenderer = (options: TextOptions): Renderer => {
     : undefined
   const out = (text: string) => {
     if (text === "") return
-    // The answer and the progress line share the terminal: the line goes before the answer comes.
-    if (stdoutIsTerminal) status?.clear()
+    // The answer and the progress line share the terminal: the line goes before the answer comes,
+    // and the answer starts on a line of its own after a command's unfinished last line.
+    if (stdoutIsTerminal) {
+      status?.clear()
+      if (!stderrAtLineStart && stderrIsTerminal && stdoutAtLineStart) {
+        process.stderr.write("\n")
+        stderrAtLineStart = true
+      }
+    }
     stdout.write(text)
     stdoutAtLineStart = text.endsWith("\n")
   }
@@ -171,16 +181,18 @@ export const makeTextRenderer = (options: TextOptions): Renderer => {
     progress?.observe(event, now)
     switch (event.type) {
       case "text_delta":
-        return out(event.data.text)
+        // The answer is the model's: on a terminal it may not drive the terminal; in a file it stays whole.
+        return out(stdoutIsTerminal ? terminalSafe(event.data.text) : event.data.text)
       case "tool_call_started":
-        return note(p.dim(`▸ ${event.data.name} ${oneLine(event.data.arguments, 160)}`))
+        return note(p.dim(`▸ ${oneLine(event.data.name, 80)} ${oneLine(event.data.arguments, 160)}`))
       case "tool_progress": {
         if (options.quiet) return
         status?.clear()
         if (!stdoutAtLineStart && stdoutIsTerminal) out("\n")
         stdout.flush()
-        process.stderr.write(p.dim(event.data.text))
-        stderrAtLineStart = event.data.text.endsWith("\n")
+        const text = stderrIsTerminal ? terminalSafe(event.data.text, true) : event.data.text
+        process.stderr.write(p.dim(text))
+        stderrAtLineStart = text.endsWith("\n")
         return
       }
       case "tool_call_completed":
@@ -218,7 +230,7 @@ export const makeTextRenderer = (options: TextOptions): Renderer => {
         return finishAnswer()
       case "run_failed":
         finishAnswer()
-        return err(p.red(`alisio: ${event.data.error}`))
+        return err(p.red(`alisio: ${terminalSafe(event.data.error)}`))
       case "turns_exceeded":
         finishAnswer()
         return err(p.red(`alisio: the run reached its limit of ${event.data.maxTurns} turns`))

@@ -1,6 +1,7 @@
 import type { StoreError } from "@alisio/domain/Errors"
 import type { SessionId } from "@alisio/domain/Ids"
 import type { Session, SessionStoreService } from "@alisio/runtime/SessionStore"
+import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { conversation, renderText } from "./Conversation.js"
@@ -72,6 +73,7 @@ export const showSession = (flags: { readonly json: boolean; readonly sessionId:
         ...renderText(conversation(messages, runs), when),
         ...(children.length === 0 ? [] : ["", "child sessions", ...treeLines(children)])
       ]
-      process.stdout.write(`${lines.join("\n")}\n`)
+      // What the model and the tools wrote, to read: never an escape sequence (--json keeps it all).
+      process.stdout.write(`${terminalSafe(lines.join("\n"))}\n`)
     })
   )

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import type { PluginDiagnostic } from "./PluginHost.js"
+import { terminalSafe } from "./TerminalText.js"
 
 /** A message a plugin sent with `api.ui.notify`. */
 export interface PluginNotification {
@@ -35,14 +36,9 @@ export class PluginUi extends Context.Tag("@alisio/runtime/PluginUi")<
   }
 >() {}
 
-// Escape sequences (CSI, OSC and single-character ones) and other control characters: a plugin
-// must not be able to move the cursor, retitle the terminal or hide text on the user's screen.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
-const escapes = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]|[\x00-\x1f\x7f-\x9f]/g
-
 /** Plugin text made safe for one terminal line: no escape sequences or control characters. */
 export const oneSafeLine = (text: string, max = 500): string => {
-  const flat = text.replace(/\s+/g, " ").replace(escapes, "").trim()
+  const flat = terminalSafe(text).replace(/\s+/g, " ").trim()
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 

@@ -3,13 +3,23 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import { terminalSafe } from "./TerminalText.js"
 
 /** Titles are cut near this many characters. */
 export const TITLE_LENGTH = 60
 
-/** A title from a prompt: its first non-empty line, spaces collapsed, cut at a word near 60 characters. */
+/**
+ * A title from a prompt: its first non-empty line, spaces collapsed, cut at a word near 60
+ * characters. Lists print titles on terminals, so no escape sequence or control character stays.
+ */
 export const fromPrompt = (prompt: string): string => {
-  const line = (prompt.split("\n").find((text) => text.trim() !== "") ?? "").replace(/\s+/g, " ").trim()
+  const line = (
+    terminalSafe(prompt)
+      .split("\n")
+      .find((text) => text.trim() !== "") ?? ""
+  )
+    .replace(/\s+/g, " ")
+    .trim()
   if (line.length <= TITLE_LENGTH) return line
   const cut = line.slice(0, TITLE_LENGTH - 1)
   const space = cut.lastIndexOf(" ")

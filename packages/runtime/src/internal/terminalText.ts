@@ -1,23 +1,14 @@
 // Text for the terminal: plugin output stripped of escape sequences and controls, and lines cut
 // to a number of columns by display width (a wide character takes two).
 
-// CSI (7- and 8-bit); OSC, DCS, SOS, PM and APC up to their terminator, or to the end of the text
-// when unterminated, so their payload never shows; then any other ESC sequence.
-const ESCAPE_SEQUENCES =
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point
-  /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[\s\S]*?(?:\u0007|\u001b\\|\u009c|$)|\u001b[ -/]*[0-~]/g
-
-// C0 and C1 controls, DEL, and the invisible characters that reorder or break lines (bidi controls,
-// line and paragraph separators). Tabs become a space first.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g
+import { CONTROLS, ESCAPE_SEQUENCES } from "../TerminalText.js"
 
 /** Plugin text as plain lines: escape sequences and control characters removed; `\n` splits lines. */
 export const sanitizeLines = (text: string): ReadonlyArray<string> =>
   text
     .replace(ESCAPE_SEQUENCES, "")
     .split("\n")
-    .map((line) => line.replace(/\t/g, " ").replace(CONTROLS, ""))
+    .map((line) => line.replace(/\t/g, " ").replace(CONTROLS, "").replace(/\r/g, ""))
 
 // East Asian Wide and Fullwidth blocks (Unicode 15), coarse but safe.
 const WIDE_RANGES: ReadonlyArray<readonly [number, number]> = [
