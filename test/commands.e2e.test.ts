@@ -47,6 +47,11 @@ const writeConfig = (home: string) => {
     "---\ndescription: Review a file for bugs\nargument-hint: <file>\n---\nReview $1 carefully, line by line. (All: $ARGUMENTS)\n"
   )
   write(join(home, "prompts", "memory.md"), "Remember everything.\n")
+  // YAML's \e and \a: an OSC 52 that would set the clipboard of whoever lists the commands.
+  write(
+    join(home, "prompts", "sneaky.md"),
+    '---\ndescription: "\\e]52;c;ZXZpbA==\\aTidy the \\e[31mimports"\n---\nTidy.\n'
+  )
   write(join(home, "prompts", "broken.md"), "---\ndescription: [never closed\n---\nStill a template.\n")
   write(
     join(home, "skills", "pdf", "SKILL.md"),
@@ -116,6 +121,8 @@ describe("slash commands (end to end)", () => {
       /^\/memory +template +Remember everything\. {2}· shadowed by the plugin command of plugin memory/m
     )
     assert.match(text, /^! .*broken\.md: its front matter is not valid YAML/m)
+    assert.match(text, /^\/sneaky +template +Tidy the imports/m)
+    assert.notInclude(text, "\u001b", "a description cannot drive the terminal")
   })
 
   it("CMD-1 a template from the config folder expands into the prompt the server sees", async () => {

@@ -1,6 +1,7 @@
 import { allSurfaces, CommandListing } from "@alisio/domain/Command"
 import { CommandCatalog, columns } from "@alisio/runtime/CommandCatalog"
 import { formatDiagnostic, SystemContext } from "@alisio/runtime/SystemContext"
+import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -70,7 +71,8 @@ export const listCommands = (flags: {
       if (context.untrusted.length > 0) {
         lines.push(`Not read (the project is not trusted; --trust-project reads them): ${context.untrusted.join(", ")}`)
       }
-      process.stdout.write(`${lines.join("\n")}\n`)
+      // Descriptions come from files a cloned repository may hold: text only.
+      process.stdout.write(`${terminalSafe(lines.join("\n"))}\n`)
     })
     yield* program.pipe(
       Effect.provide(

@@ -2,6 +2,7 @@
 // them, and the global config.yaml edited with its comments kept.
 import * as ConfigEdits from "@alisio/runtime/ConfigEdits"
 import { McpServerReport, McpServers } from "@alisio/runtime/McpServers"
+import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Tools from "@alisio/runtime/Tools"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -62,13 +63,16 @@ export const listServers = (flags: Where & { readonly json: boolean }) =>
       return
     }
     const style = paint(process.stdout)
-    const rows = reports.map((report) => [
-      report.name,
-      report.transport,
-      report.status,
-      report.status === "connected" ? `${report.tools.length} tool${report.tools.length === 1 ? "" : "s"}` : "",
-      report.error ?? report.target
-    ])
+    // A server's error and a command line are shown as text, never as escape sequences.
+    const rows = reports.map((report) =>
+      [
+        report.name,
+        report.transport,
+        report.status,
+        report.status === "connected" ? `${report.tools.length} tool${report.tools.length === 1 ? "" : "s"}` : "",
+        report.error ?? report.target
+      ].map((cell) => terminalSafe(cell).replace(/\s+/g, " "))
+    )
     const widths = [0, 1, 2, 3].map((column) => Math.max(...rows.map((row) => row[column]!.length)))
     for (const [row, report] of rows.map((row, index) => [row, reports[index]!] as const)) {
       const status = pad(row[2]!, widths[2]!)
@@ -133,7 +137,7 @@ export const getServer = (flags: Where & { readonly json: boolean; readonly name
     const style = paint(process.stdout)
     const lines = [style.bold(detail.name)]
     const field = (label: string, value: string | undefined) => {
-      if (value !== undefined && value !== "") lines.push(`  ${pad(label, 10)} ${value}`)
+      if (value !== undefined && value !== "") lines.push(`  ${pad(label, 10)} ${terminalSafe(value)}`)
     }
     field("transport", detail.transport)
     field(detail.transport === "stdio" ? "command" : "url", detail.target)
@@ -148,11 +152,13 @@ export const getServer = (flags: Where & { readonly json: boolean; readonly name
       lines.push(`  tools (${detail.tools.length})`)
       const width = Math.max(...detail.tools.map((tool) => tool.name.length))
       for (const tool of detail.tools) {
-        const about = tool.description.split("\n")[0]!.slice(0, 80)
-        lines.push(`    ${pad(tool.name, width)}  ${pad(tool.effect, 8)}  ${style.dim(about)}`.trimEnd())
+        const about = terminalSafe(tool.description.split("\n")[0]!).slice(0, 80)
+        lines.push(`    ${pad(terminalSafe(tool.name), width)}  ${pad(tool.effect, 8)}  ${style.dim(about)}`.trimEnd())
       }
     }
-    if (detail.prompts.length > 0) lines.push(`  prompts   ${detail.prompts.map((name) => `/${name}`).join(", ")}`)
+    if (detail.prompts.length > 0) {
+      lines.push(`  prompts   ${terminalSafe(detail.prompts.map((name) => `/${name}`).join(", "))}`)
+    }
     process.stdout.write(`${lines.join("\n")}\n`)
   })
 

@@ -4,6 +4,7 @@ import * as Config from "@alisio/runtime/Config"
 import * as ConfigEdits from "@alisio/runtime/ConfigEdits"
 import * as Paths from "@alisio/runtime/Paths"
 import * as Providers from "@alisio/runtime/Providers"
+import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -48,7 +49,7 @@ export const listModels = (flags: { readonly json: boolean }) =>
               model.maxOutputTokens === undefined ? undefined : `max output ${model.maxOutputTokens}`
             ].filter((f) => f !== undefined)
             process.stdout.write(
-              `${isDefault ? "*" : " "} ${entry.id}/${model.id}${facts.length === 0 ? "" : `  (${facts.join(", ")})`}\n`
+              `${isDefault ? "*" : " "} ${entry.id}/${terminalSafe(model.id)}${facts.length === 0 ? "" : `  (${facts.join(", ")})`}\n`
             )
           }
         }

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as PluginHost from "@alisio/runtime/PluginHost"
+import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as YAML from "yaml"
@@ -66,7 +67,8 @@ export const listPlugins = (flags: {
           )
           .join(", ")
       )
-      process.stdout.write(`${lines.join("\n")}\n`)
+      // What a plugin says of itself is text only.
+      process.stdout.write(`${terminalSafe(lines.join("\n"))}\n`)
     })
     yield* program.pipe(Effect.provide(runtimeLayer(setup, { approveAll: false, plugins, quiet: true })))
   })

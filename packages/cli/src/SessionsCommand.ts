@@ -2,6 +2,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import type { SessionLockedError, SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
 import { SessionStore, type SessionSummary } from "@alisio/runtime/SessionStore"
+import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -115,7 +116,7 @@ export const listSessions = (flags: ListFlags) =>
           return
         }
         const now = yield* Clock.currentTimeMillis
-        process.stdout.write(`${table(sessions, now, flags.all)}\n`)
+        process.stdout.write(`${terminalSafe(table(sessions, now, flags.all))}\n`)
         if (found.length > limit) {
           process.stderr.write(`alisio: more sessions than these ${limit}; --limit <n> shows more\n`)
         }
@@ -150,6 +151,6 @@ export const renameSession = (flags: { readonly sessionId: string; readonly titl
       }
       const session = yield* findSession(store, flags.sessionId)
       yield* store.renameSession(session.id, title)
-      process.stdout.write(`${shortId(session.id)}  ${title}\n`)
+      process.stdout.write(`${shortId(session.id)}  ${terminalSafe(title)}\n`)
     })
   )
