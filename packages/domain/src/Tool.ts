@@ -1,6 +1,8 @@
 import type * as Effect from "effect/Effect"
 import * as JSONSchema from "effect/JSONSchema"
+import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { describeArgumentProblems } from "./ArgumentProblems.js"
 import { ToolError } from "./Errors.js"
 import type { RunId, SessionId, ToolCallId } from "./Ids.js"
 import type { ToolResultContent } from "./Message.js"
@@ -97,7 +99,8 @@ export const defineTool = <A, I, R, E = ToolError>(definition: {
   const decode = onFirstCall(() =>
     Schema.decodeUnknownEither(definition.input, { errors: "all", onExcessProperty: "ignore" })
   )
-  const problem = (left: { readonly message: string }) => `Invalid arguments for ${definition.name}: ${left.message}`
+  const problem = (left: ParseResult.ParseError) =>
+    `Invalid arguments for ${definition.name}: ${describeArgumentProblems(left)}. Call it again with arguments that match its input schema.`
   return {
     name: definition.name,
     description: definition.description,

@@ -189,7 +189,7 @@ describe("subagents", () => {
       const missing = results.find((r) => r.toolCallId === "m1")
       const unknown = results.find((r) => r.toolCallId === "u1")
       assert.strictEqual(missing!.status, "error")
-      assert.match(missing!.result, /^Invalid arguments for task: [\s\S]*\["subagent_type"\][\s\S]*is missing/)
+      assert.match(missing!.result, /^Invalid arguments for task: subagent_type is missing\. /)
       assert.match(missing!.result, /\nsubagent_type names the agent to run\. Available: general, explore, plan\.$/)
       assert.strictEqual(unknown!.status, "error")
       assert.strictEqual(unknown!.result, 'Unknown subagent_type "reviewer". Available: general, explore, plan.')

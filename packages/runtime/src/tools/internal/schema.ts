@@ -1,5 +1,13 @@
 import * as Schema from "effect/Schema"
 
+const formatActual = (value: unknown): string => {
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
 /**
  * An integer argument of at least `minimum`. The JSON Schema is written out so models get a
  * plain `{ type: "integer" }` rather than `$ref`s into Effect's definitions.
@@ -7,6 +15,10 @@ import * as Schema from "effect/Schema"
 export const integerAtLeast = (minimum: number, description: string) =>
   Schema.Int.pipe(Schema.greaterThanOrEqualTo(minimum)).annotations({
     description,
+    message: (issue) => ({
+      message: `must be a whole number of at least ${minimum}, got ${formatActual(issue.actual)}`,
+      override: true
+    }),
     jsonSchema: { type: "integer", minimum, description }
   })
 
