@@ -138,7 +138,7 @@ describe("bash", () => {
         const bash = Bash.make()
         assert.include(
           yield* callFails(bash, { command: "true", timeout_ms: -1 }, test.context),
-          "Invalid arguments for bash"
+          "Invalid arguments for bash: timeout_ms must be a whole number of at least 1, got -1."
         )
         for (const command of ["", "  \n"]) {
           assert.include(yield* callFails(bash, { command }, test.context), "must not be blank")
