@@ -67,7 +67,7 @@ export const make = (options: ReadOptions = {}): Tool => {
         const window = yield* readWindow(target.real, target.display, first, count, maxBytes, maxLineLength)
         if (window.lines.length === 0) {
           return yield* new ToolError({
-            message: `${target.display} has ${window.seen} lines; offset ${first} is past the end`
+            message: `${target.display} has ${window.seen} line${window.seen === 1 ? "" : "s"}; offset ${first} is past the end`
           })
         }
         const last = first + window.lines.length - 1

@@ -35,6 +35,11 @@ describe("read", () => {
       assert.include(exactEnd, "[lines 48-50 of 50]")
       const past = yield* callFails(Read.make(), { path: "long.txt", offset: 51 }, context)
       assert.strictEqual(past, "long.txt has 50 lines; offset 51 is past the end")
+      yield* writeFiles(dir, { "one.txt": "only\n" })
+      assert.strictEqual(
+        yield* callFails(Read.make(), { path: "one.txt", offset: 2 }, context),
+        "one.txt has 1 line; offset 2 is past the end"
+      )
     })
   )
 
