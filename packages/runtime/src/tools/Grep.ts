@@ -37,12 +37,9 @@ const Input = Schema.Struct({
   max_results: Schema.optional(integerAtLeast(1, "Stop after this many matching lines."))
 })
 
-// Files go to the search thread in batches: one round trip costs about as much as reading a file.
+// Files go to the search thread, which reads them, in batches: a round trip costs about as much
+// as reading a few files.
 const BATCH_FILES = 256
-const BATCH_BYTES = 1024 * 1024
-
-/** A file waiting for the search thread, or one passed over for its size (counted only if reached). */
-type Pending = { readonly display: string; readonly bytes: Uint8Array } | "too large"
 
 /**
  * `grep` (TL-1): lines matching a regular expression, as `path:line: text`, under a result cap.
@@ -85,63 +82,42 @@ export const make = (options: GrepOptions = {}): Tool => {
         const results: Array<string> = []
         let skippedLarge = 0
         let full = false
-        let pending: Array<Pending> = []
-        let pendingBytes = 0
+        let pending: Array<readonly [absolute: string, display: string]> = []
 
         const flush = Effect.gen(function* () {
           const batch = pending
           pending = []
-          pendingBytes = 0
-          const files = batch.filter((item) => item !== "too large")
-          if (files.length === 0 || full) {
-            if (!full) skippedLarge += batch.length
-            return
-          }
+          if (batch.length === 0 || full) return
           const reply = yield* search.run({
             pattern: input.pattern,
             flags,
-            files: files.map((file) => file.bytes),
+            files: batch.map(([absolute]) => absolute),
             remaining: limit - results.length,
-            maxLineLength
+            maxLineLength,
+            maxFileBytes
           })
           for (const [file, line, head, length] of reply.matches) {
-            results.push(`${files[file]!.display}:${line}: ${clipLine(head, maxLineLength, length)}`)
+            results.push(`${batch[file]![1]}:${line}: ${clipLine(head, maxLineLength, length)}`)
           }
           // Files too large count only up to the file where the search stopped, as a walk would.
-          const stoppedAt = reply.full ? batch.indexOf(files[reply.stoppedAt]!) : batch.length
-          skippedLarge += batch.slice(0, stoppedAt).filter((item) => item === "too large").length
+          skippedLarge += reply.tooLarge
           full = reply.full
         })
 
-        const searchFile = (absolute: string, display: string, size: number): Effect.Effect<void, ToolError> =>
-          Effect.gen(function* () {
-            if (size > maxFileBytes) {
-              pending.push("too large")
-              return
-            }
-            const bytes = yield* Effect.promise(() => fs.readFile(absolute).catch(() => undefined))
-            if (bytes === undefined || looksBinary(bytes.subarray(0, SNIFF_BYTES))) return
-            pending.push({ display, bytes })
-            pendingBytes += bytes.length
-            if (pending.length >= BATCH_FILES || pendingBytes >= BATCH_BYTES) yield* flush
-          })
+        const searchFile = (absolute: string, display: string): Effect.Effect<void, ToolError> => {
+          pending.push([absolute, display])
+          return pending.length >= BATCH_FILES ? flush : Effect.void
+        }
 
         if (stat.isFile()) {
-          yield* searchFile(root.real, root.display, stat.size)
+          yield* searchFile(root.real, root.display)
         } else if (stat.isDirectory()) {
           yield* walk(root.real, root.display, {
             includeIgnored: false,
             visit: (entry) =>
               Effect.gen(function* () {
                 if (entry.kind !== "file" || (filter !== undefined && !filter(entry.relative))) return true
-                const absolute = path.join(root.real, entry.relative)
-                const size = yield* Effect.promise(() =>
-                  fs.stat(absolute).then(
-                    (s) => s.size,
-                    () => 0
-                  )
-                )
-                yield* searchFile(absolute, displayBelow(root, entry.relative), size)
+                yield* searchFile(path.join(root.real, entry.relative), displayBelow(root, entry.relative))
                 return !full
               })
           })

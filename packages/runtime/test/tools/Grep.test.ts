@@ -96,6 +96,28 @@ describe("grep", () => {
     })
   )
 
+  it.scoped("TL-1 a lookahead is tested against each line alone, as without the whole-file pass", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "a.txt": "foo\nbar\n", "b.txt": "foo bar\n" })
+      const { context } = yield* makeContext(dir)
+      // In the whole text "foo" is followed by a newline; in its line, by nothing.
+      assert.strictEqual(yield* call(Grep.make(), { pattern: "foo(?!\\s)" }, context), "a.txt:1: foo")
+      assert.strictEqual(yield* call(Grep.make(), { pattern: "(?<!o )bar$" }, context), "a.txt:2: bar")
+    })
+  )
+
+  it.scoped.skipIf(process.platform !== "linux")("TL-1 a file that reports size 0 (/proc) is read to its end", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const { context } = yield* makeContext(dir, { approveExternal: true })
+      assert.match(
+        yield* call(Grep.make(), { pattern: "^Name:", path: "/proc/self/status" }, context),
+        /^\/proc\/self\/status:1: Name:\s+\S/
+      )
+    })
+  )
+
   it.scoped("TL-1 rejects an invalid regular expression", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir

@@ -4,14 +4,17 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Scope from "effect/Scope"
 
-/** Files for one worker round trip: their bytes (already known to be text) and how to match. */
+/** Files for one worker round trip, read there: their paths and how to match. */
 export interface SearchJob {
   readonly pattern: string
   readonly flags: string
-  readonly files: ReadonlyArray<Uint8Array>
+  /** Absolute paths of regular files, in the order their matches are reported. */
+  readonly files: ReadonlyArray<string>
   /** Matching lines still wanted; one more match beyond them sets `full`. */
   readonly remaining: number
   readonly maxLineLength: number
+  /** Files larger than this are not read, only counted. */
+  readonly maxFileBytes: number
 }
 
 /** A matching line: the file's index in the job, its line number, its head (cut at `maxLineLength`), its length. */
@@ -22,23 +25,90 @@ export interface SearchReply {
   /** A match beyond `remaining` was found, in file `stoppedAt`, where the search stopped. */
   readonly full: boolean
   readonly stoppedAt: number
+  /** Files over `maxFileBytes` before `stoppedAt` (all of the job's when not `full`). */
+  readonly tooLarge: number
 }
 
 // The worker runs this text (`eval`), so it works the same from the sources, the compiled
 // package and the CLI bundle, with nothing to locate on disk. Plain JavaScript, no imports but
 // Node's: a regular expression that backtracks for ever blocks only this thread, which
-// `terminate()` stops.
+// `terminate()` stops. The thread reads the files itself, synchronously: through the main
+// thread's promises each file cost five round trips to libuv's pool, and its bytes a copy; a
+// search of 9 000 files took 3.5 s where GNU grep takes 0.2 s. The binary test is the one of
+// `looksBinary` in files.ts: a NUL byte, or over 10 % control characters, in the first 8 KiB.
 const workerSource = `
 const { parentPort } = require("node:worker_threads")
+const fs = require("node:fs")
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
+const TEXT_CONTROLS = new Set([8, 9, 10, 11, 12, 13, 27])
+const SNIFF = 8192
+const looksBinary = (bytes, length) => {
+  const end = Math.min(length, SNIFF)
+  let control = 0
+  for (let i = 0; i < end; i++) {
+    const byte = bytes[i]
+    if (byte === 0) return true
+    if (byte < 32 && !TEXT_CONTROLS.has(byte)) control++
+  }
+  return end > 0 && control / end > 0.1
+}
+const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK || 0)
+// The bytes of a regular file; "large" past the limit; undefined when unreadable or not a file.
+const readText = (file, maxBytes) => {
+  let fd
+  try {
+    fd = fs.openSync(file, OPEN_FLAGS)
+  } catch {
+    return undefined
+  }
+  try {
+    const stat = fs.fstatSync(fd)
+    if (!stat.isFile()) return undefined
+    if (stat.size > maxBytes) return "large"
+    // Files of /proc report size 0: those are read until their end, in steps.
+    let bytes = Buffer.allocUnsafe(stat.size > 0 ? stat.size : 65536)
+    let length = 0
+    for (;;) {
+      if (length === bytes.length) {
+        if (length >= maxBytes) return "large"
+        const grown = Buffer.allocUnsafe(Math.min(bytes.length * 2, maxBytes + 1))
+        bytes.copy(grown, 0, 0, length)
+        bytes = grown
+      }
+      const read = fs.readSync(fd, bytes, length, bytes.length - length, null)
+      if (read === 0) break
+      length += read
+      if (stat.size > 0 && length === stat.size) break
+    }
+    if (length > maxBytes) return "large"
+    return looksBinary(bytes, length) ? undefined : bytes.subarray(0, length)
+  } catch {
+    return undefined
+  } finally {
+    fs.closeSync(fd)
+  }
+}
 parentPort.on("message", (job) => {
   try {
     const regex = new RegExp(job.pattern, job.flags)
+    // Most files hold no match: one pass over the whole text (^ and $ at each line) rules them out
+    // before it is split into lines. A lookaround may see past a line's end there, so a pattern
+    // with one is tested line by line only.
+    const anyLine = /\\(\\?<?[=!]/.test(job.pattern) ? undefined : new RegExp(job.pattern, job.flags + "m")
     const matches = []
     let full = false
+    let tooLarge = 0
     let f = 0
     search: for (; f < job.files.length; f++) {
-      const lines = decoder.decode(job.files[f]).split("\\n")
+      const bytes = readText(job.files[f], job.maxFileBytes)
+      if (bytes === undefined) continue
+      if (bytes === "large") {
+        tooLarge++
+        continue
+      }
+      const text = decoder.decode(bytes)
+      if (anyLine !== undefined && !anyLine.test(text)) continue
+      const lines = text.split("\\n")
       // A final newline ends the last line; it does not start an empty one.
       const count = lines[lines.length - 1] === "" ? lines.length - 1 : lines.length
       for (let i = 0; i < count; i++) {
@@ -52,7 +122,7 @@ parentPort.on("message", (job) => {
         matches.push([f, i + 1, text.slice(0, job.maxLineLength), text.length])
       }
     }
-    parentPort.postMessage({ matches, full, stoppedAt: f })
+    parentPort.postMessage({ matches, full, stoppedAt: f, tooLarge })
   } catch (error) {
     parentPort.postMessage({ error: String((error && error.message) || error) })
   }
