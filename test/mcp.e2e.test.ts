@@ -473,6 +473,12 @@ describe("MCP servers (end to end)", () => {
     const again = await cli.run(["mcp", "add", "fixture", "--", "node"])
     assert.strictEqual(again.code, 2)
     assert.include(again.stderr, "already in")
+    for (const url of ["not a url", "ftp://127.0.0.1/mcp"]) {
+      const bad = await cli.run(["mcp", "add", "other", "--url", url])
+      assert.strictEqual(bad.code, 2, url)
+      assert.include(bad.stderr, `--url ${url} is not an http:// or https:// address`)
+    }
+    assert.notInclude(readFileSync(file, "utf8"), "other:", "nothing was added")
     const removed = await cli.run(["mcp", "remove", "docs"])
     assert.strictEqual(removed.code, 0, removed.stderr)
     await cli.run(["mcp", "remove", "fixture"])

@@ -178,6 +178,16 @@ const pairsOf = (flag: string, texts: ReadonlyArray<string>) =>
     (pairs) => (pairs.length === 0 ? undefined : Object.fromEntries(pairs))
   )
 
+/** An absolute http(s) URL (one holding `${VAR}` is checked once expanded, when the server starts). */
+const isWebAddress = (text: string): boolean => {
+  try {
+    const url = new URL(text)
+    return url.protocol === "http:" || url.protocol === "https:"
+  } catch {
+    return false
+  }
+}
+
 /** `alisio mcp add <name> -- <command> [args…]` or `--url <url>`: a server in the global config.yaml. */
 export const addServer = (flags: {
   readonly name: string
@@ -202,6 +212,11 @@ export const addServer = (flags: {
     }
     if (command !== undefined && (flags.header.length > 0 || Option.isSome(flags.transport))) {
       return yield* usageError(`--header and --transport are for a server with --url ${remedy}`)
+    }
+    if (Option.isSome(flags.url) && !flags.url.value.includes("${") && !isWebAddress(flags.url.value)) {
+      return yield* usageError(
+        `--url ${flags.url.value} is not an http:// or https:// address; give the server's full URL, e.g. https://example.com/mcp ${remedy}`
+      )
     }
     if (Option.isSome(flags.url) && flags.env.length > 0) {
       return yield* usageError(`--env is for a server started as a command ${remedy}`)
