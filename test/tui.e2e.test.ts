@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
-import { cliBin, makeSandbox } from "./support/cli.js"
+import { type CliSandbox, cliBin, makeSandbox } from "./support/cli.js"
 import { type RecordedRequest, type Reply, startOpenAiServer } from "./support/openaiServer.js"
 
 const tmuxPath = (process.env.PATH ?? "")
@@ -107,6 +107,28 @@ const makeReplies = () => {
 /** Run in the pane once alisio has ended: its exit code, and whether the terminal is back in its cooked mode. */
 const afterExit = `echo "ALISIO EXITED $?"; if stty -a | grep -q -- "-icanon"; then echo "TERMINAL RAW"; else echo "TERMINAL COOKED"; fi; sleep 60`
 
+/** The sandbox's environment as `env -i` arguments of a pane's command line. */
+const paneEnv = (sandbox: CliSandbox, extra: Readonly<Record<string, string>> = {}) =>
+  Object.entries({ ...sandbox.env, TERM: "xterm-256color", ...extra })
+    .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`)
+    .join(" ")
+
+/**
+ * Starts `alisio <args>` in a new pane with every byte it writes to the terminal copied to a file,
+ * escape sequences and all; returns the file. The pane waits until the copy is set up.
+ */
+const launchRecorded = (tmux: ReturnType<typeof makeTmux>, sandbox: CliSandbox, args: string): string => {
+  const go = join(sandbox.workspace, "..", "go")
+  const raw = join(sandbox.workspace, "..", "pane.raw")
+  tmux.start(
+    `until [ -e ${shellQuote(go)} ]; do sleep 0.02; done; env -i ${paneEnv(sandbox)} ${shellQuote(process.execPath)} ${shellQuote(cliBin)} ${args}; ${afterExit}`,
+    sandbox.workspace
+  )
+  tmux.pipe(`cat > ${shellQuote(raw)}`)
+  writeFileSync(go, "")
+  return raw
+}
+
 const occurrences = (text: string, part: string) => text.split(part).length - 1
 
 /** Waits until the screen shows `text` (`times` times, counting the scrollback). */
@@ -171,9 +193,7 @@ if (tmuxPath === undefined) {
       const sandbox = makeSandbox(server.baseURL)
       const tmux = makeTmux(tmuxBin, `alisio-e2e-${process.pid}`)
       writeFileSync(join(sandbox.workspace, "notes.txt"), "keep me\n")
-      const env = Object.entries({ ...sandbox.env, TERM: "xterm-256color", LANG: "C.UTF-8" })
-        .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`)
-        .join(" ")
+      const env = paneEnv(sandbox, { LANG: "C.UTF-8" })
       const launch = (...args: ReadonlyArray<string>) =>
         `env -i ${env} ${shellQuote(process.execPath)} ${shellQuote(cliBin)} ${args.map(shellQuote).join(" ")}; ${afterExit}`
       try {
@@ -383,9 +403,7 @@ if (tmuxPath === undefined) {
       const server = await startOpenAiServer({ replyFor: makeReplies() })
       const sandbox = makeSandbox(server.baseURL)
       const tmux = makeTmux(tmuxBin, `alisio-e2e-esc-${process.pid}`)
-      const env = Object.entries({ ...sandbox.env, TERM: "xterm-256color", LANG: "C.UTF-8" })
-        .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`)
-        .join(" ")
+      const env = paneEnv(sandbox, { LANG: "C.UTF-8" })
       const pidFile = join(sandbox.workspace, "sleeper.pid")
       const alive = (pid: number) => {
         try {
@@ -460,9 +478,7 @@ if (tmuxPath === undefined) {
           ""
         ].join("\n")
       )
-      const env = Object.entries({ ...sandbox.env, TERM: "xterm-256color", LANG: "C.UTF-8" })
-        .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`)
-        .join(" ")
+      const env = paneEnv(sandbox, { LANG: "C.UTF-8" })
       const launch = `env -i ${env} ${shellQuote(process.execPath)} ${shellQuote(cliBin)} --plugin ${shellQuote(plugin)}; ${afterExit}`
       try {
         tmux.start(launch, sandbox.workspace)
@@ -513,9 +529,7 @@ if (tmuxPath === undefined) {
         `mcpServers:\n  fixture:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(fixture)}]\n`
       )
       const chats = () => server.requests.filter((request) => request.path.endsWith("/chat/completions"))
-      const env = Object.entries({ ...sandbox.env, TERM: "xterm-256color", LANG: "C.UTF-8" })
-        .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`)
-        .join(" ")
+      const env = paneEnv(sandbox, { LANG: "C.UTF-8" })
       try {
         tmux.start(
           `env -i ${env} ${shellQuote(process.execPath)} ${shellQuote(cliBin)}; ${afterExit}`,
@@ -597,9 +611,7 @@ if (tmuxPath === undefined) {
           ""
         ].join("\n")
       )
-      const env = Object.entries({ ...sandbox.env, TERM: "xterm-256color", LANG: "C.UTF-8" })
-        .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`)
-        .join(" ")
+      const env = paneEnv(sandbox, { LANG: "C.UTF-8" })
       try {
         tmux.start(
           `env -i ${env} ${shellQuote(process.execPath)} ${shellQuote(cliBin)} --plugin ${shellQuote(plugin)} "write slowly"; ${afterExit}`,
@@ -631,19 +643,8 @@ if (tmuxPath === undefined) {
       const server = await startOpenAiServer({ replyFor: makeReplies() })
       const sandbox = makeSandbox(server.baseURL)
       const tmux = makeTmux(tmuxBin, `alisio-e2e-cwd-${process.pid}`)
-      const go = join(sandbox.workspace, "..", "go")
-      const raw = join(sandbox.workspace, "..", "pane.raw")
-      const env = Object.entries({ ...sandbox.env, TERM: "xterm-256color" })
-        .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`)
-        .join(" ")
       try {
-        // The pane waits for `go` so that every byte alisio writes reaches pipe-pane's file.
-        tmux.start(
-          `until [ -e ${shellQuote(go)} ]; do sleep 0.02; done; env -i ${env} ${shellQuote(process.execPath)} ${shellQuote(cliBin)} --cwd gone; ${afterExit}`,
-          sandbox.workspace
-        )
-        tmux.pipe(`cat > ${shellQuote(raw)}`)
-        writeFileSync(go, "")
+        const raw = launchRecorded(tmux, sandbox, "--cwd gone")
         const shown = await waitFor(tmux.screen, "ALISIO EXITED 2")
         assert.include(shown, "alisio: --cwd gone: no such folder")
         const written = readFileSync(raw, "utf8")
@@ -661,18 +662,8 @@ if (tmuxPath === undefined) {
       const server = await startOpenAiServer({ replyFor: makeReplies() })
       const sandbox = makeSandbox(server.baseURL)
       const tmux = makeTmux(tmuxBin, `alisio-e2e-escapes-${process.pid}`)
-      const go = join(sandbox.workspace, "..", "go")
-      const raw = join(sandbox.workspace, "..", "pane.raw")
-      const env = Object.entries({ ...sandbox.env, TERM: "xterm-256color" })
-        .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`)
-        .join(" ")
       try {
-        tmux.start(
-          `until [ -e ${shellQuote(go)} ]; do sleep 0.02; done; env -i ${env} ${shellQuote(process.execPath)} ${shellQuote(cliBin)} run --yes "hostile output"; ${afterExit}`,
-          sandbox.workspace
-        )
-        tmux.pipe(`cat > ${shellQuote(raw)}`)
-        writeFileSync(go, "")
+        const raw = launchRecorded(tmux, sandbox, 'run --yes "hostile output"')
         const shown = await waitFor(tmux.screen, "ALISIO EXITED 0")
         assert.include(shown, "abcred", "the command's text shows without its sequences")
         assert.include(shown, "Done here, fine.")
@@ -697,9 +688,7 @@ if (tmuxPath === undefined) {
       const server = await startOpenAiServer({ replyFor: makeReplies() })
       const sandbox = makeSandbox(server.baseURL)
       const tmux = makeTmux(tmuxBin, `alisio-e2e-hup-${process.pid}`)
-      const env = Object.entries({ ...sandbox.env, TERM: "xterm-256color" })
-        .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`)
-        .join(" ")
+      const env = paneEnv(sandbox)
       try {
         tmux.start(
           `env -i ${env} ${shellQuote(process.execPath)} ${shellQuote(cliBin)} "write slowly"`,
