@@ -108,11 +108,10 @@ export const parse = (
     }))
     problems.sort((a, b) => a.line - b.line || a.col - b.col)
     const first = problems[0]!
-    const others = problems.length - 1
-    const more = others > 0 ? ` (and ${others} more problem${others > 1 ? "s" : ""})` : ""
+    // Every problem at once, a line each as compilers write them: one run finds them all.
     return Either.left(
       new ConfigError({
-        message: `${file}:${first.line}:${first.col}: ${first.text}${more}`,
+        message: problems.map((problem) => `${file}:${problem.line}:${problem.col}: ${problem.text}`).join("\n"),
         file,
         path: formatPath(first.path),
         line: first.line

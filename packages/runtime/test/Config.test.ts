@@ -233,7 +233,7 @@ describe("Config", () => {
     })
   )
 
-  it("CFG-1 explains each kind of mistake in one line", () => {
+  it("CFG-1 explains each kind of mistake in one line, every mistake of a file at once", () => {
     const cases: ReadonlyArray<readonly [string, string]> = [
       ["limits:\n  maxTurns: ten\n", 'config.yaml:2:13: limits.maxTurns: expected a number, got "ten"'],
       ["limits:\n  maxTurns:\n", "config.yaml:2:12: limits.maxTurns: expected a number, got an empty value"],
@@ -259,7 +259,7 @@ describe("Config", () => {
       ["- a\n", "config.yaml:1:1: expected a mapping of settings (key: value), got a list"],
       [
         "limits:\n  maxTurns: 0\napprovals:\n  read: no\n",
-        "config.yaml:2:13: limits.maxTurns: expected a positive number, got 0 (and 1 more problem)"
+        'config.yaml:2:13: limits.maxTurns: expected a positive number, got 0\nconfig.yaml:4:9: approvals.read: expected "approve", "ask" or "deny", got "no"'
       ]
     ]
     for (const [text, message] of cases) {

@@ -172,7 +172,7 @@ describe("MCP configuration", () => {
       }).pipe(Effect.provide(NodeFileSystem.layer), Effect.flip)
       assert.strictEqual(
         error.message,
-        `${file}:1:19: mcpServers.x: required key "command" is missing (and 1 more problem)`
+        `${file}:1:19: mcpServers.x: required key "command" is missing\n${file}:1:34: mcpServers.x.args: expected a list, got "not a list"`
       )
     })
   )
