@@ -362,10 +362,9 @@ export const commandLine = CommandLine.group(
   { own: CommandLine.leaf(tuiFlags), doc: docs.alisio }
 )
 
-const seeHelp = (path: ReadonlyArray<string>) => `(see ${CommandLine.commandName("alisio", path)} --help)`
-
 /** A mistake in the command line as one line and the command whose `--help` explains it. */
-const usageMistake = (message: string, path: ReadonlyArray<string>) => usageError(`${message} ${seeHelp(path)}`)
+const usageMistake = (message: string, path: ReadonlyArray<string>) =>
+  usageError(`${message} (see ${CommandLine.commandName("alisio", path)} --help)`)
 
 const oneLine = (doc: HelpDoc.HelpDoc) => stripVTControlCharacters(HelpDoc.toAnsiText(doc)).replace(/\s+/g, " ").trim()
 
