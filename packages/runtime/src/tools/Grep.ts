@@ -61,8 +61,10 @@ export const make = (options: GrepOptions = {}): Tool => {
       `${[...IGNORED_DIRECTORIES].join(" and ")} are skipped.`,
     effect: "read",
     input: Input,
-    run: (input, context) =>
-      Effect.gen(function* () {
+    run: (input, context) => {
+      // Files searched so far: a timeout says how far it got, telling a large tree from a bad pattern.
+      let searched = 0
+      return Effect.gen(function* () {
         const flags = input.case_insensitive === true ? "i" : ""
         yield* Effect.try({
           try: () => new RegExp(input.pattern, flags),
@@ -102,6 +104,7 @@ export const make = (options: GrepOptions = {}): Tool => {
           // Files too large count only up to the file where the search stopped, as a walk would.
           skippedLarge += reply.tooLarge
           full = reply.full
+          searched += reply.full ? reply.stoppedAt + 1 : batch.length
         })
 
         const searchFile = (absolute: string, display: string): Effect.Effect<void, ToolError> => {
@@ -133,12 +136,13 @@ export const make = (options: GrepOptions = {}): Tool => {
           onTimeout: () =>
             new ToolError({
               message:
-                `grep stopped after ${Math.round(timeoutMs / 1000)} s without finishing: the pattern may backtrack ` +
-                "catastrophically (nested quantifiers such as (a+)+), or the tree is very large; simplify the pattern " +
-                "or narrow path or glob"
+                `grep stopped after ${Math.round(timeoutMs / 1000)} s without finishing, ${searched} file${searched === 1 ? "" : "s"} ` +
+                "searched: the pattern may backtrack catastrophically (nested quantifiers such as (a+)+), or the tree " +
+                "is very large; simplify the pattern or narrow path or glob"
             })
         })
       )
+    }
   })
 }
 

@@ -155,8 +155,30 @@ describe("grep", () => {
       yield* searching(before)
       yield* TestClock.adjust("5 seconds")
       const error = yield* Fiber.join(fiber)
-      assert.include(error.message, "grep stopped after 5 s without finishing: the pattern may backtrack")
+      assert.include(
+        error.message,
+        "grep stopped after 5 s without finishing, 0 files searched: the pattern may backtrack"
+      )
       assert.strictEqual(liveSearchWorkers(), before)
+    })
+  )
+
+  it.scoped("TL-6 a timeout says how many files were searched before it", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const plain = Object.fromEntries(
+        Array.from({ length: 256 }, (_, i) => [`a${String(i).padStart(3, "0")}.txt`, "b\n"])
+      )
+      yield* writeFiles(dir, { ...plain, "z.txt": catastrophic.text })
+      const { context } = yield* makeContext(dir)
+      const before = liveSearchWorkers()
+      const fiber = yield* Effect.fork(
+        Effect.flip(Grep.make({ timeoutMs: 5_000 }).execute({ pattern: catastrophic.pattern }, context))
+      )
+      yield* searching(before)
+      yield* TestClock.adjust("5 seconds")
+      const error = yield* Fiber.join(fiber)
+      assert.include(error.message, "grep stopped after 5 s without finishing, 256 files searched:")
     })
   )
 
