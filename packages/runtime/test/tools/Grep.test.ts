@@ -24,6 +24,8 @@ const tree = {
   "src/b.js": "function load() {}\n",
   "docs/notes.md": "how to load things\n",
   "image.bin": new Uint8Array([108, 111, 97, 100, 0, 1, 2]),
+  // Binary in its first 8 KiB, text after: left after the first read.
+  "large.bin": new Uint8Array([0, ...new Array(20_000).fill(32), ...new TextEncoder().encode("\nload\n")]),
   "node_modules/dep/index.js": "load()\n"
 }
 

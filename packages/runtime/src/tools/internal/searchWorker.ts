@@ -68,6 +68,8 @@ const readText = (file, maxBytes) => {
     // Files of /proc report size 0: those are read until their end, in steps.
     let bytes = Buffer.allocUnsafe(stat.size > 0 ? stat.size : 65536)
     let length = 0
+    // The first 8 KiB are read alone: a binary file (most of /usr/lib) is left after them.
+    let sniffed = false
     for (;;) {
       if (length === bytes.length) {
         if (length >= maxBytes) return "large"
@@ -75,13 +77,18 @@ const readText = (file, maxBytes) => {
         bytes.copy(grown, 0, 0, length)
         bytes = grown
       }
-      const read = fs.readSync(fd, bytes, length, bytes.length - length, null)
+      const wanted = sniffed ? bytes.length - length : Math.min(bytes.length - length, SNIFF - length)
+      const read = fs.readSync(fd, bytes, length, wanted, null)
       if (read === 0) break
       length += read
+      if (!sniffed && length >= SNIFF) {
+        sniffed = true
+        if (looksBinary(bytes, length)) return undefined
+      }
       if (stat.size > 0 && length === stat.size) break
     }
     if (length > maxBytes) return "large"
-    return looksBinary(bytes, length) ? undefined : bytes.subarray(0, length)
+    return !sniffed && looksBinary(bytes, length) ? undefined : bytes.subarray(0, length)
   } catch {
     return undefined
   } finally {
