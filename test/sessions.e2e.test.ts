@@ -230,6 +230,9 @@ describe("alisio sessions (end to end)", () => {
     const renamed = ok(await sandbox.run(["sessions", "rename", session.shortId, "Release", "checklist"]))
     assert.strictEqual(renamed.stdout, `${session.shortId}  Release checklist\n`)
     assert.strictEqual((await listed(sandbox))[0]!.title, "Release checklist")
+    // Stored as plain text: `--json` readers and the UI get no escape sequence either.
+    ok(await sandbox.run(["sessions", "rename", session.shortId, "\u001b]0;pwned\u0007Release \u001b[31mnotes"]))
+    assert.strictEqual((await listed(sandbox))[0]!.title, "Release notes")
     assert.include(usageLine(await sandbox.run(["sessions", "rename", session.shortId, "  "])), "title is empty")
     assert.include(
       usageLine(await sandbox.run(["sessions", "rename", session.shortId])),

@@ -144,13 +144,14 @@ const MAX_TITLE = 200
 export const renameSession = (flags: { readonly sessionId: string; readonly title: ReadonlyArray<string> }) =>
   withStore((store) =>
     Effect.gen(function* () {
-      const title = flags.title.join(" ").replace(/\s+/g, " ").trim()
+      // A title is plain text wherever it is shown (the UI, --json, other programs): no escape sequence is kept.
+      const title = terminalSafe(flags.title.join(" ")).replace(/\s+/g, " ").trim()
       if (title === "") return yield* usageError("The new title is empty: give it after the session id.")
       if (title.length > MAX_TITLE) {
         return yield* usageError(`The title has ${title.length} characters; keep it to ${MAX_TITLE}.`)
       }
       const session = yield* findSession(store, flags.sessionId)
       yield* store.renameSession(session.id, title)
-      process.stdout.write(`${shortId(session.id)}  ${terminalSafe(title)}\n`)
+      process.stdout.write(`${shortId(session.id)}  ${title}\n`)
     })
   )

@@ -134,15 +134,20 @@ const describeArgumentProblems = (error: ParseResult.ParseError): string => {
       actual = match[2]!
     }
     if (name === "the arguments" && expected.includes("an object")) {
-      lines.push(`the arguments must be a JSON object, got ${actual}`)
+      lines.push(clip(`the arguments must be a JSON object, got ${actual}`))
       continue
     }
     const parts = [...others.map((message) => `${name} ${message}`)]
     if (expected.length > 0) parts.push(`${name}: expected ${[...new Set(expected)].join(" or ")}, got ${actual}`)
-    lines.push(parts.join("; "))
+    lines.push(clip(parts.join("; ")))
   }
   return lines.join("; ")
 }
+
+// The model's own value is echoed back: a 10 MB string passed for a number must not be sent again whole.
+const MAX_PROBLEM_CHARS = 300
+const clip = (text: string): string =>
+  text.length <= MAX_PROBLEM_CHARS ? text : `${text.slice(0, MAX_PROBLEM_CHARS - 1)}…`
 
 /** Builds a tool whose arguments are validated by `input`; a bad argument becomes a `ToolError` the model sees. */
 export const defineTool = <A, I, R, E = ToolError>(definition: {

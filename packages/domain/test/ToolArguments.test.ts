@@ -37,5 +37,8 @@ describe("tool arguments", () => {
       `Invalid arguments for pick: options: expected an array, got 3${remedy}`
     )
     assert.isUndefined(tool.invalid?.({ path: "a", limit: 2, extra: true }), "unknown arguments are ignored")
+    const huge = tool.invalid?.({ path: "x".repeat(1_000_000), limit: "y".repeat(1_000_000) }) ?? ""
+    assert.isBelow(huge.length, 500, "a huge wrong value is not echoed whole")
+    assert.match(huge, /^Invalid arguments for pick: limit: expected number, got "yyy+…\. Call it again/)
   })
 })

@@ -28,7 +28,9 @@ export class ProgressGate {
     this.lastAt = now
     if (text.length > this.allowance) {
       this.hidden += text.length
-      this.hiddenTail = (this.hiddenTail + text).slice(-this.tailChars)
+      // Only the tail of a piece can stay: a piece of megabytes is never copied whole.
+      const end = text.length > this.tailChars ? text.slice(-this.tailChars) : text
+      this.hiddenTail = (this.hiddenTail + end).slice(-this.tailChars)
       return undefined
     }
     this.allowance -= text.length
