@@ -1,7 +1,7 @@
 // End-to-end: sessions as a person manages them with the built `alisio` — listed with short ids
 // and titles, found by a short id anywhere an id goes, shown whole, renamed (CLI-1, ST-1).
 
-import { mkdirSync, writeFileSync } from "node:fs"
+import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
 import { SessionDetail } from "alisio/SessionRecords"
@@ -161,6 +161,73 @@ describe("alisio sessions (end to end)", () => {
       usageLine(await sandbox.run(["sessions", "show", "zzzzzzzz"])),
       "alisio: No session zzzzzzzz. `alisio sessions list --all` shows every session.\n"
     )
+  })
+
+  it("CLI-1 a session resumed from another folder: refused with both ways on, unless --cwd names the folder; --cwd elsewhere moves it with its children", async () => {
+    const { sandbox, server } = await setup({ replies: texts(6) })
+    const other = join(sandbox.workspace, "..", "other project")
+    const there = await runTask(sandbox, "Work over there", { cwd: other })
+    const child = await runTask(sandbox, "A delegated task", { cwd: other })
+    adopt(sandbox, there.id, child.id)
+    const requestsBefore = chats(server).length
+
+    const refused = usageLine(await sandbox.run(["run", "-m", "openai/test-model", "-s", there.shortId, "go on"]))
+    assert.strictEqual(
+      refused,
+      `alisio: Session ${there.shortId} works in ${other}, not in this folder (${sandbox.workspace}). ` +
+        `Go on there with \`alisio run --cwd '${other}' -s ${there.shortId}\`, ` +
+        `or move it to this folder with \`alisio run --cwd . -s ${there.shortId}\`.\n`
+    )
+    assert.strictEqual(chats(server).length, requestsBefore, "nothing was sent")
+    assert.strictEqual((await listed(sandbox, "--cwd", other))[0]!.runs, 1, "no run was recorded")
+
+    // Named by --cwd, its own folder: it goes on there and stays there.
+    const inPlace = ok(
+      await sandbox.run(["run", "-m", "openai/test-model", "--cwd", other, "-s", there.shortId, "go on"])
+    )
+    assert.notInclude(inPlace.stderr, "moved")
+    assert.deepStrictEqual(
+      (await listed(sandbox, "--cwd", other)).map((s) => s.id),
+      [there.id]
+    )
+
+    // --cwd . from here: it moves to this folder, its child with it, and keeps its conversation.
+    const moved = ok(
+      await sandbox.run(["run", "-m", "openai/test-model", "--cwd", ".", "-s", there.shortId, "here now"])
+    )
+    assert.include(moved.stderr, `alisio: session ${there.shortId} moved from ${other} to ${sandbox.workspace}\n`)
+    assert.deepStrictEqual(
+      chats(server)
+        .at(-1)!
+        .body.messages!.filter((m) => m.role === "user")
+        .map((m) => m.content),
+      ["Work over there", "go on", "here now"]
+    )
+    assert.deepStrictEqual(
+      (await listed(sandbox)).map((s) => s.id),
+      [there.id]
+    )
+    assert.deepStrictEqual(await listed(sandbox, "--cwd", other), [])
+    assert.deepStrictEqual(
+      withDatabase(sandbox, (db) => db.prepare("SELECT cwd FROM sessions WHERE id = ?").all(child.id)),
+      [{ cwd: sandbox.workspace }]
+    )
+    ok(await sandbox.run(["run", "-m", "openai/test-model", "-s", there.shortId, "and again"]), "here it needs no flag")
+
+    // A folder that is gone: the only way on is to move it.
+    const gone = join(sandbox.workspace, "..", "removed")
+    const orphan = await runTask(sandbox, "In a folder removed since", { cwd: gone })
+    rmSync(gone, { recursive: true })
+    assert.strictEqual(
+      usageLine(await sandbox.run(["run", "-m", "openai/test-model", "-s", orphan.shortId, "hello"])),
+      `alisio: Session ${orphan.shortId} worked in ${gone}, which is no longer there. ` +
+        `Move it with \`--cwd <folder>\`: \`alisio run --cwd . -s ${orphan.shortId}\` for this folder.\n`
+    )
+
+    // /resume names the same rule in a conversation.
+    const resumed = await sandbox.run(["run", `/resume ${orphan.shortId}`])
+    assert.strictEqual(resumed.code, 2, resumed.stderr)
+    assert.include(resumed.stderr, `Session ${orphan.shortId} worked in ${gone}, which is no longer there.`)
   })
 
   it("CLI-1 sessions show: the conversation readable, tool calls summarised, child sessions as a tree; --json the messages", async () => {

@@ -143,6 +143,15 @@ const waitFor = async (screen: () => string, text: string, timeoutMs = 30_000, t
   }
 }
 
+/** Waits until `done` holds. */
+const waitUntil = async (done: () => boolean, what: string, timeoutMs = 10_000): Promise<void> => {
+  const started = Date.now()
+  while (!done()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`never happened: ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
 interface ShownSession {
   readonly id: string
   readonly runs: ReadonlyArray<{ readonly status: string }>
@@ -574,8 +583,12 @@ if (tmuxPath === undefined) {
           }
         }
         assert.isTrue(offered, "the resource was offered")
+        // Each key once the one before took effect: an Esc followed at once by another key is how
+        // a terminal sends Alt with that key.
         tmux.keys("Escape")
+        await waitUntil(() => !tmux.screen().includes("fixture:img://pixel"), "the list closed")
         tmux.keys("C-c")
+        await waitUntil(() => !tmux.screen().includes("and @fixture:img"), "the draft cleared")
         tmux.keys("C-d")
         await waitFor(tmux.screen, "ALISIO EXITED 0")
       } finally {
@@ -639,24 +652,57 @@ if (tmuxPath === undefined) {
       }
     }, 60_000)
 
-    it("CLI-1 --cwd naming no folder is refused before the interface draws anything", async () => {
+    it("CLI-1 a --cwd naming no folder, an unknown -s and another folder's session are refused before the interface draws anything; --cwd moves the session; an unknown -m is said at once", async () => {
       const server = await startOpenAiServer({ replyFor: makeReplies() })
       const sandbox = makeSandbox(server.baseURL)
       const tmux = makeTmux(tmuxBin, `alisio-e2e-cwd-${process.pid}`)
-      try {
-        const raw = launchRecorded(tmux, sandbox, "--cwd gone")
+      const refusedBeforeDrawing = async (args: string, message: string) => {
+        const raw = launchRecorded(tmux, sandbox, args)
         const shown = await waitFor(tmux.screen, "ALISIO EXITED 2")
-        assert.include(shown, "alisio: --cwd gone: no such folder")
+        assert.include(shown.replace(/\n/g, ""), message)
         const written = readFileSync(raw, "utf8")
-        assert.include(written, "alisio: --cwd gone: no such folder")
-        assert.notInclude(written, "\u001b[?2004h", "the terminal was never switched to the interface's modes")
-        assert.notInclude(written, "ctrl-d exit", "no frame was drawn")
+        assert.notInclude(written, "\u001b[?2004h", `${args}: the terminal was never switched to the interface's modes`)
+        assert.notInclude(written, "ctrl-d exit", `${args}: no frame was drawn`)
+        tmux.kill()
+      }
+      try {
+        await refusedBeforeDrawing("--cwd gone", "alisio: --cwd gone: no such folder")
+        await refusedBeforeDrawing("-s zzzzzzzz", "alisio: No session zzzzzzzz.")
+        const other = join(sandbox.workspace, "..", "other")
+        mkdirSync(other)
+        const made = await sandbox.run(["run", "--cwd", other, "-m", "openai/test-model", "say hello"])
+        assert.strictEqual(made.code, 0, made.stderr)
+        const listed = await sandbox.run(["sessions", "list", "--all", "--json"])
+        const id = (JSON.parse(listed.stdout.trim().split("\n")[0] ?? "{}") as { readonly id?: string }).id!.slice(0, 8)
+        await refusedBeforeDrawing(`-s ${id}`, `alisio: Session ${id} works in ${other}, not in this folder`)
+
+        tmux.start(
+          `env -i ${paneEnv(sandbox)} ${shellQuote(process.execPath)} ${shellQuote(cliBin)} --cwd . -s ${id}; ${afterExit}`,
+          sandbox.workspace
+        )
+        const moved = await waitFor(tmux.screen, `moved from ${other} to this folder`)
+        assert.include(moved, "Hello from the model.", "the moved session's conversation is shown")
+        tmux.keys("C-d")
+        await waitFor(tmux.screen, "ALISIO EXITED 0")
+        const here = await sandbox.run(["sessions", "list", "--json"])
+        assert.include(here.stdout, `"cwd":${JSON.stringify(sandbox.workspace)}`)
+        tmux.kill()
+
+        // A -m that names no model is said at once, not only when the first message fails.
+        tmux.start(
+          `env -i ${paneEnv(sandbox)} ${shellQuote(process.execPath)} ${shellQuote(cliBin)} -m openai/nope; ${afterExit}`,
+          sandbox.workspace
+        )
+        const unknown = await waitFor(tmux.screen, "chooses another.")
+        assert.include(unknown.replace(/\n/g, " "), 'Unknown model "openai/nope"')
+        tmux.keys("C-d")
+        await waitFor(tmux.screen, "ALISIO EXITED 0")
       } finally {
         tmux.kill()
         await server.close()
         sandbox.cleanup()
       }
-    }, 60_000)
+    }, 90_000)
 
     it("CLI-1 alisio run on a terminal never passes the model's or a command's escape sequences to it", async () => {
       const server = await startOpenAiServer({ replyFor: makeReplies() })

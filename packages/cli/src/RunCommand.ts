@@ -26,7 +26,8 @@ import { pipedInput, withPipedInput } from "./PipedInput.js"
 import { pluginFlagsOf } from "./Plugins.js"
 import { animate } from "./Progress.js"
 import { makeJsonWriter, makeTextRenderer } from "./Render.js"
-import { findSession } from "./ShortIds.js"
+import { resumeIn } from "./SessionFolder.js"
+import { findSession, shortId } from "./ShortIds.js"
 import { commandsLayer, runTypedCommand, systemContextLayer, typedCommand } from "./Slash.js"
 import { encodeRunResult, makeOutcome, summaryLine } from "./Summary.js"
 import { canAnimate, isTerminal, paint } from "./Terminal.js"
@@ -76,7 +77,16 @@ const chooseSession = (setup: Setup, flags: RunFlags) =>
     const store = yield* SessionStore
     const start = (sessionId: Option.Option<SessionId>) => ({ sessionId, existing: Option.none<RunRecord>() })
     if (Option.isSome(flags.session)) {
-      return start(Option.some((yield* findSession(store, flags.session.value)).id))
+      const session = yield* findSession(store, flags.session.value)
+      const left = yield* resumeIn(store, session, {
+        cwd: setup.cwd,
+        cwdGiven: Option.isSome(flags.cwd),
+        start: "alisio run"
+      })
+      if (left !== undefined && !flags.quiet) {
+        process.stderr.write(`alisio: session ${shortId(session.id)} moved from ${left} to ${setup.cwd}\n`)
+      }
+      return start(Option.some(session.id))
     }
     if (flags.continue) {
       const latest = yield* store.latestSession(setup.cwd)

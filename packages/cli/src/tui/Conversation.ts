@@ -20,6 +20,7 @@ import * as FiberHandle from "effect/FiberHandle"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import type { Setup } from "../App.js"
+import { ExitCode } from "../CliError.js"
 import { chooseModel } from "../ModelChoice.js"
 import { shortId } from "../ShortIds.js"
 import { runCommand } from "./Commands.js"
@@ -126,7 +127,13 @@ export const makeConversation = (options: ConversationOptions) =>
           s.contextTokens = undefined
           s.activeMs = 0
         })
-        yield* Effect.ignore(resolveModel)
+        // A model that cannot be used is said now, not only when the first message fails.
+        yield* Effect.catchAll(resolveModel, (error) =>
+          Effect.sync(() => {
+            const unknown = "exitCode" in error && error.exitCode === ExitCode.usage
+            screen.notice(`${error.message}${unknown ? " /model <name> chooses another." : ""}`, "warning")
+          })
+        )
       })
 
     /** The draft back in the editor, before what was typed meanwhile: a message that could not go. */

@@ -2,6 +2,7 @@
 // takes keys while SQLite, the providers and the plugins load): the completion, the
 // run view and the waits' dialogs, the setup, the runtime composed once as for `run` (with the UI's
 // Interaction and PluginUi), the catalog, and the loop over the screen's intents.
+import type { SessionId } from "@alisio/domain/Ids"
 import type { Limits } from "@alisio/domain/Limits"
 import { CommandCatalog } from "@alisio/runtime/CommandCatalog"
 import { Extensions } from "@alisio/runtime/Extensions"
@@ -17,7 +18,7 @@ import { loadSetup, registerProviders, tuiRuntimeLayer } from "../App.js"
 import { CliError, ExitCode } from "../CliError.js"
 import type { TuiFlags } from "../Flags.js"
 import type { PluginFlags } from "../Plugins.js"
-import { findSession } from "../ShortIds.js"
+import { shortId } from "../ShortIds.js"
 import { catalogLayer } from "../Slash.js"
 import { type CommandEntry, Completion, type ResourceEntry } from "./Completion.js"
 import { makeConversation } from "./Conversation.js"
@@ -45,13 +46,15 @@ export interface SessionInput {
   readonly history: History
   /** The workspace, absolute. */
   readonly cwd: string
+  /** The session `-s` named, found and checked before the first frame (and the folder it left, if `--cwd` moved it). */
+  readonly resumed: { readonly id: SessionId; readonly movedFrom: string | undefined } | undefined
   readonly color: boolean
   readonly unicode: boolean
 }
 
 export const runSession = (input: SessionInput) =>
   Effect.gen(function* () {
-    const { flags, limits, screen, front, history, cwd, color, unicode } = input
+    const { flags, limits, screen, front, history, cwd, resumed, color, unicode } = input
     const { intents, busy } = front
     let commands: ReadonlyArray<CommandEntry> = []
     let resources: ReadonlyArray<ResourceEntry> = []
@@ -117,14 +120,17 @@ export const runSession = (input: SessionInput) =>
         limits,
         model: flags.model
       })
-      let start: string | undefined
-      if (Option.isSome(flags.session)) start = (yield* findSession(store, flags.session.value)).id
+      let start: SessionId | undefined
+      if (resumed !== undefined) start = resumed.id
       else if (flags.continue) {
         const latest = yield* store.latestSession(setup.cwd)
         if (Option.isSome(latest)) start = latest.value.id
         else screen.notice("No earlier session in this directory; this is a new one.")
       }
-      yield* conversation.switchTo(start as Parameters<typeof conversation.switchTo>[0])
+      yield* conversation.switchTo(start)
+      if (resumed?.movedFrom !== undefined) {
+        screen.notice(`Session ${shortId(resumed.id)} moved from ${resumed.movedFrom} to this folder.`)
+      }
       const first = flags.prompt.join(" ").trim()
       if (first !== "") yield* Queue.offer(intents, { _tag: "Submit", text: first })
 

@@ -92,6 +92,13 @@ export const tuiCommand = (flags: TuiFlags) =>
     const cwd = path.resolve(Option.isSome(flags.cwd) ? flags.cwd.value : process.cwd())
     if (Option.isSome(flags.cwd)) yield* checkWorkspace(flags.cwd.value, cwd)
     const paths = yield* Paths.make
+    const session = flags.session
+    const resumed = Option.isSome(session)
+      ? yield* Effect.flatMap(
+          Effect.promise(() => import("../SessionFolder.js")),
+          ({ sessionToResume }) => sessionToResume(paths, session.value, { cwd, cwdGiven: Option.isSome(flags.cwd) })
+        )
+      : undefined
     const color = colorFor(true)
     const unicode = unicodeFor()
     const theme = makeTheme({ color, unicode })
@@ -107,9 +114,9 @@ export const tuiCommand = (flags: TuiFlags) =>
 
     // The rest (completion, the waits, the run view, the runtime) loads behind the editor; Ctrl-D
     // meanwhile stops it and exits.
-    const session = Effect.flatMap(
+    const conversation = Effect.flatMap(
       Effect.promise(() => import("./Session.js")),
-      ({ runSession }) => runSession({ flags, limits, screen, front, history, cwd, color, unicode })
+      ({ runSession }) => runSession({ flags, limits, screen, front, history, cwd, resumed, color, unicode })
     )
-    yield* Effect.raceFirst(session, Deferred.await(front.exitedEarly))
+    yield* Effect.raceFirst(conversation, Deferred.await(front.exitedEarly))
   }).pipe(Effect.scoped)

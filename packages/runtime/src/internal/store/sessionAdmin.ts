@@ -1,6 +1,6 @@
 // Managing sessions as a person does (ST-1, issue 16): finding one by the first characters of its
-// id, listing them with their run and child counts, renaming, and deleting a session with
-// everything it holds and every descendant, in one transaction.
+// id, listing them with their run and child counts, renaming, moving to another folder, and
+// deleting a session with everything it holds and every descendant, in one transaction.
 
 import { SessionLockedError, SessionNotFoundError } from "@alisio/domain/Errors"
 import { SessionId } from "@alisio/domain/Ids"
@@ -122,6 +122,15 @@ const queries = ({ reading, run, writing }: Sql) =>
               : run("UPDATE sessions SET title = ? WHERE id = ? RETURNING id", [r.title, r.id])
         })
       ),
+    /** Gives a session and all its descendants another folder; the ids changed. */
+    move: () =>
+      writing(
+        SqlSchema.findAll({
+          Request: Schema.Struct({ ids: IdList, cwd: Schema.String }),
+          Result: Id,
+          execute: (r) => run(`${tree} UPDATE sessions SET cwd = ? WHERE id IN tree RETURNING id`, [r.ids, r.cwd])
+        })
+      ),
     exists: () => (id: string) =>
       Effect.map(run("SELECT 1 FROM sessions WHERE id = ?", [id]), (rows) => rows.length > 0),
     treeIds: () =>
@@ -220,6 +229,11 @@ export const makeSessionAdmin = (sql: Sql) => {
       })
     )
 
+  const moveSession: SessionStoreService["moveSession"] = (id, cwd) =>
+    Effect.flatMap(db.use(q.move({ ids: [id], cwd })), (moved) =>
+      moved.length > 0 ? Effect.void : Effect.fail(missing(id))
+    )
+
   const deleteSessions: SessionStoreService["deleteSessions"] = (ids) =>
     ids.length === 0
       ? Effect.succeed({ deleted: [] })
@@ -235,7 +249,7 @@ export const makeSessionAdmin = (sql: Sql) => {
           })
         )
 
-  return { sessionsByIdPrefix, sessionSummaries, renameSession, deleteSessions }
+  return { sessionsByIdPrefix, sessionSummaries, renameSession, moveSession, deleteSessions }
 }
 
 const inUse = (id: SessionId, owner: { readonly pid: number; readonly host?: string }) =>
