@@ -119,7 +119,9 @@ export const runFlags = {
   session: Options.text("session").pipe(
     Options.withAlias("s"),
     Options.withPseudoName("id"),
-    Options.withDescription("Resume this session (`alisio sessions list` shows their ids)"),
+    Options.withDescription(
+      "Resume this session, in the folder it works in (`alisio sessions list` shows their ids; --cwd moves it)"
+    ),
     Options.optional
   ),
   continue: Options.boolean("continue").pipe(
