@@ -60,7 +60,7 @@ export const make = (options: EditOptions = {}): Tool => {
           })
         }
         const bytes = yield* tryFs(target.display, () => fs.readFile(target.real))
-        if (looksBinary(bytes.subarray(0, 8192))) {
+        if (looksBinary(bytes)) {
           return yield* new ToolError({ message: `${target.display} is a binary file; edit changes text files only` })
         }
         const text = bytes.toString("utf8")

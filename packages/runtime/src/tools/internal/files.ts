@@ -7,17 +7,21 @@ import { fsError, tryFs } from "./workspace.js"
 /** How many leading bytes decide whether a file is binary. */
 export const SNIFF_BYTES = 8192
 
-// Backspace, tab, line feed, vertical tab, form feed, carriage return and escape appear in text.
-const TEXT_CONTROLS: ReadonlySet<number> = new Set([8, 9, 10, 11, 12, 13, 27])
-
-/** A NUL byte, or many control characters, in the leading bytes mark a file as binary. */
-export const looksBinary = (sample: Uint8Array): boolean => {
+/**
+ * A NUL byte, or over 10 % control characters, in the first `SNIFF_BYTES` of `length` bytes mark
+ * a file as binary (backspace, tab, line feed, vertical tab, form feed, carriage return and escape
+ * appear in text). Self-contained, with nothing from outside its body: grep's search thread runs
+ * its text (`searchWorker.ts`).
+ */
+export function looksBinary(bytes: Uint8Array, length: number = bytes.length): boolean {
+  const end = Math.min(length, 8192)
   let control = 0
-  for (const byte of sample) {
+  for (let i = 0; i < end; i++) {
+    const byte = bytes[i]!
     if (byte === 0) return true
-    if (byte < 32 && !TEXT_CONTROLS.has(byte)) control++
+    if (byte < 32 && byte !== 8 && (byte < 9 || byte > 13) && byte !== 27) control++
   }
-  return sample.length > 0 && control / sample.length > 0.1
+  return end > 0 && control / end > 0.1
 }
 
 const signatures: ReadonlyArray<readonly [string, ReadonlyArray<number>]> = [
