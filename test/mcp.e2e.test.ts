@@ -136,6 +136,24 @@ describe("MCP servers (end to end)", () => {
     assert.include(readFileSync(join(cli.home, "state", "mcp", "fixture.log"), "utf8"), "fixture server ready")
   })
 
+  it("MCP-1 a server's escape sequences never reach the terminal through `alisio mcp list` or `mcp get`", async () => {
+    const cli = await setup(
+      [],
+      (workspace) =>
+        `mcpServers:\n  fixture:\n    command: node\n    args: ["${fixture}"]\n    env: { MCP_FIXTURE_DIR: "${workspace}", MCP_FIXTURE_HOSTILE: "1" }\n`
+    )
+    const listed = await cli.run(["mcp", "list"])
+    assert.strictEqual(listed.code, 0, listed.stderr)
+    assert.match(listed.stdout, /^fixture\s+stdio\s+connected\s+12 tools\s/m)
+    const shown = await cli.run(["mcp", "get", "fixture"])
+    assert.strictEqual(shown.code, 0, shown.stderr)
+    assert.include(shown.stdout, "Clears the screen and sets the title")
+    for (const output of [listed.stdout, shown.stdout]) {
+      assert.notInclude(output, "\u001b", "no escape sequence")
+      assert.notInclude(output, "\u0007", "no bell")
+    }
+  })
+
   it('MCP-1 CMD-1 a server\'s prompt is a command: in `alisio commands list`, and `alisio run "/mcp__fixture__greet …"` sends its text', async () => {
     const cli = await setup(
       [{ kind: "text", text: "Hello, Ada!" }],

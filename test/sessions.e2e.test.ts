@@ -107,6 +107,26 @@ describe("alisio sessions (end to end)", () => {
     assert.include(empty.stderr, "--all")
   })
 
+  it("CLI-1 sessions list never passes a stored title's escape sequences to the terminal", async () => {
+    const { sandbox } = await setup({ replies: [] })
+    ok(await sandbox.run(["sessions", "list"]), "the database is made")
+    // A title written by an older Alisio or another program, holding a clipboard write and a clear.
+    withDatabase(sandbox, (db) => {
+      db.prepare(
+        "INSERT INTO sessions (id, title, cwd, status, created_at, updated_at) VALUES (?, ?, ?, 'completed', 1, 1)"
+      ).run(
+        "0badc0de-0000-4000-8000-000000000000",
+        "Fix \u001b]52;c;aGk=\u0007the\u001b[2J login\u009b31m test",
+        sandbox.workspace
+      )
+    })
+    for (const flags of [[], ["--all"]]) {
+      const table = ok(await sandbox.run(["sessions", "list", ...flags])).stdout
+      assert.match(table, /^0badc0de .*Fix the login test/m)
+      assert.notMatch(table, /[\u001b\u0007\u009b]/, "no escape sequence, bell or 8-bit CSI")
+    }
+  })
+
   it("CLI-1 a short id works wherever an id does; an ambiguous one is a usage error listing the candidates", async () => {
     const { sandbox, server } = await setup({ replies: texts(3) })
     const session = await runTask(sandbox, "Remember the number 42")
