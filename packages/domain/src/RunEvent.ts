@@ -104,6 +104,7 @@ const payloads = {
       name: Schema.String,
       status: ToolCallStatus,
       result: Schema.String,
+      /** How long the call took, without the time its approvals waited for a person. */
       durationMs: Millis
     }),
   approval_requested: () =>

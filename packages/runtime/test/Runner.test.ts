@@ -1,4 +1,5 @@
 import { OutputTruncatedError, ProviderError } from "@alisio/domain/Errors"
+import { defineTool, textResult } from "@alisio/domain/Tool"
 import * as Fake from "@alisio/providers/FakeProvider"
 import * as Interaction from "@alisio/runtime/Interaction"
 import { Runner } from "@alisio/runtime/Runner"
@@ -8,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import { assertContract, baseOptions, collect, interruptAt, ofType, runnerLayer, typesOf } from "./helpers/harness.js"
 
@@ -95,6 +97,38 @@ describe("Runner", () => {
         runnerLayer({
           script: [Fake.callTools({ id: "c1", name: "note", args: { text: "x" } }), Fake.answer("ok")],
           interaction: Interaction.layerScripted({ approve: () => Effect.succeed(true) })
+        })
+      )
+    )
+  )
+
+  it.effect("TL-2 LIM-1 a tool call's durationMs leaves out the time its approval waited for a person", () =>
+    Effect.gen(function* () {
+      const fiber = yield* Effect.fork(collect(baseOptions))
+      yield* TestClock.adjust("30 seconds")
+      yield* TestClock.adjust("2 seconds")
+      const events = yield* Fiber.join(fiber)
+      assertContract(events)
+      const requested = ofType(events, "approval_requested")[0]!
+      const resolved = ofType(events, "approval_resolved")[0]!
+      assert.strictEqual(Date.parse(resolved.time) - Date.parse(requested.time), 30_000, "the person took 30 s")
+      const completed = ofType(events, "tool_call_completed")[0]!
+      assert.strictEqual(completed.data.status, "completed")
+      assert.strictEqual(completed.data.durationMs, 2_000, "the tool itself ran 2 s")
+    }).pipe(
+      Effect.provide(
+        runnerLayer({
+          script: [Fake.callTools({ id: "c1", name: "slow_note", args: {} }), Fake.answer("ok")],
+          tools: [
+            defineTool({
+              name: "slow_note",
+              description: "Writes a note, slowly.",
+              effect: "write",
+              input: Schema.Struct({}),
+              run: () => Effect.as(Effect.sleep("2 seconds"), textResult("noted"))
+            })
+          ],
+          interaction: Interaction.layerScripted({ approve: () => Effect.as(Effect.sleep("30 seconds"), true) })
         })
       )
     )

@@ -47,6 +47,12 @@ const deniedText = (by: ApprovalAnswer["by"], what: string): string =>
       "The person running Alisio can allow it with --yes."
     : `${what} was denied by the user.`
 
+interface ApprovalRequest {
+  readonly kind: "tool" | "external_directory"
+  readonly summary: string
+  readonly path?: string
+}
+
 /** The tools a run offers the model: read-only runs hide what could change the workspace or the world. */
 const offeredNames = (run: CurrentRun["Type"], tools: ReadonlyMap<string, Tool>): ReadonlyArray<string> =>
   [...run.toolNames].filter((name) => {
@@ -82,6 +88,8 @@ export const executeToolCall = (
         effect
       })
       let ended = false
+      // The time its approvals waited for a person: not the tool's, as the run's clock pauses too (LIM-1).
+      let approvalWaitMs = 0
       const finish = (status: ToolCallStatus, result: ToolResultMessage) =>
         Effect.uninterruptible(
           Effect.gen(function* () {
@@ -94,7 +102,7 @@ export const executeToolCall = (
               name: call.name,
               status,
               result: text.length > EVENT_RESULT_CHARS ? `${text.slice(0, EVENT_RESULT_CHARS)}…` : text,
-              durationMs: Math.max(0, endedAt - startedAt)
+              durationMs: Math.max(0, endedAt - startedAt - approvalWaitMs)
             })
             return result
           })
@@ -111,16 +119,22 @@ export const executeToolCall = (
               name: call.name,
               status,
               result: text,
-              durationMs: Math.max(0, endedAt - startedAt)
+              durationMs: Math.max(0, endedAt - startedAt - approvalWaitMs)
             })
           )
         })
 
-      const askApproval = (request: {
-        readonly kind: "tool" | "external_directory"
-        readonly summary: string
-        readonly path?: string
-      }) =>
+      const askApproval = (request: ApprovalRequest) =>
+        Effect.flatMap(Clock.currentTimeMillis, (askedAt) =>
+          Effect.ensuring(
+            requestApproval(request),
+            Effect.map(Clock.currentTimeMillis, (now) => {
+              approvalWaitMs += Math.max(0, now - askedAt)
+            })
+          )
+        )
+
+      const requestApproval = (request: ApprovalRequest) =>
         waits.around(
           run.sessionId,
           request.kind === "tool" ? "tool_approval" : "external_directory",

@@ -140,6 +140,10 @@ describe("bash", () => {
           yield* callFails(bash, { command: "true", timeout_ms: -1 }, test.context),
           "Invalid arguments for bash: timeout_ms must be a whole number of at least 1, got -1."
         )
+        assert.include(
+          yield* callFails(bash, { command: "true", timeout_ms: 1e300 }, test.context),
+          "timeout_ms must be a whole number from 1 to 9007199254740991, got 1e+300."
+        )
         for (const command of ["", "  \n"]) {
           assert.include(yield* callFails(bash, { command }, test.context), "must not be blank")
           assert.include(bash.invalid?.({ command }), "Invalid arguments for bash")

@@ -16,7 +16,10 @@ export const integerAtLeast = (minimum: number, description: string) =>
   Schema.Int.pipe(Schema.greaterThanOrEqualTo(minimum)).annotations({
     description,
     message: (issue) => ({
-      message: `must be a whole number of at least ${minimum}, got ${formatActual(issue.actual)}`,
+      message:
+        typeof issue.actual === "number" && issue.actual > Number.MAX_SAFE_INTEGER
+          ? `must be a whole number from ${minimum} to ${Number.MAX_SAFE_INTEGER}, got ${formatActual(issue.actual)}`
+          : `must be a whole number of at least ${minimum}, got ${formatActual(issue.actual)}`,
       override: true
     }),
     jsonSchema: { type: "integer", minimum, description }
