@@ -652,7 +652,7 @@ if (tmuxPath === undefined) {
       }
     }, 60_000)
 
-    it("CLI-1 a --cwd naming no folder, an unknown -s and another folder's session are refused before the interface draws anything; --cwd moves the session; an unknown -m is said at once", async () => {
+    it("CLI-1 a --cwd naming no folder, an unknown -s and another folder's session are refused before the interface draws anything; --cwd moves the session; an unknown -m or command is said at once", async () => {
       const server = await startOpenAiServer({ replyFor: makeReplies() })
       const sandbox = makeSandbox(server.baseURL)
       const tmux = makeTmux(tmuxBin, `alisio-e2e-cwd-${process.pid}`)
@@ -695,6 +695,10 @@ if (tmuxPath === undefined) {
         )
         const unknown = await waitFor(tmux.screen, "chooses another.")
         assert.include(unknown.replace(/\n/g, " "), 'Unknown model "openai/nope"')
+        // So is a command that does not exist, with where to find those that do.
+        tmux.text("/nope")
+        tmux.keys("Enter")
+        await waitFor(tmux.screen, "No command is named /nope. /help lists the commands.")
         tmux.keys("C-d")
         await waitFor(tmux.screen, "ALISIO EXITED 0")
       } finally {

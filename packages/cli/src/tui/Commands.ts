@@ -196,7 +196,8 @@ export const runCommand = (ctx: CommandContext): Effect.Effect<void> =>
       listing._tag === "Left" || listing.right.execution === "surface" || ctx.name === "resume" || ctx.name === "model"
     if (surfaceFirst && (yield* surface(ctx))) return
     if (listing._tag === "Left") {
-      ctx.screen.notice(listing.left.message, "error")
+      const hint = listing.left.reason === "unknown" ? " /help lists the commands." : ""
+      ctx.screen.notice(`${listing.left.message}${hint}`, "error")
       return
     }
     const output = yield* ctx.catalog.execute(ctx.name, ctx.args, {
