@@ -14,6 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
+import { closeMatches } from "./internal/closeMatches.js"
 import { coreCommands, surfaceCommands } from "./internal/commands/core/index.js"
 import type {
   CatalogCommand,
@@ -22,7 +23,7 @@ import type {
   CoreServices,
   SurfaceCommand
 } from "./internal/commands/entry.js"
-import { closeMatches, indexCommands, onSurface } from "./internal/commands/resolve.js"
+import { indexCommands, onSurface } from "./internal/commands/resolve.js"
 import { readSettings, type SessionSettings } from "./internal/commands/sessionSettings.js"
 import { fromCore, fromSkill, fromSurface, fromTemplate, pluginCommands } from "./internal/commands/sources.js"
 import { discoverTemplates, type Template } from "./internal/commands/templates.js"
@@ -33,6 +34,7 @@ import { SessionStore, type SessionStoreService } from "./SessionStore.js"
 import { SystemContext } from "./SystemContext.js"
 import { Tools } from "./Tools.js"
 
+export { closeMatches, editDistance } from "./internal/closeMatches.js"
 export { columns } from "./internal/commands/core/shared.js"
 export type {
   CatalogCommand,
@@ -42,7 +44,6 @@ export type {
   CoreServices,
   SurfaceCommand
 } from "./internal/commands/entry.js"
-export { closeMatches, editDistance } from "./internal/commands/resolve.js"
 export type { SessionSettings } from "./internal/commands/sessionSettings.js"
 export { expandTemplate } from "./internal/commands/templates.js"
 export { coreCommands, surfaceCommands }

@@ -11,7 +11,9 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { type ApprovalSettings, ConfigFile } from "./ConfigSchema.js"
+import { closeMatches } from "./internal/closeMatches.js"
 import { describeIssues, describeValue, formatPath, locate } from "./internal/configProblems.js"
+import { keysAt } from "./internal/schemaKeys.js"
 import { yaml } from "./internal/yaml.js"
 
 export { ConfigFile, McpServer, ProviderConfig } from "./ConfigSchema.js"
@@ -126,7 +128,10 @@ export const parse = (
       .map((leaf) => ({ path: leaf.path, ...where(leaf.path, "key") }))
       .sort((a, b) => a.line - b.line || a.col - b.col)
     for (const { col, line, path } of unknown) {
-      warnings.push(`${file}:${line}:${col}: unknown key ${formatPath(path)} is ignored`)
+      const key = String(path.at(-1))
+      const [meant] = closeMatches(key, keysAt(ConfigFile.ast, path.slice(0, -1)), 1)
+      const hint = meant === undefined ? "" : ` (did you mean ${meant}?)`
+      warnings.push(`${file}:${line}:${col}: unknown key ${formatPath(path)} is ignored${hint}`)
     }
   }
   for (const warning of doc.warnings) {

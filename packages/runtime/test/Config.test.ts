@@ -281,21 +281,29 @@ describe("Config", () => {
     assert.strictEqual(parseError("a: 1\na: 2\n").message, "config.yaml:2:1: invalid YAML: Map keys must be unique")
   })
 
-  it.scoped("CFG-1 unknown keys are warnings with their line, not failures", () =>
+  it.scoped("CFG-1 unknown keys are warnings with their line, not failures, naming the key a typo meant", () =>
     Effect.gen(function* () {
       const files = yield* setup({
-        global:
-          "limits:\n  maxTurns: 4\n  maxTurn: 5\nthemes: dark\nmcpServers:\n  a: { url: http://127.0.0.1/mcp, token: t }\n"
+        global: [
+          "limits:\n  maxTurns: 4\n  maxTurn: 5\nthemes: dark\nmcpServers:\n  a: { url: http://127.0.0.1/mcp, token: t }",
+          "  b: { command: node, arg: [x] }",
+          "defaultModle: openai/x",
+          "providers:\n  local: { baseUrl: http://127.0.0.1/v1 }\n"
+        ].join("\n")
       })
       const loaded = yield* load({ ...files, trustProject: false })
       assert.deepStrictEqual(loaded.config, {
         limits: { maxTurns: 4 },
-        mcpServers: { a: { type: "http", url: "http://127.0.0.1/mcp" } }
+        mcpServers: { a: { type: "http", url: "http://127.0.0.1/mcp" }, b: { type: "stdio", command: "node" } },
+        providers: { local: {} }
       })
       assert.deepStrictEqual(loaded.warnings, [
-        `${files.globalFile}:3:3: unknown key limits.maxTurn is ignored`,
+        `${files.globalFile}:3:3: unknown key limits.maxTurn is ignored (did you mean maxTurns?)`,
         `${files.globalFile}:4:1: unknown key themes is ignored`,
-        `${files.globalFile}:6:35: unknown key mcpServers.a.token is ignored`
+        `${files.globalFile}:6:35: unknown key mcpServers.a.token is ignored`,
+        `${files.globalFile}:7:23: unknown key mcpServers.b.arg is ignored (did you mean args?)`,
+        `${files.globalFile}:8:1: unknown key defaultModle is ignored (did you mean defaultModel?)`,
+        `${files.globalFile}:10:12: unknown key providers.local.baseUrl is ignored (did you mean baseURL?)`
       ])
     })
   )
