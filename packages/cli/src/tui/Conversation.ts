@@ -24,7 +24,7 @@ import { ExitCode } from "../CliError.js"
 import { chooseModel } from "../ModelChoice.js"
 import { shortId } from "../ShortIds.js"
 import { runCommand } from "./Commands.js"
-import { UserEntry } from "./Entries.js"
+import type { UserEntry } from "./Entries.js"
 import type { Grants } from "./Grants.js"
 import type { History } from "./History.js"
 import type { RunView } from "./RunView.js"
@@ -148,7 +148,7 @@ export const makeConversation = (options: ConversationOptions) =>
         const attachments = yield* mentionAttachments(mcp, prompt).pipe(
           Effect.tapError(() => Effect.sync(() => restoreDraft(prompt)))
         )
-        screen.add(new UserEntry(prompt, screen.theme))
+        view.user(prompt)
         const chosen = yield* resolveModel
         const system = yield* context.build({ sessionId: state.sessionId, prompt, model: chosen.model.model })
         for (const notice of system.notices) screen.notice(notice, "warning")
@@ -220,7 +220,7 @@ export const makeConversation = (options: ConversationOptions) =>
         options.history.add(text)
         const slash = parseSlashCommand(text)
         if (Option.isSome(slash)) {
-          screen.add(new UserEntry(text, screen.theme))
+          view.user(text)
           const { name, args } = slash.value
           yield* startBusy(
             runCommand({

@@ -27,7 +27,12 @@ abstract class Cached implements Component {
 }
 
 /** A message the person sent (or queued: shown dimmed until it is sent). */
+// A message longer than this many screen lines (a paste, mostly) shows its first lines until Ctrl-O.
+const USER_LINES = 16
+const USER_LINES_COLLAPSED = 12
+
 export class UserEntry extends Cached {
+  private expanded = false
   constructor(
     readonly text: string,
     private readonly theme: Theme,
@@ -39,11 +44,17 @@ export class UserEntry extends Cached {
     this.queued = false
     this.invalidate()
   }
+  setExpanded(expanded: boolean): void {
+    this.expanded = expanded
+    this.invalidate()
+  }
   protected draw(width: number): ReadonlyArray<string> {
     const t = this.theme
     const prefix = `${t.glyphs.prompt} `
     const lines = wrapped(sanitize(this.text), width - prefix.length, this.queued ? t.dim : t.user)
-    const out = lines.map((line, index) => (index === 0 ? t.user(prefix) : "  ") + line)
+    const hidden = this.expanded || lines.length <= USER_LINES ? 0 : lines.length - USER_LINES_COLLAPSED
+    const out = lines.slice(0, lines.length - hidden).map((line, index) => (index === 0 ? t.user(prefix) : "  ") + line)
+    if (hidden > 0) out.push(t.dim(`  … ${hidden} more lines (Ctrl-O shows them)`))
     if (this.queued) out.push(t.dim("  (queued: sent when the current run ends)"))
     return out
   }

@@ -52,7 +52,7 @@ export class RunView {
   private text: StreamingMarkdown | undefined
   private reasoning: ReasoningEntry | undefined
   private readonly cards = new Map<string, ToolCard>()
-  private readonly expandable: Array<ToolCard | ReasoningEntry> = []
+  private readonly expandable: Array<ToolCard | ReasoningEntry | UserEntry> = []
   private expanded = false
   /** The latest answer's text, for /copy. */
   lastAnswer = ""
@@ -74,6 +74,14 @@ export class RunView {
     this.reasoning?.finish()
     this.reasoning = undefined
     this.text = undefined
+  }
+
+  /** A message of the person's, in the transcript: a long one collapsed as tool output is. */
+  user(text: string): void {
+    const entry = new UserEntry(text, this.screen.theme)
+    entry.setExpanded(this.expanded)
+    this.expandable.push(entry)
+    this.screen.add(entry)
   }
 
   private card(id: string, name: string, args: string): ToolCard {
@@ -295,7 +303,7 @@ export class RunView {
     for (const [index, message] of messages.entries()) {
       if (message.role === "user") {
         const text = textOf(message.content)
-        if (text !== "") screen.add(new UserEntry(text, screen.theme))
+        if (text !== "") this.user(text)
       } else if (message.role === "assistant") {
         for (const part of message.content) {
           if (part._tag === "reasoning" && part.text.trim() !== "") {

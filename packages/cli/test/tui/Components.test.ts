@@ -1,6 +1,7 @@
 import { Markdown, visibleWidth } from "@earendil-works/pi-tui"
 import { assert, describe, it } from "@effect/vitest"
 import { ApprovalDialog, PlanDialog, QuestionDialog } from "../../src/tui/Dialogs.js"
+import { UserEntry } from "../../src/tui/Entries.js"
 import { Screen } from "../../src/tui/Screen.js"
 import { lastBoundary, StreamingMarkdown } from "../../src/tui/StreamingMarkdown.js"
 import { colorFor, makeTheme } from "../../src/tui/Theme.js"
@@ -77,6 +78,22 @@ describe("TUI components", () => {
     card.setExpanded(true)
     assert.include(card.render(40).join("\n"), "all 12 passed")
     for (const line of card.render(12)) assert.isAtMost(visibleWidth(line), 12)
+  })
+
+  it("UI-1 a long message of the person's (a paste) shows its first lines until Ctrl-O; a short one shows whole", () => {
+    const pasted = Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join("\n")
+    const long = new UserEntry(pasted, plain)
+    const collapsed = long.render(40)
+    assert.lengthOf(collapsed, 13)
+    assert.strictEqual(collapsed[0], "› line 1")
+    assert.strictEqual(collapsed[11], "  line 12")
+    assert.strictEqual(collapsed[12], "  … 88 more lines (Ctrl-O shows them)")
+    long.setExpanded(true)
+    const expanded = long.render(40)
+    assert.lengthOf(expanded, 100)
+    assert.strictEqual(expanded[99], "  line 100")
+    const short = new UserEntry(Array.from({ length: 16 }, (_, i) => `line ${i + 1}`).join("\n"), plain)
+    assert.lengthOf(short.render(40), 16)
   })
 
   it("UI-1 the screen fits 40 columns, redraws on resize, and writes no colour under NO_COLOR", async () => {
