@@ -93,6 +93,75 @@ describe("alisio config (end to end)", () => {
     assert.strictEqual(broken.stderr, `alisio: ${globalFile}:2:13: limits.maxTurns: expected a number, got "many"\n`)
   })
 
+  it("CFG-1 config set changes one setting and keeps the file as written; a wrong key or value changes nothing; get and unset", async () => {
+    const { sandbox } = await setup([
+      { kind: "tool", id: "c1", name: "ls", args: { path: "." } },
+      { kind: "text", text: "a second turn" }
+    ])
+    const globalFile = join(sandbox.home, "config.yaml")
+    const written = "# mine, keep me\ndefaultModel: openai/test-model # and me\n"
+    write(globalFile, written)
+    const refused = async (args: ReadonlyArray<string>) => {
+      const before = readFileSync(globalFile, "utf8")
+      const result = await sandbox.run(["config", ...args])
+      assert.strictEqual(result.code, 2, result.stderr)
+      assert.strictEqual(readFileSync(globalFile, "utf8"), before, "the file is unchanged")
+      return result.stderr
+    }
+
+    assert.strictEqual(
+      await refused(["set", "limits.maxTurn", "5"]),
+      "alisio: limits.maxTurn is not a setting of config.yaml (did you mean limits.maxTurns?); `alisio config` lists them\n"
+    )
+    assert.strictEqual(
+      await refused(["set", "limits.maxTurns", "many"]),
+      `alisio: limits.maxTurns: expected a number, got "many" (${globalFile} is unchanged)\n`
+    )
+    assert.include(await refused(["set", "mcpServers.docs.comand", "node"]), "did you mean mcpServers.docs.command?")
+
+    const set = ok(await sandbox.run(["config", "set", "limits.maxTurns", "1"]))
+    assert.strictEqual(set.stderr, "alisio: limits.maxTurns = 1 in ~/home/config.yaml\n")
+    ok(await sandbox.run(["config", "set", "providers.openai.apiKey", "sk-secret"]))
+    assert.include(
+      await refused(["set", "mcpServers.docs.args", "[--stdio, -v]"]),
+      'mcpServers.docs: required key "command" is missing'
+    )
+    ok(await sandbox.run(["config", "set", "mcpServers.docs.command", "node"]))
+    ok(await sandbox.run(["config", "set", "mcpServers.docs.args", "[--stdio, -v]"]))
+    const secret = ok(await sandbox.run(["config", "set", "providers.openai.headers", "{X-Team: core}"]))
+    assert.notInclude(secret.stderr, "sk-secret")
+    assert.strictEqual(
+      readFileSync(globalFile, "utf8"),
+      `${written}limits:\n  maxTurns: 1\nproviders:\n  openai:\n    apiKey: sk-secret\n    headers:\n      X-Team: core\nmcpServers:\n  docs:\n    command: node\n    args:\n      - --stdio\n      - -v\n`
+    )
+    ok(await sandbox.run(["config", "unset", "mcpServers.docs"]))
+
+    assert.strictEqual(ok(await sandbox.run(["config", "get", "limits.maxTurns"])).stdout, "1\n")
+    assert.strictEqual(ok(await sandbox.run(["config", "get", "approvals.write"])).stdout, "ask\n", "a default")
+    assert.match(ok(await sandbox.run(["config", "get", "limits"])).stdout, /^limits\.maxTurns +1 +global file$/m)
+    const unset = await sandbox.run(["config", "get", "limits.maxOutputTokens"])
+    assert.strictEqual(unset.code, 1)
+    assert.include(unset.stderr, "limits.maxOutputTokens is not set")
+
+    // The setting applies: one turn, then the run stops.
+    const run = await sandbox.run(["run", "--json", "list the files"])
+    assert.include(run.stdout, '"type":"turns_exceeded"')
+    assert.notInclude(run.stdout, "a second turn")
+
+    const removed = ok(await sandbox.run(["config", "unset", "limits.maxTurns"]))
+    assert.strictEqual(removed.stderr, "alisio: limits.maxTurns removed from ~/home/config.yaml\n")
+    assert.notInclude(readFileSync(globalFile, "utf8"), "limits:", "a mapping left empty goes too")
+    assert.strictEqual(ok(await sandbox.run(["config", "get", "limits.maxTurns"])).stdout, "100\n")
+    assert.include(ok(await sandbox.run(["config", "unset", "limits.maxTurns"])).stderr, "was not set")
+
+    const project = ok(await sandbox.run(["config", "set", "--project", "approvals.write", "approve"]))
+    assert.include(project.stderr, "applies with --trust-project")
+    assert.strictEqual(
+      readFileSync(join(sandbox.workspace, ".alisio", "config.yaml"), "utf8"),
+      "approvals:\n  write: approve\n"
+    )
+  })
+
   it("CFG-1 alisio config path: the files, whether they exist, and whether the project's applies", async () => {
     const { sandbox } = await setup()
     const text = ok(await sandbox.run(["config", "path"])).stdout

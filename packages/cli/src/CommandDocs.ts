@@ -69,8 +69,20 @@ export const docs = {
   modelsUse: { description: "Make a model the default of later runs (sets defaultModel in the global config.yaml)" },
   config: {
     description: "Print the effective configuration and where each value comes from",
-    sections: ["environment", "files"]
+    sections: ["environment", "files"],
+    examples: [
+      { does: "Allow more turns in every run:", command: "alisio config set limits.maxTurns 200" },
+      { does: "What one setting is, as it applies:", command: "alisio config get approvals.write" }
+    ]
   },
+  configGet: {
+    description: "Print one setting as it applies (the value alone), or the settings under a group (`limits`)"
+  },
+  configSet: {
+    description:
+      "Set one setting in the global config.yaml (--project: the project's), keeping the rest of the file as written"
+  },
+  configUnset: { description: "Remove one setting from the global config.yaml (--project: the project's)" },
   configPath: { description: "Where the configuration files are, and whether the project's applies" },
   configSchema: { description: "Print the JSON Schema of config.yaml (for editor completion)" },
   events: { description: "The run events' contract" },

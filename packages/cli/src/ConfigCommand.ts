@@ -12,7 +12,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { nonEmpty } from "./App.js"
-import { usageError } from "./CliError.js"
+import { CliError, ExitCode, usageError } from "./CliError.js"
 import type { RunFlags } from "./Flags.js"
 import { writeRecord } from "./SessionRecords.js"
 import { homeRelative } from "./SessionsCommand.js"
@@ -150,11 +150,8 @@ const sourceText = (setting: Setting) => {
 
 const valueText = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value))
 
-/**
- * `alisio config`: the effective configuration, each value with where it comes from — the
- * defaults, the global file, the project file (with --trust-project), the environment, a flag.
- */
-export const showConfig = (flags: ConfigFlags) =>
+/** The files, and every effective setting with its source. */
+const effective = (flags: ConfigFlags) =>
   Effect.gen(function* () {
     const { files } = yield* locate(flags)
     const loaded = yield* Config.make({
@@ -169,10 +166,64 @@ export const showConfig = (flags: ConfigFlags) =>
       ...environment(loaded.config),
       ...flagLayers(flags)
     ])
+    return { files, settings }
+  })
+
+const settingLines = (settings: ReadonlyArray<Setting>): ReadonlyArray<string> => {
+  const width = Math.max(...settings.map((s) => s.path.length))
+  const values = settings.map((s) => valueText(s.value))
+  const valueWidth = Math.min(48, Math.max(...values.map((v) => v.length)))
+  return settings.map((s, i) => `${s.path.padEnd(width)}  ${values[i]!.padEnd(valueWidth)}  ${sourceText(s)}`)
+}
+
+/**
+ * `alisio config get <key>`: the value of one setting as it applies (for scripts: the value
+ * alone), or the settings under a group of them (`limits`) with their sources. One that nothing
+ * sets fails with exit code 1.
+ */
+export const getSetting = (flags: ConfigFlags & { readonly key: string }) =>
+  Effect.gen(function* () {
+    const problem = Config.unknownSetting(flags.key)
+    if (problem !== undefined) return yield* usageError(problem)
+    const { settings } = yield* effective(flags)
+    const key = flags.key
+    const found = settings.flatMap((s): ReadonlyArray<Setting> => {
+      if (s.path === key || s.path.startsWith(`${key}.`) || s.path.startsWith(`${key}[`)) return [s]
+      // Inside a setting listed whole (an MCP server): the part of its value the key names.
+      if (!key.startsWith(`${s.path}.`)) return []
+      const value = key
+        .slice(s.path.length + 1)
+        .split(".")
+        .reduce<unknown>(
+          (at, part) => (typeof at === "object" && at !== null ? (at as never)[part] : undefined),
+          s.value
+        )
+      return value === undefined ? [] : [{ ...s, path: key, value }]
+    })
+    if (found.length === 0) {
+      return yield* new CliError({
+        message: `${flags.key} is not set, and has no default (\`alisio config set ${flags.key} <value>\` sets it)`,
+        exitCode: ExitCode.failed
+      })
+    }
+    if (flags.json) {
+      for (const setting of found) writeRecord(Setting, setting)
+      return
+    }
+    const [only] = found
+    process.stdout.write(
+      `${found.length === 1 && only!.path === flags.key ? valueText(only!.value) : settingLines(found).join("\n")}\n`
+    )
+  })
+
+/**
+ * `alisio config`: the effective configuration, each value with where it comes from — the
+ * defaults, the global file, the project file (with --trust-project), the environment, a flag.
+ */
+export const showConfig = (flags: ConfigFlags) =>
+  Effect.gen(function* () {
+    const { files, settings } = yield* effective(flags)
     if (flags.json) return writeRecord(ConfigReport, { files, settings })
-    const width = Math.max(...settings.map((s) => s.path.length))
-    const values = settings.map((s) => valueText(s.value))
-    const valueWidth = Math.min(48, Math.max(...values.map((v) => v.length)))
     process.stdout.write(
       `${[
         `# global config   ${homeRelative(files.global.path)}${files.global.exists ? "" : " (not found)"}`,
@@ -180,7 +231,7 @@ export const showConfig = (flags: ConfigFlags) =>
         ...(settings.some((s) => s.path === "defaultModel")
           ? []
           : ["# defaultModel is not set: runs use -m, or the first model a local server lists"]),
-        ...settings.map((s, i) => `${s.path.padEnd(width)}  ${values[i]!.padEnd(valueWidth)}  ${sourceText(s)}`)
+        ...settingLines(settings)
       ].join("\n")}\n`
     )
   })

@@ -88,6 +88,20 @@ const configFlags = {
   truncationRecoveries: runFlags.truncationRecoveries
 }
 const configPathFlags = { json, cwd: runFlags.cwd, trustProject: runFlags.trustProject }
+const settingKey = Args.text({ name: "key" }).pipe(
+  Args.withDescription("The setting, as `alisio config` lists it (limits.maxTurns, approvals.write, defaultModel)")
+)
+const configGetFlags = { ...configFlags, key: settingKey }
+const projectFile = Options.boolean("project").pipe(
+  Options.withDescription("Change the project's .alisio/config.yaml instead of the global file")
+)
+const configUnsetFlags = { key: settingKey, project: projectFile, cwd: runFlags.cwd }
+const configSetFlags = {
+  ...configUnsetFlags,
+  value: Args.text({ name: "value" }).pipe(
+    Args.withDescription('Read as YAML: 5 is a number, true a boolean, [a, b] a list, "5" the text 5')
+  )
+}
 
 const sessionsModule = () => import("./SessionsCommand.js")
 
@@ -149,9 +163,26 @@ const configSchema = Command.make("schema", {}, () =>
   Effect.flatMap(Effect.promise(configModule), (m) => m.configSchema)
 ).pipe(Command.withDescription(docs.configSchema.description))
 
+const configGet = Command.make("get", configGetFlags, (flags) =>
+  Effect.flatMap(Effect.promise(configModule), (m) => m.getSetting(flags))
+).pipe(Command.withDescription(docs.configGet.description))
+
+const configSetModule = () => import("./ConfigSetCommand.js")
+
+const configSet = Command.make("set", configSetFlags, (flags) =>
+  Effect.flatMap(Effect.promise(configSetModule), (m) => m.setSetting(flags))
+).pipe(Command.withDescription(docs.configSet.description))
+
+const configUnset = Command.make("unset", configUnsetFlags, (flags) =>
+  Effect.flatMap(Effect.promise(configSetModule), (m) => m.unsetSetting(flags))
+).pipe(Command.withDescription(docs.configUnset.description))
+
 const config = Command.make("config", configFlags, (flags) =>
   Effect.flatMap(Effect.promise(configModule), (m) => m.showConfig(flags))
-).pipe(Command.withDescription(docs.config.description), Command.withSubcommands([configPath, configSchema]))
+).pipe(
+  Command.withDescription(docs.config.description),
+  Command.withSubcommands([configGet, configSet, configUnset, configPath, configSchema])
+)
 
 const eventsSchema = Command.make("schema", {}, () =>
   Effect.flatMap(
@@ -334,7 +365,13 @@ export const commandLine = CommandLine.group(
       { own: CommandLine.leaf(modelsFlags), doc: docs.models }
     ),
     config: CommandLine.group(
-      { path: CommandLine.leaf(configPathFlags, docs.configPath), schema: CommandLine.leaf({}, docs.configSchema) },
+      {
+        get: CommandLine.leaf(configGetFlags, docs.configGet),
+        set: CommandLine.leaf(configSetFlags, docs.configSet),
+        unset: CommandLine.leaf(configUnsetFlags, docs.configUnset),
+        path: CommandLine.leaf(configPathFlags, docs.configPath),
+        schema: CommandLine.leaf({}, docs.configSchema)
+      },
       { own: CommandLine.leaf(configFlags), doc: docs.config }
     ),
     events: CommandLine.group({ schema: CommandLine.leaf({}, docs.eventsSchema) }, { doc: docs.events }),

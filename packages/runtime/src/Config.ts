@@ -13,7 +13,7 @@ import * as Schema from "effect/Schema"
 import { type ApprovalSettings, ConfigFile } from "./ConfigSchema.js"
 import { closeMatches } from "./internal/closeMatches.js"
 import { describeIssues, describeValue, formatPath, locate } from "./internal/configProblems.js"
-import { keysAt } from "./internal/schemaKeys.js"
+import { keysAt, undeclaredAt } from "./internal/schemaKeys.js"
 import { yaml } from "./internal/yaml.js"
 
 export { ConfigFile, McpServer, ProviderConfig } from "./ConfigSchema.js"
@@ -139,6 +139,19 @@ export const parse = (
     warnings.push(`${file}:${line}:${col}: ${warning.message.split("\n")[0]}`)
   }
   return Either.right({ config: decoded.right, warnings })
+}
+
+/**
+ * Why `key` (dotted: `limits.maxTurns`) names no setting of config.yaml, with the one it may have
+ * meant; `undefined` when it names one (any name goes where the file takes a mapping of names).
+ */
+export const unknownSetting = (key: string): string | undefined => {
+  const path = key.split(".")
+  const at = path.includes("") ? path.indexOf("") : undeclaredAt(ConfigFile.ast, path)
+  if (at === undefined) return undefined
+  const [meant] = path[at] === "" ? [] : closeMatches(path[at]!, keysAt(ConfigFile.ast, path.slice(0, at)), 1)
+  const hint = meant === undefined ? "" : ` (did you mean ${[...path.slice(0, at), meant].join(".")}?)`
+  return `${key} is not a setting of config.yaml${hint}; \`alisio config\` lists them`
 }
 
 // Compiled when a file is read: most runs have none.

@@ -27,7 +27,7 @@ const readText = (file: string) =>
  * link is followed, so a config kept in a dotfiles repository stays there. The file is replaced
  * atomically, private (0600).
  */
-export const editDocument = (file: string, edit: (doc: YAML.Document) => void): Effect.Effect<void, ConfigError> =>
+export const editDocument = <A>(file: string, edit: (doc: YAML.Document) => A): Effect.Effect<A, ConfigError> =>
   Effect.gen(function* () {
     const target = yield* Effect.promise(() => realpath(file).catch(() => file))
     const text = yield* readText(target)
@@ -39,15 +39,22 @@ export const editDocument = (file: string, edit: (doc: YAML.Document) => void): 
       })
     }
     const doc = yaml().parseDocument(text)
-    edit(doc)
+    const result = edit(doc)
     const updated = doc.toString()
+    if (updated === text) return result
+    // An edit that would make the file invalid (a value of the wrong kind) is refused, the file untouched.
     const check = parse(updated, file)
-    if (Either.isLeft(check)) return yield* Effect.die(check.left)
+    if (Either.isLeft(check)) {
+      // Its positions are those of the edited text, which is not written: the problems alone.
+      const problems = check.left.message.split("\n").map((line) => line.replace(/^.*?:\d+:\d+: /, ""))
+      return yield* new ConfigError({ message: `${problems.join("; ")} (${file} is unchanged)`, file })
+    }
     yield* writeFileAtomic(target, updated).pipe(
       Effect.mapError(
         ({ cause }) => new ConfigError({ message: `Could not write ${file}: ${errorDetail(cause)}`, file })
       )
     )
+    return result
   })
 
 /** Sets one top-level key of a configuration file (see `editDocument`). */
@@ -58,15 +65,29 @@ export const setKey = (file: string, key: string, value: unknown): Effect.Effect
 export const setIn = (file: string, path: ReadonlyArray<string>, value: unknown): Effect.Effect<void, ConfigError> =>
   editDocument(file, (doc) => doc.setIn(path, doc.createNode(value)))
 
-/** Removes a nested key; a mapping it leaves empty goes too. */
-export const deleteIn = (file: string, path: ReadonlyArray<string>): Effect.Effect<void, ConfigError> =>
+/** Removes a nested key, and a mapping it leaves empty; whether the key was there. */
+export const deleteIn = (file: string, path: ReadonlyArray<string>): Effect.Effect<boolean, ConfigError> =>
   editDocument(file, (doc) => {
+    if (!doc.hasIn(path)) return false
     doc.deleteIn(path)
     for (let depth = path.length - 1; depth > 0; depth--) {
       const parent = doc.getIn(path.slice(0, depth), true)
       if (yaml().isMap(parent) && parent.items.length === 0) doc.deleteIn(path.slice(0, depth))
     }
+    return true
   })
+
+/**
+ * A value typed on a command line, as YAML reads it (`5` a number, `true` a boolean, `[a, b]` a
+ * list, `"5"` a string); text YAML cannot read is taken as it is.
+ */
+export const valueFromText = (text: string): unknown => {
+  try {
+    return yaml().parse(text)
+  } catch {
+    return text
+  }
+}
 
 /** Makes `model` ("provider/model") the default of later runs: `defaultModel` in `file`. */
 export const setDefaultModel = (file: string, model: string): Effect.Effect<void, ConfigError> =>

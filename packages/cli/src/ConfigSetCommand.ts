@@ -1,0 +1,63 @@
+// `alisio config set|unset <key>`: one setting of config.yaml changed from the command line, the
+// rest of the file (comments, order) kept as written. The key is checked against the Schema first
+// and the edited file as a whole after: a wrong key or value changes nothing and says why.
+
+import * as path from "node:path"
+import * as Config from "@alisio/runtime/Config"
+import * as ConfigEdits from "@alisio/runtime/ConfigEdits"
+import * as Paths from "@alisio/runtime/Paths"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { usageError } from "./CliError.js"
+import { homeRelative } from "./SessionsCommand.js"
+
+interface Target {
+  readonly key: string
+  /** The project's `.alisio/config.yaml` instead of the global file. */
+  readonly project: boolean
+  readonly cwd: Option.Option<string>
+}
+
+/** The file the change goes to, and the key as a path into it. */
+const target = (flags: Target) =>
+  Effect.gen(function* () {
+    const problem = Config.unknownSetting(flags.key)
+    if (problem !== undefined) return yield* usageError(problem)
+    const paths = yield* Paths.make
+    const file = flags.project
+      ? Paths.projectConfigFile(path.resolve(Option.getOrElse(flags.cwd, () => process.cwd())))
+      : paths.globalConfigFile
+    return { file, path: flags.key.split(".") }
+  })
+
+// Secrets are written to the file (private, 0600), never echoed.
+const shown = (key: string, value: unknown) =>
+  /(apiKey|token|secret|password)$/i.test(key)
+    ? "<redacted>"
+    : typeof value === "string"
+      ? value
+      : JSON.stringify(value)
+
+export const setSetting = (flags: Target & { readonly value: string }) =>
+  Effect.gen(function* () {
+    const { file, path: keyPath } = yield* target(flags)
+    const value = ConfigEdits.valueFromText(flags.value)
+    yield* ConfigEdits.setIn(file, keyPath, value).pipe(Effect.mapError((error) => usageError(error.message)))
+    process.stderr.write(`alisio: ${flags.key} = ${shown(flags.key, value)} in ${homeRelative(file)}\n`)
+    if (flags.project) {
+      process.stderr.write("alisio: the project's file applies with --trust-project\n")
+    }
+  })
+
+export const unsetSetting = (flags: Target) =>
+  Effect.gen(function* () {
+    const { file, path: keyPath } = yield* target(flags)
+    const removed = yield* ConfigEdits.deleteIn(file, keyPath).pipe(
+      Effect.mapError((error) => usageError(error.message))
+    )
+    process.stderr.write(
+      removed
+        ? `alisio: ${flags.key} removed from ${homeRelative(file)}\n`
+        : `alisio: ${flags.key} was not set in ${homeRelative(file)}\n`
+    )
+  })
