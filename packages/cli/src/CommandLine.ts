@@ -169,6 +169,10 @@ export const check = (shape: Shape, words: ReadonlyArray<string>): Either.Either
   const path: Array<string> = []
   const where = (preposition: string) => (path.length === 0 ? "" : ` ${preposition} ${path.join(" ")}`)
   const mistake = (message: string) => Either.left({ message, path: [...path] })
+  const unknownOption = (name: string) =>
+    path.length === 0 && (name === "-p" || name === "--print")
+      ? `unknown option ${name}: a task without the interface (as \`claude -p\`) is \`alisio run "task"\``
+      : `unknown option ${name}${where("for")}`
   let current = shape
   let index = 0
   while (current._tag === "Group") {
@@ -186,7 +190,7 @@ export const check = (shape: Shape, words: ReadonlyArray<string>): Either.Either
       current = current.own
       continue
     }
-    if (looksLikeFlag(word) && word !== "--") return mistake(`unknown option ${word}${where("for")}`)
+    if (looksLikeFlag(word) && word !== "--") return mistake(unknownOption(word))
     if (child === undefined) return mistake(`unknown command ${word}${where("for")}`)
     path.push(word)
     current = child
@@ -208,7 +212,7 @@ export const check = (shape: Shape, words: ReadonlyArray<string>): Either.Either
     const name = equals > 0 ? word.slice(0, equals) : word
     const inline = equals > 0 ? word.slice(equals + 1) : undefined
     const flag = current.flags.get(name)
-    if (flag === undefined) return mistake(`unknown option ${name}${where("for")}`)
+    if (flag === undefined) return mistake(unknownOption(name))
     if (!flag.takesValue) {
       if (inline !== undefined && !booleanValues.has(inline))
         return mistake(`option ${name}${where("of")} takes no value; write ${name} or ${name}=false`)

@@ -74,6 +74,13 @@ describe("CommandLine", () => {
     )
     assert.strictEqual(mistake("bogus"), "unknown command bogus")
     assert.strictEqual(mistake("--json", "run"), "unknown option --json")
+    for (const print of ["-p", "--print"]) {
+      assert.strictEqual(
+        mistake(print, "fix the tests"),
+        `unknown option ${print}: a task without the interface (as \`claude -p\`) is \`alisio run "task"\``
+      )
+    }
+    assert.strictEqual(mistake("run", "-p", "x"), "unknown option -p for run")
     assert.strictEqual(mistake("sessions", "list"), "unknown command list for sessions")
     assert.strictEqual(mistake("sessions", "show", "a", "b"), "unexpected argument b for sessions show")
     assert.deepStrictEqual(Option.getOrUndefined(Either.getLeft(check("sessions", "show", "-x")))?.path, [
