@@ -15,7 +15,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { loadSetup, registerProviders, runtimeLayer, type Setup } from "./App.js"
+import { loadSetup, registerProviders, runtimeLayer } from "./App.js"
 import * as BrokenPipe from "./BrokenPipe.js"
 import { CliError, ExitCode, setExitCode, usageError } from "./CliError.js"
 import type { RunFlags } from "./Flags.js"
@@ -26,8 +26,7 @@ import { pipedInput, withPipedInput } from "./PipedInput.js"
 import { pluginFlagsOf } from "./Plugins.js"
 import { animate } from "./Progress.js"
 import { makeJsonWriter, makeTextRenderer } from "./Render.js"
-import { resumeIn } from "./SessionFolder.js"
-import { findSession, shortId } from "./ShortIds.js"
+import { chooseSession } from "./SessionChoice.js"
 import { commandsLayer, runTypedCommand, systemContextLayer, typedCommand } from "./Slash.js"
 import { encodeRunResult, makeOutcome, summaryLine } from "./Summary.js"
 import { canAnimate, isTerminal, paint } from "./Terminal.js"
@@ -66,39 +65,6 @@ const readPrompt = (words: ReadonlyArray<string>): Effect.Effect<string, CliErro
     )
   )
 }
-
-/**
- * The session to run in — `--session` (its id or the first characters of it), `--continue`, or a
- * new one — or, for a `--request-id` some root run already claimed, that run (found in one query,
- * in whatever session it ran: ST-3).
- */
-const chooseSession = (setup: Setup, flags: RunFlags) =>
-  Effect.gen(function* () {
-    const store = yield* SessionStore
-    const start = (sessionId: Option.Option<SessionId>) => ({ sessionId, existing: Option.none<RunRecord>() })
-    if (Option.isSome(flags.session)) {
-      const session = yield* findSession(store, flags.session.value)
-      const left = yield* resumeIn(store, session, {
-        cwd: setup.cwd,
-        cwdGiven: Option.isSome(flags.cwd),
-        start: "alisio run"
-      })
-      if (left !== undefined && !flags.quiet) {
-        process.stderr.write(`alisio: session ${shortId(session.id)} moved from ${left} to ${setup.cwd}\n`)
-      }
-      return start(Option.some(session.id))
-    }
-    if (flags.continue) {
-      const latest = yield* store.latestSession(setup.cwd)
-      if (Option.isSome(latest)) return start(Option.some(latest.value.id))
-      return { ...start(Option.none()), nothingToContinue: true }
-    }
-    if (Option.isSome(flags.requestId) && store.runForRequest !== undefined) {
-      const existing = yield* store.runForRequest(flags.requestId.value)
-      if (Option.isSome(existing)) return { sessionId: Option.some(existing.value.sessionId), existing }
-    }
-    return start(Option.none())
-  })
 
 /** The latest run of a session being resumed: its model is the session's until `-m` says otherwise. */
 const lastRun = (sessionId: SessionId) =>

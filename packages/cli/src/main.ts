@@ -1,8 +1,6 @@
 import { stripVTControlCharacters } from "node:util"
-import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
-import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Console from "effect/Console"
@@ -11,9 +9,31 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { usageError } from "./CliError.js"
 import { docs } from "./CommandDocs.js"
+import {
+  commandsListFlags,
+  configFlags,
+  configGetFlags,
+  configPathFlags,
+  configSetFlags,
+  configUnsetFlags,
+  eventsFlags,
+  exportFlags,
+  listFlags,
+  mcpAddFlags,
+  mcpGetFlags,
+  mcpListFlags,
+  mcpRemoveFlags,
+  modelsFlags,
+  modelsUseFlags,
+  pluginsInstallFlags,
+  pluginsListFlags,
+  removeFlags,
+  renameFlags,
+  showFlags
+} from "./CommandFlags.js"
 import * as CommandLine from "./CommandLine.js"
 import { runAtEdge } from "./Edge.js"
-import { choice, count, disablePluginOption, json, pluginOption, runFlags, tuiFlags } from "./Flags.js"
+import { runFlags, tuiFlags } from "./Flags.js"
 import * as Help from "./Help.js"
 import { version } from "./Version.js"
 
@@ -26,82 +46,6 @@ const run = Command.make("run", runFlags, (flags) =>
     (m) => m.runCommand(flags)
   )
 ).pipe(Command.withDescription(docs.run.description))
-
-const sessionId = Args.text({ name: "session-id" }).pipe(
-  Args.withDescription("A session id, or its first characters (the 8 that lists show are enough)")
-)
-
-const listFlags = {
-  json,
-  all: Options.boolean("all").pipe(
-    Options.withDescription("Sessions of every folder, this one's first (default: only this folder's)")
-  ),
-  limit: count("limit", "Show at most this many sessions (default 20)", 1),
-  cwd: Options.text("cwd").pipe(
-    Options.withDescription("List the sessions of this folder instead of the current one"),
-    Options.optional
-  )
-}
-const showFlags = { json, sessionId }
-const eventsFlags = { json, sessionId }
-const removeFlags = {
-  yes: Options.boolean("yes").pipe(
-    Options.withDescription("Delete without asking; needed when stdin is not a terminal")
-  ),
-  sessionIds: Args.text({ name: "session-id" }).pipe(
-    Args.withDescription("The sessions to delete, with their child sessions"),
-    Args.atLeast(1)
-  )
-}
-const exportFlags = {
-  sessionId,
-  format: choice(
-    "format",
-    ["jsonl", "md"],
-    "jsonl: every stored event (as `run --json` streamed them); md: the conversation to read"
-  ),
-  output: Options.text("output").pipe(
-    Options.withAlias("o"),
-    Options.withDescription("Write to this file instead of stdout (a .md name means --format md)"),
-    Options.optional
-  )
-}
-const renameFlags = {
-  sessionId,
-  title: Args.text({ name: "title" }).pipe(Args.withDescription("The new title"), Args.atLeast(1))
-}
-const modelsFlags = { json }
-const modelsUseFlags = {
-  model: Args.text({ name: "provider/model" }).pipe(Args.withDescription("The model later runs use by default"))
-}
-const configFlags = {
-  json: Options.boolean("json").pipe(Options.withDescription("One JSON object per setting, with its source")),
-  trustProject: runFlags.trustProject,
-  cwd: runFlags.cwd,
-  maxTurns: runFlags.maxTurns,
-  timeout: runFlags.timeout,
-  firstTokenTimeout: runFlags.firstTokenTimeout,
-  firstTokenRetries: runFlags.firstTokenRetries,
-  streamIdleTimeout: runFlags.streamIdleTimeout,
-  maxOutputTokens: runFlags.maxOutputTokens,
-  maxContextTokens: runFlags.maxContextTokens,
-  truncationRecoveries: runFlags.truncationRecoveries
-}
-const configPathFlags = { json, cwd: runFlags.cwd, trustProject: runFlags.trustProject }
-const settingKey = Args.text({ name: "key" }).pipe(
-  Args.withDescription("The setting, as `alisio config` lists it (limits.maxTurns, approvals.write, defaultModel)")
-)
-const configGetFlags = { ...configFlags, key: settingKey }
-const projectFile = Options.boolean("project").pipe(
-  Options.withDescription("Change the project's .alisio/config.yaml instead of the global file")
-)
-const configUnsetFlags = { key: settingKey, project: projectFile, cwd: runFlags.cwd }
-const configSetFlags = {
-  ...configUnsetFlags,
-  value: Args.text({ name: "value" }).pipe(
-    Args.withDescription('Read as YAML: 5 is a number, true a boolean, [a, b] a list, "5" the text 5')
-  )
-}
 
 const sessionsModule = () => import("./SessionsCommand.js")
 
@@ -196,24 +140,6 @@ const events = Command.make("events").pipe(
   Command.withSubcommands([eventsSchema])
 )
 
-const pluginsListFlags = {
-  json,
-  plugin: pluginOption,
-  disablePlugin: disablePluginOption,
-  trustProject: Options.boolean("trust-project").pipe(
-    Options.withDescription("Include the project's .alisio/plugins/ (runs their code)")
-  ),
-  readOnly: Options.boolean("read-only").pipe(Options.withDescription("List as a --read-only run would load them"))
-}
-
-const pluginsInstallFlags = {
-  spec: Args.text({ name: "npm-spec|path" }).pipe(
-    Args.withDescription(
-      "An npm package (name, name@version) or the folder of a plugin; installed into the config folder"
-    )
-  )
-}
-
 const pluginsList = Command.make("list", pluginsListFlags, (flags) =>
   Effect.flatMap(
     Effect.promise(() => import("./PluginsCommand.js")),
@@ -235,49 +161,6 @@ const plugins = Command.make("plugins").pipe(
 
 const mcpModule = () => import("./McpCommand.js")
 
-const mcpWhere = {
-  cwd: runFlags.cwd,
-  trustProject: Options.boolean("trust-project").pipe(
-    Options.withDescription("Include the project's .mcp.json and .alisio/config.yaml servers (runs their commands)")
-  )
-}
-const mcpName = Args.text({ name: "name" }).pipe(Args.withDescription("The server's name, as in mcpServers"))
-const mcpListFlags = { json, ...mcpWhere }
-const mcpGetFlags = { json, ...mcpWhere, name: mcpName }
-const mcpAddFlags = {
-  url: Options.text("url").pipe(
-    Options.withPseudoName("url"),
-    Options.withDescription("A remote server's URL (streamable HTTP unless --transport sse) instead of a command"),
-    Options.optional
-  ),
-  transport: choice(
-    "transport",
-    ["http", "sse"],
-    "How to reach the --url: http (streamable HTTP, the default) or sse (the older protocol)"
-  ),
-  header: Options.text("header").pipe(
-    Options.withPseudoName("name=value"),
-    Options.withDescription(
-      `An HTTP header sent to the --url server, e.g. 'Authorization=Bearer \${TOKEN}' (quoted: Alisio expands it, not the shell; repeatable)`
-    ),
-    Options.repeated
-  ),
-  env: Options.text("env").pipe(
-    Options.withAlias("e"),
-    Options.withPseudoName("name=value"),
-    Options.withDescription(
-      `A variable for the server's command, e.g. 'GITHUB_TOKEN=\${GITHUB_TOKEN}'; servers inherit only PATH, HOME and a few more (repeatable)`
-    ),
-    Options.repeated
-  ),
-  name: mcpName,
-  command: Args.text({ name: "command" }).pipe(
-    Args.withDescription("After --: the command that starts the server, and its arguments"),
-    Args.repeated
-  )
-}
-const mcpRemoveFlags = { name: mcpName }
-
 const mcpList = Command.make("list", mcpListFlags, (flags) =>
   Effect.flatMap(Effect.promise(mcpModule), (m) => m.listServers(flags))
 ).pipe(Command.withDescription(docs.mcpList.description))
@@ -298,27 +181,6 @@ const mcp = Command.make("mcp").pipe(
   Command.withDescription(docs.mcp.description),
   Command.withSubcommands([mcpList, mcpGet, mcpAdd, mcpRemove])
 )
-
-const commandsListFlags = {
-  json: Options.boolean("json").pipe(
-    Options.withDescription("One JSON document: the commands (shadowed ones too), problems with their files")
-  ),
-  cwd: Options.directory("cwd").pipe(
-    Options.withPseudoName("dir"),
-    Options.withDescription("List for this workspace instead of the current directory"),
-    Options.optional
-  ),
-  trustProject: Options.boolean("trust-project").pipe(
-    Options.withDescription(
-      "Include the project's templates and skills (.alisio/prompts, .claude/commands, .alisio/skills, …), plugins and MCP servers (.mcp.json)"
-    )
-  ),
-  plugin: pluginOption,
-  disablePlugin: disablePluginOption,
-  readOnly: Options.boolean("read-only").pipe(
-    Options.withDescription("List as a --read-only run would: no external plugins")
-  )
-}
 
 const commandsList = Command.make("list", commandsListFlags, (flags) =>
   Effect.flatMap(

@@ -95,7 +95,7 @@ export const tuiCommand = (flags: TuiFlags) =>
     const session = flags.session
     const resumed = Option.isSome(session)
       ? yield* Effect.flatMap(
-          Effect.promise(() => import("../SessionFolder.js")),
+          Effect.promise(() => import("../SessionChoice.js")),
           ({ sessionToResume }) => sessionToResume(paths, session.value, { cwd, cwdGiven: Option.isSome(flags.cwd) })
         )
       : undefined

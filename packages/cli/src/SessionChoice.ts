@@ -1,11 +1,18 @@
+// Which session a run or the UI goes on in. A session works in one folder (the runtime's
+// `SessionFolder` words the rule): `-s` of another folder's session is refused unless `--cwd`
+// names where it goes on, and then it moves there.
+
 import type { SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
 import type { SessionId } from "@alisio/domain/Ids"
 import * as Paths from "@alisio/runtime/Paths"
 import { resumedElsewhere } from "@alisio/runtime/SessionFolder"
 import * as SessionStore from "@alisio/runtime/SessionStore"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { Setup } from "./App.js"
 import { CliError, ExitCode, usageError } from "./CliError.js"
-import { findSession } from "./ShortIds.js"
+import type { RunFlags } from "./Flags.js"
+import { findSession, shortId } from "./ShortIds.js"
 
 /**
  * Checks that `session` may be resumed in `cwd` (`resumedElsewhere`). Another folder is a usage
@@ -43,3 +50,39 @@ export const sessionToResume = (
       error._tag === "CliError" ? error : new CliError({ message: error.message, exitCode: ExitCode.failed })
     )
   )
+
+/**
+ * The session to run in — `--session` (its id or the first characters of it), `--continue`, or a
+ * new one — or, for a `--request-id` some root run already claimed, that run (found in one query,
+ * in whatever session it ran: ST-3).
+ */
+export const chooseSession = (setup: Setup, flags: RunFlags) =>
+  Effect.gen(function* () {
+    const store = yield* SessionStore.SessionStore
+    const start = (sessionId: Option.Option<SessionId>) => ({
+      sessionId,
+      existing: Option.none<SessionStore.RunRecord>()
+    })
+    if (Option.isSome(flags.session)) {
+      const session = yield* findSession(store, flags.session.value)
+      const left = yield* resumeIn(store, session, {
+        cwd: setup.cwd,
+        cwdGiven: Option.isSome(flags.cwd),
+        start: "alisio run"
+      })
+      if (left !== undefined && !flags.quiet) {
+        process.stderr.write(`alisio: session ${shortId(session.id)} moved from ${left} to ${setup.cwd}\n`)
+      }
+      return start(Option.some(session.id))
+    }
+    if (flags.continue) {
+      const latest = yield* store.latestSession(setup.cwd)
+      if (Option.isSome(latest)) return start(Option.some(latest.value.id))
+      return { ...start(Option.none()), nothingToContinue: true }
+    }
+    if (Option.isSome(flags.requestId) && store.runForRequest !== undefined) {
+      const existing = yield* store.runForRequest(flags.requestId.value)
+      if (Option.isSome(existing)) return { sessionId: Option.some(existing.value.sessionId), existing }
+    }
+    return start(Option.none())
+  })
