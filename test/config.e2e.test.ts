@@ -118,6 +118,11 @@ describe("alisio config (end to end)", () => {
       `alisio: limits.maxTurns: expected a number, got "many" (${globalFile} is unchanged)\n`
     )
     assert.include(await refused(["set", "mcpServers.docs.comand", "node"]), "did you mean mcpServers.docs.command?")
+    // YAML that reads with a warning (an unknown tag) is taken as the text it is, and said nothing of.
+    assert.strictEqual(
+      await refused(["set", "defaultModel", "!tag openai/x"]),
+      `alisio: defaultModel: expected "provider/model", e.g. "openai/gpt-4o", got "!tag openai/x" (${globalFile} is unchanged)\n`
+    )
 
     const set = ok(await sandbox.run(["config", "set", "limits.maxTurns", "1"]))
     assert.strictEqual(set.stderr, "alisio: limits.maxTurns = 1 in ~/home/config.yaml\n")

@@ -79,11 +79,12 @@ export const deleteIn = (file: string, path: ReadonlyArray<string>): Effect.Effe
 
 /**
  * A value typed on a command line, as YAML reads it (`5` a number, `true` a boolean, `[a, b]` a
- * list, `"5"` a string); text YAML cannot read is taken as it is.
+ * list, `"5"` a string); text YAML cannot read, or reads with a warning, is taken as it is.
  */
 export const valueFromText = (text: string): unknown => {
   try {
-    return yaml().parse(text)
+    const doc = yaml().parseDocument(text)
+    return doc.errors.length > 0 || doc.warnings.length > 0 ? text : doc.toJS()
   } catch {
     return text
   }
