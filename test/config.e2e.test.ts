@@ -2,7 +2,7 @@
 // settings with where each comes from, the files, and the JSON Schemas of config.yaml and of the
 // run events (CFG-1, EV-1).
 
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
@@ -159,6 +159,10 @@ describe("alisio config (end to end)", () => {
     assert.strictEqual(ok(await sandbox.run(["config", "get", "limits.maxTurns"])).stdout, "100\n")
     assert.include(ok(await sandbox.run(["config", "unset", "limits.maxTurns"])).stderr, "was not set")
 
+    const nowhere = await sandbox.run(["config", "set", "--project", "--cwd", "gone", "approvals.write", "approve"])
+    assert.strictEqual(nowhere.code, 2)
+    assert.strictEqual(nowhere.stderr, "alisio: --cwd gone: no such folder\n")
+    assert.isFalse(existsSync(join(sandbox.workspace, "gone")), "no folder is made for it")
     const project = ok(await sandbox.run(["config", "set", "--project", "approvals.write", "approve"]))
     assert.include(project.stderr, "applies with --trust-project")
     assert.strictEqual(

@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { usageError } from "./CliError.js"
 import { homeRelative } from "./SessionsCommand.js"
+import { checkWorkspace } from "./WorkspaceFlag.js"
 
 interface Target {
   readonly key: string
@@ -23,10 +24,9 @@ const target = (flags: Target) =>
   Effect.gen(function* () {
     const problem = Config.unknownSetting(flags.key)
     if (problem !== undefined) return yield* usageError(problem)
-    const paths = yield* Paths.make
-    const file = flags.project
-      ? Paths.projectConfigFile(path.resolve(Option.getOrElse(flags.cwd, () => process.cwd())))
-      : paths.globalConfigFile
+    const cwd = path.resolve(Option.getOrElse(flags.cwd, () => process.cwd()))
+    if (Option.isSome(flags.cwd)) yield* checkWorkspace(flags.cwd.value, cwd)
+    const file = flags.project ? Paths.projectConfigFile(cwd) : (yield* Paths.make).globalConfigFile
     return { file, path: flags.key.split(".") }
   })
 
