@@ -3,7 +3,7 @@
 
 import * as Args from "@effect/cli/Args"
 import * as Options from "@effect/cli/Options"
-import { choice, count, disablePluginOption, json, pluginOption, runFlags } from "./Flags.js"
+import { choice, count, disablePluginOption, json, limitOptions, pluginOption, runFlags } from "./Flags.js"
 
 export const sessionId = Args.text({ name: "session-id" }).pipe(
   Args.withDescription("A session id, or its first characters (the 8 that lists show are enough)")
@@ -56,14 +56,7 @@ export const configFlags = {
   json: Options.boolean("json").pipe(Options.withDescription("One JSON object per setting, with its source")),
   trustProject: runFlags.trustProject,
   cwd: runFlags.cwd,
-  maxTurns: runFlags.maxTurns,
-  timeout: runFlags.timeout,
-  firstTokenTimeout: runFlags.firstTokenTimeout,
-  firstTokenRetries: runFlags.firstTokenRetries,
-  streamIdleTimeout: runFlags.streamIdleTimeout,
-  maxOutputTokens: runFlags.maxOutputTokens,
-  maxContextTokens: runFlags.maxContextTokens,
-  truncationRecoveries: runFlags.truncationRecoveries
+  ...limitOptions
 }
 export const configPathFlags = { json, cwd: runFlags.cwd, trustProject: runFlags.trustProject }
 export const settingKey = Args.text({ name: "key" }).pipe(

@@ -218,6 +218,18 @@ export type RunFlags = FlagValues<typeof runFlags>
  * What `alisio` itself takes: it opens the interactive UI (CLI-1) with the run flags that make
  * sense for a conversation; `--json`, `--final`, `--quiet` and the request ids stay `run`'s.
  */
+/** The limits' flags of `run`, for the commands that take them too (the UI, `config`). */
+export const limitOptions = {
+  maxTurns: runFlags.maxTurns,
+  timeout: runFlags.timeout,
+  firstTokenTimeout: runFlags.firstTokenTimeout,
+  firstTokenRetries: runFlags.firstTokenRetries,
+  streamIdleTimeout: runFlags.streamIdleTimeout,
+  maxOutputTokens: runFlags.maxOutputTokens,
+  maxContextTokens: runFlags.maxContextTokens,
+  truncationRecoveries: runFlags.truncationRecoveries
+}
+
 export const tuiFlags = {
   model: runFlags.model,
   session: runFlags.session,
@@ -230,14 +242,7 @@ export const tuiFlags = {
   plugin: pluginOption,
   disablePlugin: disablePluginOption,
   cwd: runFlags.cwd,
-  maxTurns: runFlags.maxTurns,
-  timeout: runFlags.timeout,
-  firstTokenTimeout: runFlags.firstTokenTimeout,
-  firstTokenRetries: runFlags.firstTokenRetries,
-  streamIdleTimeout: runFlags.streamIdleTimeout,
-  maxOutputTokens: runFlags.maxOutputTokens,
-  maxContextTokens: runFlags.maxContextTokens,
-  truncationRecoveries: runFlags.truncationRecoveries,
+  ...limitOptions,
   prompt: Args.text({ name: "prompt" }).pipe(
     Args.withDescription("A first message, sent as soon as the interface opens"),
     Args.repeated
