@@ -212,6 +212,26 @@ describe("alisio sessions (end to end)", () => {
       [there.id]
     )
 
+    // Not while another process runs in its tree: the lock is checked before anything moves.
+    const holdChild = (held: boolean) =>
+      withDatabase(sandbox, (db) =>
+        held
+          ? db
+              .prepare(
+                "INSERT INTO session_locks (session_id, pid, token, host, acquired_at) VALUES (?, ?, ?, NULL, 0)"
+              )
+              .run(child.id, process.pid, "test")
+          : db.prepare("DELETE FROM session_locks WHERE session_id = ?").run(child.id)
+      )
+    holdChild(true)
+    const busy = usageLine(
+      await sandbox.run(["run", "-m", "openai/test-model", "--cwd", ".", "-s", there.shortId, "here now"])
+    )
+    assert.include(busy, `has a run in progress (pid ${process.pid}): stop that run`)
+    assert.include(busy, "then move the session.")
+    assert.deepStrictEqual(await listed(sandbox), [], "nothing moved")
+    holdChild(false)
+
     // --cwd . from here: it moves to this folder, its child with it, and keeps its conversation.
     const moved = ok(
       await sandbox.run(["run", "-m", "openai/test-model", "--cwd", ".", "-s", there.shortId, "here now"])

@@ -2,7 +2,7 @@
 // `SessionFolder` words the rule): `-s` of another folder's session is refused unless `--cwd`
 // names where it goes on, and then it moves there.
 
-import type { SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
+import type { SessionLockedError, SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
 import type { SessionId } from "@alisio/domain/Ids"
 import * as Paths from "@alisio/runtime/Paths"
 import { resumedElsewhere } from "@alisio/runtime/SessionFolder"
@@ -23,7 +23,7 @@ export const resumeIn = (
   store: SessionStore.SessionStoreService,
   session: SessionStore.Session,
   options: { readonly cwd: string; readonly cwdGiven: boolean; readonly start: string }
-): Effect.Effect<string | undefined, CliError | StoreError | SessionNotFoundError> => {
+): Effect.Effect<string | undefined, CliError | StoreError | SessionNotFoundError | SessionLockedError> => {
   const problem = resumedElsewhere(session, options.cwd, options.start)
   if (problem === undefined) return Effect.succeed(undefined)
   if (options.cwdGiven) return Effect.as(store.moveSession(session.id, options.cwd), session.cwd)

@@ -215,8 +215,14 @@ export interface SessionStoreService {
     title: string,
     options?: { readonly whileTitle?: string | null | undefined }
   ) => Effect.Effect<boolean, SessionNotFoundError | StoreFailure>
-  /** Gives a session and every descendant another workspace folder (resumed elsewhere on purpose). */
-  readonly moveSession: (id: SessionId, cwd: string) => Effect.Effect<void, SessionNotFoundError | StoreFailure>
+  /**
+   * Gives a session and every descendant another workspace folder (resumed elsewhere on purpose).
+   * A tree with a run that a live process still answers for is not moved: `SessionLockedError`.
+   */
+  readonly moveSession: (
+    id: SessionId,
+    cwd: string
+  ) => Effect.Effect<void, SessionNotFoundError | SessionLockedError | StoreFailure>
   /**
    * Deletes sessions with every descendant and all they hold (messages, events, tool calls, runs,
    * request ids, locks), in one transaction: all of them or, on any failure, none. A session of

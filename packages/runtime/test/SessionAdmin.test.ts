@@ -207,3 +207,31 @@ describe("SessionStore: managing sessions", () => {
     })
   )
 })
+
+describe("SessionStore: moving a session to another folder", () => {
+  it.scoped("ST-1 moveSession moves a tree, and not while a live process holds a lock in it", () =>
+    Effect.gen(function* () {
+      const { count, store } = yield* fileStore
+      const root = yield* store.createSession({ cwd: "/a", status: "completed" })
+      const child = yield* store.createSession({ cwd: "/a", parentId: root.id, status: "completed" })
+      const cwdOf = (id: SessionId) => Effect.map(store.session(id), (session) => session.cwd)
+
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          yield* store.lockSession(child.id, currentOwner)
+          const refused = yield* Effect.flip(store.moveSession(root.id, "/b"))
+          assert.strictEqual(refused._tag, "SessionLockedError")
+          assert.include(refused.message, `${child.id} has a run in progress (pid ${process.pid}`)
+          assert.include(refused.message, "then move the session.")
+          assert.deepStrictEqual([yield* cwdOf(root.id), yield* cwdOf(child.id)], ["/a", "/a"])
+        })
+      )
+
+      yield* store.moveSession(root.id, "/b")
+      assert.deepStrictEqual([yield* cwdOf(root.id), yield* cwdOf(child.id)], ["/b", "/b"])
+      assert.strictEqual(yield* count("sessions", "cwd = '/b'"), 2)
+      const unknown = yield* Effect.flip(store.moveSession(SessionId.make("nope"), "/c"))
+      assert.strictEqual(unknown._tag, "SessionNotFoundError")
+    })
+  )
+})

@@ -122,13 +122,12 @@ const queries = ({ reading, run, writing }: Sql) =>
               : run("UPDATE sessions SET title = ? WHERE id = ? RETURNING id", [r.title, r.id])
         })
       ),
-    /** Gives a session and all its descendants another folder; the ids changed. */
+    /** Gives a session and all its descendants another folder. */
     move: () =>
       writing(
-        SqlSchema.findAll({
+        SqlSchema.void({
           Request: Schema.Struct({ ids: IdList, cwd: Schema.String }),
-          Result: Id,
-          execute: (r) => run(`${tree} UPDATE sessions SET cwd = ? WHERE id IN tree RETURNING id`, [r.ids, r.cwd])
+          execute: (r) => run(`${tree} UPDATE sessions SET cwd = ? WHERE id IN tree`, [r.ids, r.cwd])
         })
       ),
     exists: () => (id: string) =>
@@ -229,9 +228,20 @@ export const makeSessionAdmin = (sql: Sql) => {
       })
     )
 
+  /** Fails with `SessionLockedError` when a live process still answers for a session of the trees. */
+  const refuseLive = (roots: ReadonlyArray<SessionId>, then: string) =>
+    Effect.flatMap(q.claims(roots), (claims) => {
+      const live = claims.find((row) => isAliveSync(ownerOf(row)))
+      return live === undefined ? Effect.void : Effect.fail(inUse(SessionId.make(live.id), ownerOf(live), then))
+    })
+
   const moveSession: SessionStoreService["moveSession"] = (id, cwd) =>
-    Effect.flatMap(db.use(q.move({ ids: [id], cwd })), (moved) =>
-      moved.length > 0 ? Effect.void : Effect.fail(missing(id))
+    db.transaction(
+      Effect.gen(function* () {
+        if (!(yield* q.exists(id))) return yield* missing(id)
+        yield* refuseLive([id], "move the session")
+        yield* q.move({ ids: [id], cwd })
+      })
     )
 
   const deleteSessions: SessionStoreService["deleteSessions"] = (ids) =>
@@ -241,8 +251,7 @@ export const makeSessionAdmin = (sql: Sql) => {
           Effect.gen(function* () {
             const roots = [...new Set(ids)]
             for (const id of roots) if (!(yield* q.exists(id))) return yield* missing(id)
-            const live = (yield* q.claims(roots)).find((row) => isAliveSync(ownerOf(row)))
-            if (live !== undefined) return yield* inUse(SessionId.make(live.id), ownerOf(live))
+            yield* refuseLive(roots, "delete the session")
             const deleted = (yield* q.treeIds(roots)).map((row) => SessionId.make(row.id))
             yield* q.deleteAll(deleted)
             return { deleted }
@@ -252,12 +261,12 @@ export const makeSessionAdmin = (sql: Sql) => {
   return { sessionsByIdPrefix, sessionSummaries, renameSession, moveSession, deleteSessions }
 }
 
-const inUse = (id: SessionId, owner: { readonly pid: number; readonly host?: string }) =>
+const inUse = (id: SessionId, owner: { readonly pid: number; readonly host?: string }, then: string) =>
   new SessionLockedError({
     sessionId: id,
     holderPid: owner.pid,
     ...(owner.host === undefined ? {} : { holderHost: owner.host }),
     message: `Session ${id} has a run in progress (pid ${owner.pid}${
       owner.host === undefined ? "" : ` on ${owner.host}`
-    }): stop that run (Ctrl-C where it runs, or kill ${owner.pid}), then delete the session.`
+    }): stop that run (Ctrl-C where it runs, or kill ${owner.pid}), then ${then}.`
   })
