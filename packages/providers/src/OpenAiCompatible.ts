@@ -31,6 +31,7 @@ import {
 } from "./internal/ErrorMapping.js"
 import { makeHttpClient } from "./internal/Http.js"
 import { PartReader } from "./internal/PartReader.js"
+import { completionAsStream, modelIds, webPageProblem } from "./internal/PlainBodies.js"
 import { chatBody, type OutputTokensParam, responsesBody } from "./internal/Requests.js"
 import { ResponsesAssembler } from "./internal/ResponsesStream.js"
 import { defaultRetryPolicy, type RetryPolicy, retryDelay } from "./internal/Retry.js"
@@ -112,28 +113,38 @@ export const make = (options: Options): LanguageModelService => {
   const assemblerFor = () =>
     api === "chat" ? new ChatAssembler(provider, makeCallId) : new ResponsesAssembler(provider, makeCallId)
 
+  const readerOf = (body: ReadableStream<Uint8Array>) => new PartReader(body.getReader(), assemblerFor())
+
+  const bodyText = (response: Response): Effect.Effect<string, Failure> =>
+    Effect.tryPromise({ try: () => response.text(), catch: (cause) => cause }).pipe(Effect.catchAll(failWith))
+
   /**
-   * A 200 labelled JSON: some proxies answer a streaming request with a JSON error, and a few servers
-   * label their event stream as JSON. Anything else is not a stream.
+   * A 200 labelled JSON: some proxies answer a streaming request with a JSON error, a few servers
+   * label their event stream as JSON, and some ignore `stream: true` and send the completion whole.
+   * Anything else is not an answer.
    */
   const jsonAnswer = (response: Response): Effect.Effect<PartReader, Failure> =>
-    Effect.flatMap(
-      Effect.tryPromise({ try: () => response.text(), catch: (cause) => cause }).pipe(Effect.catchAll(failWith)),
-      (text) => {
-        let payload: unknown
-        try {
-          payload = JSON.parse(text)
-        } catch {
-          payload = undefined
-        }
-        if (typeof payload === "object" && payload !== null && "error" in payload) {
-          return Effect.fail(fromStreamPayload(provider, payload))
-        }
-        if (payload === undefined && /^(data|event):/m.test(text)) {
-          return Effect.succeed(new PartReader(new Response(text).body!.getReader(), assemblerFor()))
-        }
-        return Effect.fail(invalidResponse(provider, `expected an event stream, got ${text.slice(0, 200)}`))
+    Effect.flatMap(bodyText(response), (text) => {
+      let payload: unknown
+      try {
+        payload = JSON.parse(text)
+      } catch {
+        payload = undefined
       }
+      if (typeof payload === "object" && payload !== null && "error" in payload) {
+        return Effect.fail(fromStreamPayload(provider, payload))
+      }
+      const stream = payload === undefined ? (/^(data|event):/m.test(text) ? text : undefined) : wholeAsStream(payload)
+      if (stream !== undefined) return Effect.succeed(readerOf(new Response(stream).body!))
+      return Effect.fail(invalidResponse(provider, `expected an event stream, got ${text.slice(0, 200)}`))
+    })
+
+  const wholeAsStream = (payload: unknown) => (api === "chat" ? completionAsStream(payload) : undefined)
+
+  /** A 200 web page: a proxy's sign-in page, or a web app where the API was expected (no `/v1`). */
+  const webPage = (response: Response): Effect.Effect<never, Failure> =>
+    Effect.flatMap(bodyText(response), (html) =>
+      Effect.fail(invalidResponse(provider, webPageProblem(html, baseURL, "an event stream")))
     )
 
   /** Sends the request and opens its event stream; `holder` keeps the connection's controller. */
@@ -150,9 +161,11 @@ export const make = (options: Options): LanguageModelService => {
       }).pipe(
         Effect.catchAll(failWith),
         Effect.flatMap((response): Effect.Effect<PartReader, Failure> => {
-          if (response.headers.get("content-type")?.includes("application/json") === true) return jsonAnswer(response)
+          const type = response.headers.get("content-type") ?? ""
+          if (type.includes("application/json")) return jsonAnswer(response)
+          if (type.includes("text/html")) return webPage(response)
           if (response.body === null) return Effect.fail(invalidResponse(provider, "the response had no body"))
-          return Effect.succeed(new PartReader(response.body.getReader(), assemblerFor()))
+          return Effect.succeed(readerOf(response.body))
         })
       )
     })
@@ -253,18 +266,27 @@ export const make = (options: Options): LanguageModelService => {
     )
 
   const discovered = Effect.tryPromise({
-    try: (signal) =>
-      http.request("GET", "/models", { signal }).then((response) => response.json() as Promise<{ data?: unknown }>),
+    try: async (signal) => {
+      const response = await http.request("GET", "/models", { signal })
+      return { text: await response.text(), page: response.headers.get("content-type")?.includes("text/html") === true }
+    },
     catch: (cause) => cause
   }).pipe(
     Effect.catchAll(failWith),
     // A server that accepts and never answers: the bound the openai SDK had (streams have the runner's).
     Effect.timeoutFail({ duration: discoveryTimeout, onTimeout: () => noAnswerInTime(provider, baseURL) }),
-    Effect.map((page) =>
-      (Array.isArray(page.data) ? page.data : []).flatMap((model) =>
-        typeof model?.id === "string" && model.id.length > 0 ? [model.id] : []
+    Effect.flatMap(({ page, text }) => {
+      const list = page ? undefined : modelIds(text)
+      if (list !== undefined) return Effect.succeed(list)
+      return Effect.fail(
+        invalidResponse(
+          provider,
+          page || text.trimStart().startsWith("<")
+            ? webPageProblem(text, baseURL, "the list of models")
+            : `expected the list of models as JSON, got ${text.slice(0, 200)}`
+        )
       )
-    )
+    })
   )
 
   const models: Effect.Effect<ReadonlyArray<ModelInfo>, ProviderError> = withRetries(discovered, 1).pipe(

@@ -68,7 +68,9 @@ describe("OpenAiCompatible failures", () => {
       )
       const model = modelFor(server)
       assert.include(expectFailure(yield* run(model), "bad_request").message, "temperature must be non-negative")
-      assert.include(expectFailure(yield* run(model), "bad_request").message, "Model llama9 not found")
+      const noModel = expectFailure(yield* run(model), "bad_request").message
+      assert.include(noModel, "Model llama9 not found")
+      assert.notInclude(noModel, "baseURL", "a 404 that names a model is about the model")
       assert.include(expectFailure(yield* run(model), "bad_request").message, "invalid tool schema")
       assert.include(expectFailure(yield* run(model), "bad_request").message, "max_tokens is too large")
       assert.strictEqual(server.requests.length, 4)
@@ -255,7 +257,11 @@ describe("OpenAiCompatible failures", () => {
         { body: sse(chunk({ content: "Hel" })), drop: true }
       )
       const outcome = yield* run(modelFor(server))
-      expectFailure(outcome, "network")
+      // It was reached: the words say the answer broke off, not that the server is out of reach.
+      assert.match(
+        expectFailure(outcome, "network").message,
+        /^The connection to the server broke while the answer was streaming: \S/
+      )
       assert.strictEqual(assemble(outcome.parts).text, "Hel")
       assert.strictEqual(server.requests.length, 2, "retried once before output, never after")
       assert.deepStrictEqual(
@@ -263,6 +269,58 @@ describe("OpenAiCompatible failures", () => {
         ["network"]
       )
     })
+  )
+
+  it.scopedLive(
+    "PRV-2 a web page or a 404 where the API was expected names the baseURL to check, and is not retried",
+    () =>
+      Effect.gen(function* () {
+        const page = (title: string): SseServer.Reply => ({
+          headers: { "content-type": "text/html; charset=utf-8" },
+          body: `<!doctype html><html><head><title>${title}</title></head><body>${"x".repeat(5000)}</body></html>`
+        })
+        const server = yield* SseServer.sequence(
+          // A proxy's sign-in page, with escape sequences in its title.
+          page("Sign in \u001b[2J\u001b]52;c;eA==\u0007to Corp Proxy"),
+          // A web app where the API was expected (the address lacks /v1): its page, then its 404s.
+          page("Open WebUI"),
+          { status: 404, headers: { "content-type": "text/html" }, body: "<html><body>Cannot POST</body></html>" },
+          jsonReply(404, { detail: "Not Found" })
+        )
+        const signIn = expectFailure(yield* run(modelFor(server)), "invalid_response").message
+        assert.strictEqual(
+          signIn,
+          `The server sent an invalid response: expected an event stream, got a web page ("Sign in [2J ]52;c;eA== to Corp Proxy"): ` +
+            `a sign-in page of a proxy, or no API at that address; check the provider's baseURL, ${server.baseURL}.`
+        )
+        const root = server.baseURL.replace(/\/v1$/, "")
+        const webApp = modelFor(server, { baseURL: root })
+        assert.include(
+          expectFailure(yield* run(webApp), "invalid_response").message,
+          `got a web page ("Open WebUI"): a sign-in page of a proxy, or no API at that address; ` +
+            `check the provider's baseURL, ${root} (an OpenAI-compatible API's address usually ends in /v1).`
+        )
+        assert.strictEqual(
+          expectFailure(yield* run(webApp), "bad_request").message,
+          `The server rejected the request (HTTP 404): not found; check the provider's baseURL, ${root} (an OpenAI-compatible API's address usually ends in /v1)`
+        )
+        assert.include(
+          expectFailure(yield* run(webApp), "bad_request").message,
+          `(HTTP 404): Not Found; check the provider's baseURL, ${root} (`
+        )
+        assert.strictEqual(server.requests.length, 4, "none of them is retried")
+
+        // The list of models, asked of the same web app.
+        const app = yield* SseServer.always(page("Open WebUI"))
+        const listed = yield* Effect.flip(modelFor(app, { baseURL: app.baseURL.replace(/\/v1$/, "") }).models)
+        assert.strictEqual(listed.code, "invalid_response")
+        assert.include(listed.message, `expected the list of models, got a web page ("Open WebUI"): a sign-in page`)
+        const text = yield* SseServer.always({ headers: { "content-type": "text/plain" }, body: "ok" })
+        assert.include(
+          (yield* Effect.flip(modelFor(text).models)).message,
+          "expected the list of models as JSON, got ok"
+        )
+      })
   )
 
   it.scopedLive("PRV-2 a stream that ends without finish or [DONE] is invalid_response, not an empty success", () =>

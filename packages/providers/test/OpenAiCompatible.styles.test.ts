@@ -256,6 +256,51 @@ describe("OpenAiCompatible server styles", () => {
     })
   )
 
+  it.scopedLive("PRV-2 reads a completion sent whole by a server that ignored stream: true", () =>
+    Effect.gen(function* () {
+      const whole = (message: Record<string, unknown>, finish: string, usage?: Record<string, number>) => ({
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          id: "chatcmpl-1",
+          object: "chat.completion",
+          created: 1,
+          model: "m",
+          choices: [{ index: 0, message, finish_reason: finish }],
+          ...(usage === undefined ? {} : { usage })
+        })
+      })
+      const server = yield* SseServer.sequence(
+        whole({ role: "assistant", content: "Sent whole.", reasoning_content: "Thought first." }, "stop", {
+          prompt_tokens: 7,
+          completion_tokens: 3
+        }),
+        whole(
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [
+              { id: "call_a", type: "function", function: { name: "read", arguments: '{"path":"a"}' } },
+              { id: "call_b", type: "function", function: { name: "ls", arguments: "{}" } }
+            ]
+          },
+          "tool_calls"
+        )
+      )
+      const model = modelFor(server)
+      const text = expectComplete(yield* run(model))
+      assert.strictEqual(text.text, "Sent whole.")
+      assert.strictEqual(text.reasoning, "Thought first.")
+      assert.strictEqual(text.finish?.reason, "stop")
+      assert.deepInclude(text.finish?.usage, { inputTokens: 7, outputTokens: 3 })
+      const calls = expectComplete(yield* run(model))
+      assert.deepStrictEqual(calls.calls, [
+        { id: "call_a", name: "read", arguments: '{"path":"a"}' },
+        { id: "call_b", name: "ls", arguments: "{}" }
+      ])
+      assert.strictEqual(calls.finish?.reason, "tool_calls")
+    })
+  )
+
   it.scopedLive("PRV-2 finishes Ollama-style `stop` with tool calls as tool_calls", () =>
     Effect.gen(function* () {
       const got = yield* replayEverywhere(

@@ -47,13 +47,15 @@ const make = (
     readonly inStream?: boolean
     /** With `context_length_exceeded`: the window the server named. */
     readonly contextWindow?: number | undefined
+    /** What happened, where the code's own words would mislead. */
+    readonly lead?: string
   } = {}
 ): Failure => {
   const status = extra.status === undefined || extra.inStream === true ? "" : ` (HTTP ${extra.status})`
   const error = new ProviderError({
     code,
     provider,
-    message: detail === undefined ? `${describe[code]}${status}.` : `${describe[code]}${status}: ${detail}`,
+    message: `${extra.lead ?? describe[code]}${status}${detail === undefined ? "." : `: ${detail}`}`,
     ...(extra.status === undefined ? {} : { status: extra.status }),
     ...(extra.retryAfterMs === undefined ? {} : { retryAfterMs: extra.retryAfterMs }),
     ...(extra.contextWindow === undefined ? {} : { contextWindow: extra.contextWindow })
@@ -209,18 +211,34 @@ const causeText = (cause: unknown): string | undefined => {
   return parts.length > 0 ? parts.join(": ") : undefined
 }
 
+/** What to check when the server at `baseURL` answered as something other than the API. */
+export const baseUrlAdvice = (baseURL: string): string =>
+  /\/v\d+[a-z]*\/?$/i.test(baseURL)
+    ? `check the provider's baseURL, ${baseURL}`
+    : `check the provider's baseURL, ${baseURL} (an OpenAI-compatible API's address usually ends in /v1)`
+
 /** A non-2xx answer (`HttpStatusError` of Http.ts, read by its tag), or fetch's own failure. */
 export const fromCause = (provider: string, cause: unknown, now: number, baseURL: string): Failure => {
   if (Predicate.isTagged(cause, "HttpStatusError")) {
     const { status, error, headers } = cause as unknown as { status: number; error: unknown; headers: Headers }
-    return fromStatus(provider, status, error, headers, now)
+    // A path the server does not have, not a model it lacks (OpenAI's 404 names the model).
+    const noSuchPath = status === 404 && !/model/i.test(messageOf(error) ?? "")
+    return fromStatus(provider, status, noSuchPath ? notFoundBody(error, baseURL) : error, headers, now)
   }
   return make(provider, "network", `${baseURL}: ${causeText(cause) ?? String(cause)}`)
 }
 
+const notFoundBody = (body: unknown, baseURL: string) => {
+  const said = messageOf(body)
+  const shown = said === undefined || said.startsWith("<") ? "not found" : said
+  return { message: `${shown}; ${baseUrlAdvice(baseURL)}` }
+}
+
 /** Reading the response body threw: the connection broke while the answer was streaming. */
 export const fromReadError = (provider: string, cause: unknown): Failure =>
-  make(provider, "network", `the connection broke mid-stream (${causeText(cause) ?? String(cause)})`)
+  make(provider, "network", causeText(cause) ?? String(cause), {
+    lead: "The connection to the server broke while the answer was streaming"
+  })
 
 /**
  * An error reported inside a 200 stream: `data: {"error":…}`, an `event: error`, llama.cpp's `error:`

@@ -1,0 +1,53 @@
+// Bodies read whole rather than streamed: the list of models, a completion from a server that
+// ignored `stream: true`, and a web page where the API was expected.
+
+import { isRecord } from "./Assembler.js"
+import { baseUrlAdvice } from "./ErrorMapping.js"
+
+/**
+ * A non-streamed Chat `chat.completion` as the one chunk and `[DONE]` a stream would have carried,
+ * so the same assembler reads it; `undefined` for any other payload.
+ */
+export const completionAsStream = (payload: unknown): string | undefined => {
+  if (!isRecord(payload) || !Array.isArray(payload.choices)) return undefined
+  const choice = payload.choices.find((c) => isRecord(c) && (c.index === undefined || c.index === 0))
+  if (!isRecord(choice) || !isRecord(choice.message)) return undefined
+  const { message } = choice
+  // Streamed tool calls carry their position as `index`; whole ones have it implied.
+  const calls = Array.isArray(message.tool_calls)
+    ? message.tool_calls.map((call, index) => (isRecord(call) ? { index, ...call } : call))
+    : undefined
+  const chunk = {
+    choices: [
+      {
+        index: 0,
+        delta: calls === undefined ? message : { ...message, tool_calls: calls },
+        finish_reason: choice.finish_reason ?? "stop"
+      }
+    ],
+    ...(payload.usage === undefined ? {} : { usage: payload.usage })
+  }
+  return `data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`
+}
+
+// Control characters of a hostile page must not reach the terminal the error is printed on.
+const CONTROL = /[\p{Cc}\p{Cf}]+/gu
+
+/** The model ids of a `/models` answer; `undefined` when it is not JSON. */
+export const modelIds = (text: string): ReadonlyArray<string> | undefined => {
+  let page: unknown
+  try {
+    page = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  const data = isRecord(page) && Array.isArray(page.data) ? page.data : []
+  return data.flatMap((model) => (isRecord(model) && typeof model.id === "string" && model.id !== "" ? [model.id] : []))
+}
+
+/** What a web page answered instead of `expected` from the API: its title, and the likely remedy. */
+export const webPageProblem = (html: string, baseURL: string, expected: string): string => {
+  const title = /<title[^>]*>([^<]*)/i.exec(html)?.[1]?.replace(CONTROL, " ").replace(/\s+/g, " ").trim().slice(0, 80)
+  const page = title === undefined || title === "" ? "a web page" : `a web page ("${title}")`
+  return `expected ${expected}, got ${page}: a sign-in page of a proxy, or no API at that address; ${baseUrlAdvice(baseURL)}.`
+}
