@@ -84,6 +84,24 @@ describe("alisio (end to end)", () => {
     assert.include(String(toolMessage?.content), "from-bash")
   })
 
+  it("CLI-1 an answer the content filter stopped, and a run with no final answer, say so on stderr", async () => {
+    const { sandbox } = await setup([
+      { kind: "text", text: "I can", finish: "content_filter" },
+      { kind: "text", text: "" },
+      { kind: "text", text: "" }
+    ])
+    const filtered = await sandbox.run(["run", "-m", "openai/test-model", "tell me"])
+    assert.strictEqual(filtered.code, 0, filtered.stderr)
+    assert.strictEqual(filtered.stdout, "I can\n")
+    assert.strictEqual(filtered.stderr, "(the provider's content filter stopped the answer)\n")
+    const silent = await sandbox.run(["run", "-m", "openai/test-model", "say nothing"])
+    assert.strictEqual(silent.code, 0, silent.stderr)
+    assert.strictEqual(silent.stdout, "")
+    assert.strictEqual(silent.stderr, "(the model gave no final answer)\n")
+    const quiet = await sandbox.run(["run", "-q", "-m", "openai/test-model", "say nothing"])
+    assert.strictEqual(quiet.stderr, "", "--quiet leaves it out")
+  })
+
   it("EV-1 --json writes only RunEvents, one a line: seq from 1, exactly one terminal event", async () => {
     const { sandbox } = await setup(bashThenAnswer("echo hello"))
     const result = await sandbox.run(["run", "--json", "--yes", "-m", "openai/test-model", "say hello"])

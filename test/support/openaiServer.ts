@@ -14,6 +14,8 @@ export type Reply =
       readonly firstDelayMs?: number
       /** Nothing is streamed until this settles (a barrier between concurrent requests). */
       readonly after?: Promise<void>
+      /** The finish reason; `stop` unless given. */
+      readonly finish?: string
     }
   | { readonly kind: "tool"; readonly id: string; readonly name: string; readonly args: unknown }
   /** Several tool calls in one response (the model asks for them in parallel). */
@@ -97,7 +99,7 @@ export const startOpenAiServer = async (options: {
         if (reply.delayMs !== undefined) await sleep(reply.delayMs)
       }
       if (reply.stallAfter === true) return
-      res.write(chunk({}, "stop"))
+      res.write(chunk({}, reply.finish ?? "stop"))
     } else if (reply.kind === "tools") {
       reply.calls.forEach((call, index) => {
         res.write(

@@ -226,8 +226,13 @@ export const makeTextRenderer = (options: TextOptions): Renderer => {
       case "response_truncated":
         finishAnswer()
         return note(p.dim(`(the answer was cut by the ${event.data.maxOutputTokens}-token output limit)`))
+      case "turn_completed":
+        if (event.data.finishReason !== "content_filter") return
+        finishAnswer()
+        return note(p.dim("(the provider's content filter stopped the answer)"))
       case "run_completed":
-        return finishAnswer()
+        finishAnswer()
+        return event.data.text.trim() === "" ? note(p.dim("(the model gave no final answer)")) : undefined
       case "run_failed":
         finishAnswer()
         return err(p.red(`alisio: ${terminalSafe(event.data.error)}`))

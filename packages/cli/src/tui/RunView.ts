@@ -177,6 +177,9 @@ export class RunView {
           }
           s.activity = { _tag: "FirstToken", since: this.now() }
         })
+        if (event.data.finishReason === "content_filter") {
+          screen.notice("The provider's content filter stopped the answer.", "warning")
+        }
         break
       case "request_retry": {
         const what =
@@ -254,6 +257,7 @@ export class RunView {
       case "run_completed":
         this.endBlocks()
         if (event.data.text.trim() !== "") this.lastAnswer = event.data.text
+        else screen.notice("The model gave no final answer.")
         this.idle()
         break
       case "run_failed":

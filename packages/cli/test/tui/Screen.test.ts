@@ -160,6 +160,25 @@ describe("TUI screen", () => {
     })
   })
 
+  it("UI-1 an answer the content filter stopped, and a run with no final answer, are said in the conversation", async () => {
+    await onScreen({ columns: 100, rows: 20 }, async (screen, terminal) => {
+      const view = new RunView(screen, () => 0)
+      const usage = { inputTokens: 1, outputTokens: 1 }
+      view.apply(event("run_started", { provider: "p", model: "m", readOnly: false }))
+      view.apply(event("text_delta", { text: "I can" }))
+      view.apply(event("turn_completed", { turn: 1, durationMs: 5, finishReason: "content_filter" }))
+      view.apply(event("run_completed", { text: "I can", turns: 1, usage }))
+      const filtered = await shown(terminal)
+      assert.include(filtered, "The provider's content filter stopped the answer.")
+      assert.notInclude(filtered, "no final answer")
+
+      view.apply(event("run_started", { provider: "p", model: "m", readOnly: false }))
+      view.apply(event("turn_completed", { turn: 1, durationMs: 5, finishReason: "stop" }))
+      view.apply(event("run_completed", { text: " ", turns: 1, usage }))
+      assert.include(await shown(terminal), "The model gave no final answer.")
+    })
+  })
+
   it("UI-1 CLI-2 a session shown again ends each run that did not complete with the line it ended with", async () => {
     await onScreen({ columns: 100, rows: 30 }, async (screen, terminal) => {
       const view = new RunView(screen, () => 0)
