@@ -256,6 +256,46 @@ describe("OpenAiCompatible server styles", () => {
     })
   )
 
+  it.scopedLive("PRV-2 a <think> block opening the content is reasoning, its tags whole even when split", () =>
+    Effect.gen(function* () {
+      const contents = (...deltas: ReadonlyArray<string>) => ({
+        body: sse(...deltas.map((content) => chunk({ content })), chunk({}, "stop"), done)
+      })
+      const server = yield* SseServer.sequence(
+        contents("\n<thi", "nk>\nLet me", " see.</th", "ink>\n\nThe answer", " is 4."),
+        contents("<th", "ese are <b>not</b> tags"),
+        contents("Answer: ", "<think>kept</think>"),
+        contents("<think>never closed <"),
+        {
+          body: sse(
+            chunk({ content: "<think>plan</think>\n" }),
+            chunk({ tool_calls: [{ index: 0, id: "c1", function: { name: "ls", arguments: "{}" } }] }),
+            chunk({}, "tool_calls"),
+            done
+          )
+        }
+      )
+      const model = modelFor(server)
+      const answer = (got: ReturnType<typeof expectComplete>) => ({ reasoning: got.reasoning, text: got.text })
+      assert.deepStrictEqual(answer(expectComplete(yield* run(model))), {
+        reasoning: "Let me see.",
+        text: "The answer is 4."
+      })
+      assert.deepStrictEqual(answer(expectComplete(yield* run(model))), {
+        reasoning: "",
+        text: "<these are <b>not</b> tags"
+      })
+      assert.deepStrictEqual(answer(expectComplete(yield* run(model))), {
+        reasoning: "",
+        text: "Answer: <think>kept</think>"
+      })
+      assert.deepStrictEqual(answer(expectComplete(yield* run(model))), { reasoning: "never closed <", text: "" })
+      const called = expectComplete(yield* run(model))
+      assert.deepStrictEqual(answer(called), { reasoning: "plan", text: "" })
+      assert.deepStrictEqual(called.calls, [{ id: "c1", name: "ls", arguments: "{}" }])
+    })
+  )
+
   it.scopedLive("PRV-2 reads a completion sent whole by a server that ignored stream: true", () =>
     Effect.gen(function* () {
       const whole = (message: Record<string, unknown>, finish: string, usage?: Record<string, number>) => ({

@@ -14,6 +14,7 @@ import {
 } from "./Assembler.js"
 import { type Failure, fromStreamPayload, invalidResponse } from "./ErrorMapping.js"
 import type { SseEvent } from "./Sse.js"
+import { ThinkTags } from "./ThinkTags.js"
 
 const chatFinishReason = (reason: string): FinishReason => {
   switch (reason) {
@@ -43,7 +44,8 @@ const nonEmpty = (value: unknown): string | undefined =>
  *   a fragment that brings a new name and a different id at a key already in use starts a new call
  *   (servers that reuse index 0); empty ids and names are ignored, arguments are appended;
  * - ids and names may come only in the first fragment, or a whole call in one fragment;
- * - reasoning comes as `reasoning_content` or `reasoning`; content may be an array of parts;
+ * - reasoning comes as `reasoning_content` or `reasoning`, or as a `<think>` block opening the
+ *   content (`ThinkTags`); content may be an array of parts;
  * - usage may come on every chunk (the last one wins), with the finish or after it, or never;
  * - errors come as a chunk with `error`, an `event: error`, or llama.cpp's `error:` field.
  * The response is complete at `[DONE]`, or at the end of the body once a finish reason arrived.
@@ -54,6 +56,7 @@ export class ChatAssembler implements Assembler {
   private reason: FinishReason | undefined = undefined
   private usage: Usage | undefined = undefined
   private output = false
+  private readonly think = new ThinkTags()
 
   constructor(
     private readonly provider: string,
@@ -86,6 +89,7 @@ export class ChatAssembler implements Assembler {
         return fromStreamPayload(this.provider, { message: "the server reported an error mid-stream" })
       if (reason !== undefined && this.reason === undefined) {
         this.reason = chatFinishReason(reason)
+        this.think.flush(out)
         endCalls(this.calls, this.makeId, out)
       }
     }
@@ -105,6 +109,7 @@ export class ChatAssembler implements Assembler {
     }
     // Some servers (Ollama before 0.5.12) finish tool calls with `stop`.
     if (reason === "stop" && this.calls.some((call) => call.name !== undefined)) reason = "tool_calls"
+    this.think.flush(out)
     endCalls(this.calls, this.makeId, out)
     out.push(finish(reason, this.usage))
     return "done"
@@ -120,7 +125,7 @@ export class ChatAssembler implements Assembler {
     if (typeof content === "string") {
       if (content.length > 0) {
         this.output = true
-        out.push({ _tag: "TextDelta", text: content })
+        this.think.push(content, out)
       }
     } else if (Array.isArray(content)) {
       this.contentParts(content, out)
