@@ -60,6 +60,28 @@ describe("OpenAiCompatible server styles", () => {
     })
   )
 
+  it.scopedLive("PRV-2 two calls with one id stay two calls, the second with an id of its own", () =>
+    Effect.gen(function* () {
+      const got = yield* replayEverywhere(
+        sse(
+          chunk({
+            tool_calls: [
+              { index: 0, id: "call_0", type: "function", function: { name: "ls", arguments: "{}" } },
+              { index: 1, id: "call_0", type: "function", function: { name: "read", arguments: '{"path":' } }
+            ]
+          }),
+          chunk({ tool_calls: [{ index: 1, function: { arguments: '"a"}' } }] }),
+          chunk({}, "tool_calls"),
+          done
+        )
+      )
+      const [first, second] = got.calls
+      assert.deepStrictEqual(first, { id: "call_0", name: "ls", arguments: "{}" })
+      assert.deepStrictEqual({ ...second!, id: "" }, { id: "", name: "read", arguments: '{"path":"a"}' })
+      assert.match(second!.id, /^call_[0-9a-f]{24}$/)
+    })
+  )
+
   it.scopedLive("PRV-2 assembles tool calls whose indexes do not start at 0 (Anthropic compatibility)", () =>
     Effect.gen(function* () {
       const got = yield* replayEverywhere(

@@ -43,7 +43,8 @@ const nonEmpty = (value: unknown): string | undefined =>
  * - tool calls are keyed by `index`, or by their position in the delta when `index` is missing;
  *   a fragment that brings a new name and a different id at a key already in use starts a new call
  *   (servers that reuse index 0); empty ids and names are ignored, arguments are appended;
- * - ids and names may come only in the first fragment, or a whole call in one fragment;
+ * - ids and names may come only in the first fragment, or a whole call in one fragment; an id
+ *   another call of the response already has is replaced by a new one;
  * - reasoning comes as `reasoning_content` or `reasoning`, or as a `<think>` block opening the
  *   content (`ThinkTags`); content may be an array of parts;
  * - usage may come on every chunk (the last one wins), with the finish or after it, or never;
@@ -167,6 +168,11 @@ export class ChatAssembler implements Assembler {
     if (out.length > before) this.output = true
   }
 
+  /** A server that gives two calls one id (or reuses `call_0`) still gets two calls: a new id is made. */
+  private unused(id: string | undefined): string | undefined {
+    return id !== undefined && this.calls.some((other) => other.serverId === id) ? undefined : id
+  }
+
   private fragment(fragment: Record<string, unknown>, position: number, out: Array<ResponsePart>): void {
     const key = typeof fragment.index === "number" ? fragment.index : position
     const id = nonEmpty(fragment.id)
@@ -183,14 +189,14 @@ export class ChatAssembler implements Assembler {
       call.serverId !== undefined &&
       call.serverId !== id
     if (call === undefined || anotherCall) {
-      call = newCall(id)
+      call = newCall(this.unused(id))
       this.byKey.set(key, call)
       this.calls.push(call)
     } else if (call.ended) {
       return
     }
     this.output = true
-    if (call.serverId === undefined && call.id === undefined) call.serverId = id
+    if (call.serverId === undefined && call.id === undefined) call.serverId = this.unused(id)
     if (call.name === undefined) call.name = name
     startCall(call, this.makeId, out)
     appendArguments(call, args, out)
