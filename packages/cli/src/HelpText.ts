@@ -174,7 +174,11 @@ const leaves = (
 ): ReadonlyArray<readonly [ReadonlyArray<string>, LeafHelp]> =>
   shape._tag === "Leaf"
     ? [[path, shape]]
-    : Object.entries(shape.children).flatMap(([name, child]) => leaves(child, [...path, name]))
+    : [
+        // A group that runs itself (`alisio models`) is a command of its own, listed before its subcommands.
+        ...(shape.own !== undefined && path.length > 0 ? [[path, { ...shape.own, doc: shape.doc }] as const] : []),
+        ...Object.entries(shape.children).flatMap(([name, child]) => leaves(child, [...path, name]))
+      ]
 
 const commandUsage = (leaf: LeafHelp): string => {
   const args = leaf.args.map(([label]) => label).join(" ")
