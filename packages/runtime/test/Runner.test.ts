@@ -186,7 +186,7 @@ describe("Runner", () => {
       assertContract(events)
       const results = ofType(events, "tool_call_completed").map((e) => [e.data.status, e.data.result.split(":")[0]])
       assert.deepStrictEqual(results, [
-        ["error", 'Unknown tool "nope". Available tools'],
+        ["error", 'Unknown tool "nope". Did you mean "note"? Available tools'],
         ["error", "Invalid arguments for echo"]
       ])
       assert.strictEqual(ofType(events, "run_completed").length, 1)

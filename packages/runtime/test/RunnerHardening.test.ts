@@ -471,6 +471,44 @@ describe("TL-2 what the model is told", () => {
     )
   )
 
+  it.effect("TL-2 an unknown tool names the one the model meant: its name after a prefix, or its spelling", () =>
+    Effect.gen(function* () {
+      const events = yield* collect(baseOptions)
+      assertContract(events)
+      const said = ofType(events, "tool_call_completed").map((e) => e.data.result.split(" Available tools")[0])
+      assert.deepStrictEqual(said, [
+        'Unknown tool "read_file". Did you mean "mcp__fs__read_file"?',
+        'Unknown tool "Echo". Did you mean "echo"?',
+        'Unknown tool "slep". Did you mean "sleep"?',
+        'Unknown tool "zzzz".'
+      ])
+    }).pipe(
+      Effect.provide(
+        runnerLayer({
+          tools: [
+            ...testTools,
+            defineTool({
+              name: "mcp__fs__read_file",
+              description: "Reads a file",
+              effect: "read",
+              input: Schema.Struct({}),
+              run: () => Effect.succeed(textResult("contents"))
+            })
+          ],
+          script: [
+            Fake.callTools(
+              { id: "c1", name: "read_file", args: {} },
+              { id: "c2", name: "Echo", args: {} },
+              { id: "c3", name: "slep", args: {} },
+              { id: "c4", name: "zzzz", args: {} }
+            ),
+            Fake.answer("ok")
+          ]
+        })
+      )
+    )
+  )
+
   it.effect("TL-2 a denial by the headless policy says so and names --yes, never that the user denied", () =>
     Effect.gen(function* () {
       const events = yield* collect(baseOptions)

@@ -14,6 +14,7 @@ import { HumanWaits } from "../HumanWaits.js"
 import { type ApprovalAnswer, Interaction } from "../Interaction.js"
 import { SessionStore } from "../SessionStore.js"
 import { allowedInReadOnly } from "../Tools.js"
+import { closeMatches } from "./closeMatches.js"
 import { ProgressGate } from "./progressGate.js"
 
 const EVENT_RESULT_CHARS = 4_000
@@ -179,10 +180,15 @@ export const executeToolCall = (
 
       const body = Effect.gen(function* () {
         if (tool === undefined || !run.toolNames.has(call.name)) {
-          const available = [...offeredNames(run, tools)].sort().join(", ")
+          const offered = [...offeredNames(run, tools)].sort()
+          const meant = meantTool(call.name, offered)
           return yield* finish(
             "error",
-            resultMessage(call, `Unknown tool "${call.name}". Available tools: ${available || "none"}.`, true)
+            resultMessage(
+              call,
+              `Unknown tool "${call.name}".${meant === undefined ? "" : ` Did you mean "${meant}"?`} Available tools: ${offered.join(", ") || "none"}.`,
+              true
+            )
           )
         }
         if (run.readOnly && !allowedInReadOnly(tool.effect)) {
@@ -335,4 +341,16 @@ const parseArguments = (text: string): Option.Option<unknown> => {
 const summarize = (call: ToolCallPart): string => {
   const args = call.arguments.length > 300 ? `${call.arguments.slice(0, 300)}…` : call.arguments
   return `${call.name} ${args}`
+}
+
+/**
+ * The tool a model most likely meant by a name none has: one whose name ends in it after a
+ * prefix (`notes_search` for `p_2f05d4b689_notes_search`, `read_file` for `mcp__fs__read_file`),
+ * else the closest spelling (`Read`, `greps`).
+ */
+const meantTool = (name: string, offered: ReadonlyArray<string>): string | undefined => {
+  const lower = name.toLowerCase()
+  const prefixed = offered.filter((tool) => tool.toLowerCase().endsWith(`_${lower}`))
+  if (prefixed.length === 1) return prefixed[0]
+  return closeMatches(lower, offered, 1)[0]
 }
