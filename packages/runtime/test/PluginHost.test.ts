@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { definePlugin, PluginApi, PluginError } from "@alisio/domain/Plugin"
 import type { KnownRunEvent } from "@alisio/domain/RunEvent"
-import { defineTool } from "@alisio/domain/Tool"
+import { defineTool, textResult } from "@alisio/domain/Tool"
 import * as Fake from "@alisio/providers/FakeProvider"
 import * as PluginHost from "@alisio/runtime/PluginHost"
 import * as Providers from "@alisio/runtime/Providers"
@@ -348,6 +348,59 @@ describe("PluginHost", () => {
         })
       )
     )
+  )
+
+  it.scoped(
+    "PL-6 a tool's result that is not a ToolResult is a crash the model reads; a huge one is cut like bash output",
+    () =>
+      Effect.gen(function* () {
+        const runner = yield* Runner
+        const events: Array<KnownRunEvent> = []
+        const outcome = yield* runner.run({ ...baseOptions, onEvent: (event) => Effect.sync(() => events.push(event)) })
+        assert.strictEqual(outcome.status, "completed")
+        const [junk, flood] = ofType(events, "tool_call_completed").map((event) => event.data)
+        assert.strictEqual(junk!.status, "error")
+        assert.strictEqual(
+          junk!.result,
+          'The tool junk of the plugin sloppy crashed: its result is not a ToolResult ({ content: [{ _tag: "text", text }] }; textResult(text) builds one): got {"content":42}'
+        )
+        const calls = yield* Effect.flatMap(SessionStore, (store) => store.toolCalls(outcome.sessionId))
+        const stored = calls.find((call) => call.id === "call_2")!.result ?? ""
+        assert.strictEqual(flood!.status, "completed")
+        assert.isBelow(stored.length, 30_100, "what the model reads is bounded")
+        assert.include(stored, "[… 970000 characters of output cut …]")
+        assert.isTrue(stored.startsWith("a".repeat(15_000)) && stored.endsWith("z".repeat(15_000)))
+      }).pipe(
+        Effect.provide(
+          hostLayer(
+            [
+              Fake.callTools({ id: "call_1", name: "junk", args: {} }, { id: "call_2", name: "flood", args: {} }),
+              Fake.answer("seen")
+            ],
+            {
+              plugins: [
+                registering(
+                  "sloppy",
+                  defineTool({
+                    name: "junk",
+                    description: "returns no ToolResult",
+                    effect: "read",
+                    input: Schema.Struct({}),
+                    run: () => Effect.succeed({ content: 42 } as never)
+                  }),
+                  defineTool({
+                    name: "flood",
+                    description: "returns a million characters",
+                    effect: "read",
+                    input: Schema.Struct({}),
+                    run: () => Effect.succeed(textResult(`${"a".repeat(500_000)}${"z".repeat(500_000)}`))
+                  })
+                )
+              ]
+            }
+          )
+        )
+      )
   )
 
   it.scoped(

@@ -5,16 +5,9 @@
 import type { ImagePart, TextPart } from "@alisio/domain/Message"
 import * as Effect from "effect/Effect"
 import { McpError } from "../../McpServers.js"
+import { capped, MAX_IMAGE_CHARS, MAX_IMAGES, MAX_RESULT_CHARS } from "../resultBounds.js"
 import type { McpResourceContent } from "./resourceRequests.js"
-import {
-  approximateBytes,
-  base64Pattern,
-  capped,
-  MAX_IMAGE_CHARS,
-  MAX_IMAGES,
-  MAX_RESULT_CHARS,
-  mediaTypePattern
-} from "./results.js"
+import { approximateBytes, base64Pattern, mediaTypePattern } from "./results.js"
 
 export interface Mention {
   readonly server: string

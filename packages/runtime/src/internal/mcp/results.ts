@@ -3,11 +3,7 @@
 // capped like `bash` output (head and tail kept), images by count and size.
 import type { ImagePart, TextPart, ToolResultContent } from "@alisio/domain/Message"
 import type { ToolResult } from "@alisio/domain/Tool"
-import { OutputBuffer } from "../../tools/internal/outputBuffer.js"
-
-export const MAX_RESULT_CHARS = 30_000
-export const MAX_IMAGES = 8
-export const MAX_IMAGE_CHARS = 4 * 1024 * 1024
+import { capped, imagesLeftOut, MAX_IMAGE_CHARS, MAX_IMAGES, MAX_RESULT_CHARS } from "../resultBounds.js"
 
 /** The content blocks of a `tools/call` result, as far as Alisio reads them. */
 export type McpContent =
@@ -84,12 +80,6 @@ const partOf = (block: McpContent): { readonly text: string } | { readonly image
   }
 }
 
-export const capped = (text: string, maxChars: number): string => {
-  const buffer = new OutputBuffer(maxChars)
-  buffer.append(text)
-  return buffer.toString()
-}
-
 /**
  * The result as the model sees it: texts joined (a blank line between blocks) and capped at
  * `maxChars`, images after them; structured content when the server sent no content blocks.
@@ -120,10 +110,7 @@ export const toToolResult = (result: McpCallResult, maxChars: number = MAX_RESUL
   if ((result.content ?? []).length === 0 && result.structuredContent !== undefined) {
     texts.push(JSON.stringify(result.structuredContent, null, 2))
   }
-  if (leftOut > 0)
-    texts.push(
-      `[${leftOut} image${leftOut === 1 ? "" : "s"} left out: more than ${MAX_IMAGES}, or over ${MAX_IMAGE_CHARS / 1024 / 1024} MiB]`
-    )
+  if (leftOut > 0) texts.push(imagesLeftOut(leftOut))
   const joined = texts.length === 1 ? texts[0]! : texts.join("\n\n")
   const text = joined.length <= maxChars ? joined : capped(joined, maxChars)
   const content: Array<ToolResultContent> = [

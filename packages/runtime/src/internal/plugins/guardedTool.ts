@@ -1,12 +1,15 @@
 // A plugin's tool as the host runs it (PL-6).
 
 import { ToolError } from "@alisio/domain/Errors"
-import type { Tool } from "@alisio/domain/Tool"
+import { ToolResultContent } from "@alisio/domain/Message"
+import { onFirstCall } from "@alisio/domain/OnFirstUse"
+import type { Tool, ToolResult } from "@alisio/domain/Tool"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { CurrentRun } from "../../CurrentRun.js"
+import { boundedResult } from "../resultBounds.js"
 import { causeMessage, messageOf } from "./definition.js"
 import { diagnose, type HostInternals, type PluginRecord } from "./host.js"
 
@@ -18,10 +21,38 @@ const asToolError = (toolName: string, error: unknown): ToolError => {
   return new ToolError({ message: `The tool ${toolName} failed: ${messageOf(error)}` })
 }
 
+const isToolResult: (value: unknown) => value is ToolResult = onFirstCall(() =>
+  Schema.is(
+    Schema.Struct({
+      content: Schema.Array(ToolResultContent),
+      isError: Schema.optionalWith(Schema.Boolean, { exact: true })
+    })
+  )
+)
+
+/** What a handler's Effect succeeded with, when it is not a `ToolResult`: a defect of the plugin. */
+const checkedResult = (result: unknown): Effect.Effect<ToolResult> =>
+  isToolResult(result)
+    ? Effect.succeed(boundedResult(result))
+    : Effect.die(
+        new Error(
+          `its result is not a ToolResult ({ content: [{ _tag: "text", text }] }; textResult(text) builds one): got ${shapeOf(result)}`
+        )
+      )
+
+const shapeOf = (value: unknown): string => {
+  try {
+    return JSON.stringify(value)?.slice(0, 120) ?? typeof value
+  } catch {
+    return typeof value
+  }
+}
+
 /**
  * A plugin's tool as the host runs it: a typed failure reaches the model as a `ToolError`; a
- * defect (a crash, a throw, something not an Effect) also becomes a diagnostic and a
- * `plugin_failed` event of the run (PL-6).
+ * defect (a crash, a throw, something not an Effect or not a `ToolResult`) also becomes a
+ * diagnostic and a `plugin_failed` event of the run (PL-6). A result is bounded as MCP results
+ * are: a plugin's 30 MB of text does not fill the context.
  */
 export const guardTool = (
   host: HostInternals,
@@ -35,8 +66,9 @@ export const guardTool = (
       const result: unknown = tool.execute(args, context)
       return Effect.isEffect(result)
         ? (result as ReturnType<Tool<never, unknown>["execute"]>)
-        : Effect.dieMessage(`its handler returned ${typeof result}, not an Effect`)
+        : Effect.die(new Error(`its handler returned ${typeof result}, not an Effect`))
     }).pipe(
+      Effect.flatMap(checkedResult),
       Effect.catchAllCause((cause) => {
         if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
         const failure = Cause.failureOption(cause)
