@@ -34,7 +34,7 @@ import { PartReader } from "./internal/PartReader.js"
 import { completionAsStream, modelIds, webPageProblem } from "./internal/PlainBodies.js"
 import { chatBody, type OutputTokensParam, responsesBody } from "./internal/Requests.js"
 import { ResponsesAssembler } from "./internal/ResponsesStream.js"
-import { defaultRetryPolicy, type RetryPolicy, retryDelay } from "./internal/Retry.js"
+import { defaultRetryPolicy, finalError, type RetryPolicy, retryDelay } from "./internal/Retry.js"
 
 export type { CatalogEntry } from "./internal/Catalog.js"
 
@@ -208,7 +208,7 @@ export const make = (options: Options): LanguageModelService => {
               : Effect.flatMap(retryDelay(policy, failure, retry), (delay) => {
                   holder.controller?.abort()
                   holder.reader = undefined
-                  if (Option.isNone(delay)) return Effect.fail(Option.some(failure.error))
+                  if (Option.isNone(delay)) return Effect.fail(Option.some(finalError(policy, failure)))
                   backoff = delay.value
                   return Effect.succeed(Chunk.of(retrying(failure, delay.value, retry++)))
                 })
@@ -260,7 +260,7 @@ export const make = (options: Options): LanguageModelService => {
     Effect.catchAll(effect, (failure) =>
       Effect.flatMap(retryDelay(policy, failure, retry), (delay) =>
         Option.isNone(delay)
-          ? Effect.fail(failure.error)
+          ? Effect.fail(finalError(policy, failure))
           : Effect.zipRight(Effect.sleep(delay.value), withRetries(effect, retry + 1))
       )
     )

@@ -213,18 +213,27 @@ describe("OpenAiCompatible failures", () => {
     })
   )
 
-  it.scoped("PRV-2 a Retry-After beyond the cap is not waited for", () =>
-    Effect.gen(function* () {
-      const server = yield* SseServer.always(
-        jsonReply(429, { error: { message: "slow down" } }, { "retry-after": "3600" })
-      )
-      const fiber = yield* Effect.fork(run(modelFor(server, { retry: {} })))
-      const { exit, slept } = yield* driveClock(fiber)
-      assert.isTrue(Exit.isSuccess(exit))
-      if (Exit.isSuccess(exit)) assert.strictEqual(expectFailure(exit.value, "rate_limited").retryAfterMs, 3_600_000)
-      assert.deepStrictEqual(slept, [])
-      assert.strictEqual(server.requests.length, 1)
-    })
+  it.scoped(
+    "PRV-2 a Retry-After beyond the cap is not waited for, and the error says how long the server asked for",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* SseServer.always(
+          jsonReply(429, { error: { message: "slow down" } }, { "retry-after": "3600" })
+        )
+        const fiber = yield* Effect.fork(run(modelFor(server, { retry: {} })))
+        const { exit, slept } = yield* driveClock(fiber)
+        assert.isTrue(Exit.isSuccess(exit))
+        if (Exit.isSuccess(exit)) {
+          const error = expectFailure(exit.value, "rate_limited")
+          assert.strictEqual(error.retryAfterMs, 3_600_000)
+          assert.strictEqual(
+            error.message,
+            "The server is rate limiting requests (HTTP 429): slow down; the server asks to wait 1h before the next request."
+          )
+        }
+        assert.deepStrictEqual(slept, [])
+        assert.strictEqual(server.requests.length, 1)
+      })
   )
 
   it.scopedLive("PRV-2 insufficient_quota is rate_limited but not retried", () =>

@@ -1,3 +1,5 @@
+import { formatDuration } from "@alisio/domain/Durations"
+import { ProviderError } from "@alisio/domain/Errors"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
@@ -35,4 +37,22 @@ export const retryDelay = (
   }
   const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1))
   return Effect.map(Random.nextRange(0.75, 1.25), (jitter) => Option.some(Math.round(backoff * jitter)))
+}
+
+/**
+ * The error a failure that is not retried ends with: one whose `Retry-After` was too long to wait
+ * for says how long the server asked for, so the person knows when to try again.
+ */
+export const finalError = (policy: RetryPolicy, failure: Failure): ProviderError => {
+  const { error } = failure
+  const asked = error.retryAfterMs
+  if (!failure.retryable || asked === undefined || asked <= policy.maxRetryAfterMs) return error
+  const message = `${error.message.replace(/\.$/, "")}; the server asks to wait ${formatDuration(asked)} before the next request.`
+  return new ProviderError({
+    code: error.code,
+    message,
+    retryAfterMs: asked,
+    ...(error.provider === undefined ? {} : { provider: error.provider }),
+    ...(error.status === undefined ? {} : { status: error.status })
+  })
 }
