@@ -209,6 +209,7 @@ describe("alisio run's progress and results (end to end)", () => {
     assert.strictEqual(outcome.status, "completed")
     assert.strictEqual(outcome.text, "The notes say hi.")
     assert.strictEqual(outcome.turns, 2)
+    assert.strictEqual(outcome.finishReason, "stop")
     assert.deepStrictEqual(outcome.usage, { inputTokens: 24, outputTokens: 14 })
     assert.isUndefined(outcome.error)
     assert.isAtLeast(outcome.durationMs, outcome.modelMs)

@@ -23,6 +23,8 @@ export const RunResult = Schema.Struct({
   text: Schema.String,
   turns: Schema.NonNegativeInt,
   usage: Usage,
+  /** How the model ended its last turn: `stop`, `tool_calls`, `length`, `content_filter`, `other`. */
+  finishReason: Schema.optional(Schema.String),
   /** Why the run did not complete, as a sentence. */
   error: Schema.optional(Schema.String),
   /** The `run_failed` payload: code, provider code, timeout or truncation details. */
@@ -61,6 +63,7 @@ export const makeOutcome = (): Outcome => {
   let finalText: string | undefined
   let lastAssistantText = ""
   let turns = 0
+  let finishReason: string | undefined
   let turnUsage: Usage = emptyUsage
   let endUsage: Usage | undefined
   let endTurns: number | undefined
@@ -93,6 +96,7 @@ export const makeOutcome = (): Outcome => {
         return
       case "turn_completed":
         turns += 1
+        finishReason = event.data.finishReason
         modelMs += event.data.durationMs
         if (event.data.usage !== undefined) turnUsage = addUsage(turnUsage, event.data.usage)
         return
@@ -133,6 +137,7 @@ export const makeOutcome = (): Outcome => {
       text: finalText ?? lastAssistantText,
       turns: endTurns ?? turns,
       usage: endUsage ?? turnUsage,
+      ...(finishReason === undefined ? {} : { finishReason }),
       ...(error === undefined ? {} : { error }),
       ...(failure === undefined ? {} : { failure }),
       durationMs: firstAt === undefined || lastAt === undefined ? 0 : Math.max(0, lastAt - firstAt),

@@ -9,7 +9,7 @@ const plain = paint({ isTTY: false } as NodeJS.WriteStream)
 const usage = { inputTokens: 1_200, outputTokens: 34 }
 
 describe("Summary", () => {
-  it("EV-1 a completed run's outcome: the answer, turns, usage and durations from its events", () => {
+  it("EV-1 a completed run's outcome: the answer, turns, usage, the last finish reason and durations from its events", () => {
     const event = eventsOfOneRun()
     const outcome = makeOutcome()
     for (const e of [
@@ -34,6 +34,7 @@ describe("Summary", () => {
       text: "All done.",
       turns: 2,
       usage: { inputTokens: 2_400, outputTokens: 68 },
+      finishReason: "stop",
       durationMs: 1_500,
       modelMs: 1_200,
       toolMs: 300
