@@ -134,6 +134,30 @@ describe("slash commands (end to end)", () => {
     ])
   })
 
+  it("CMD-2 /init asks the model to write the workspace's AGENTS.md, which the next run reads", async () => {
+    const { sandbox, server } = await setup({
+      replies: [
+        {
+          kind: "tool",
+          id: "call_1",
+          name: "write",
+          args: { path: "AGENTS.md", content: "Run the tests with `make check`.\n" }
+        },
+        { kind: "text", text: "AGENTS.md is written." },
+        { kind: "text", text: "I will run make check." }
+      ]
+    })
+    const result = ok(await sandbox.run(["run", "--yes", "-m", "openai/test-model", "/init the test commands first"]))
+    assert.include(result.stdout, "AGENTS.md is written.")
+    const [asked] = messagesOf(chats(server)[0]!, "user")
+    assert.include(asked, `Write an AGENTS.md file at the root of this workspace (${sandbox.workspace})`)
+    assert.include(asked, "If AGENTS.md exists, improve it")
+    assert.match(asked!, /\nGive particular attention to: the test commands first$/)
+    ok(await sandbox.run(["run", "-m", "openai/test-model", "How do I test?"]))
+    const system = chats(server)[2]!.body.messages!.find((m) => m.role === "system")
+    assert.include(String(system?.content), "Run the tests with `make check`.")
+  })
+
   it("CMD-1 a skill: its name and description are in the system message, its body reaches the model through the skill tool and through /skill:pdf", async () => {
     const { sandbox, server } = await setup({
       replies: [

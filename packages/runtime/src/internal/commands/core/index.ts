@@ -3,6 +3,7 @@
 import type { CoreCommand, SurfaceCommand } from "../entry.js"
 import { compact } from "./compact.js"
 import { context } from "./context.js"
+import { init } from "./init.js"
 import { plugins, skills, tools } from "./listings.js"
 import { effort, model } from "./model.js"
 import { clear, newSession, resume, sessions } from "./sessions.js"
@@ -18,6 +19,7 @@ export const coreCommands: ReadonlyArray<CoreCommand> = [
   sessions,
   resume,
   stats,
+  init,
   tools,
   skills,
   plugins,
