@@ -14,6 +14,7 @@ export const initPrompt = (cwd: string, focus: string): string =>
     "- the layout: where the code, the tests and the docs are, and what the main modules do;",
     "- the conventions the code and the commits follow;",
     "- what would surprise a newcomer: set-up steps, generated files not to edit by hand, required services or environment variables.",
+    "",
     "Keep it short (under about 150 lines) and true of this repository: no advice that would fit any project.",
     "If AGENTS.md exists, improve it: keep what is still true, correct what is not, and add what is missing.",
     ...(focus === "" ? [] : [`Give particular attention to: ${focus}`])
