@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer"
 import * as fs from "node:fs/promises"
 import { ToolError } from "@alisio/domain/Errors"
 import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
@@ -64,6 +65,14 @@ export const make = (options: EditOptions = {}): Tool => {
           return yield* new ToolError({ message: `${target.display} is a binary file; edit changes text files only` })
         }
         const text = bytes.toString("utf8")
+        if (!isUtf8(bytes)) {
+          // Decoding replaced its other bytes with U+FFFD: writing the text back would change them.
+          return yield* new ToolError({
+            message:
+              `${target.display} is not UTF-8 text (line ${lineAt(text, text.indexOf("\uFFFD"))} holds bytes of another encoding, ` +
+              "such as Latin-1), and edit would change them; change it with bash (sed, iconv) instead"
+          })
+        }
         let oldString = input.old_string
         let newString = input.new_string
         let offsets = occurrences(text, oldString)

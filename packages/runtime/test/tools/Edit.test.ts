@@ -3,7 +3,7 @@ import * as path from "node:path"
 import * as Edit from "@alisio/runtime/tools/Edit"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { call, callFails, makeContext, readText, tempDir, writeFiles } from "./context.js"
+import { call, callFails, makeContext, readBytes, readText, tempDir, writeFiles } from "./context.js"
 
 const source = [
   "export function load(path) {",
@@ -107,6 +107,22 @@ describe("edit", () => {
       const { context } = yield* makeContext(dir)
       yield* call(Edit.make(), { path: "win.txt", old_string: "a\nb", new_string: "A\nB" }, context)
       assert.strictEqual(yield* readText(path.join(dir, "win.txt")), "A\r\nB\r\nc\r\n")
+    })
+  )
+
+  it.scoped("TL-1 a file in another encoding than UTF-8 is refused, not rewritten with its other bytes replaced", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const latin1 = Buffer.from("plain line\ncaf\xe9 au lait\nsecond line\n", "latin1")
+      yield* writeFiles(dir, { "latin.txt": latin1, "utf8.txt": "café au lait\nsecond line\n" })
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(
+        yield* callFails(Edit.make(), { path: "latin.txt", old_string: "second", new_string: "2nd" }, context),
+        "latin.txt is not UTF-8 text (line 2 holds bytes of another encoding, such as Latin-1), and edit would change them; change it with bash (sed, iconv) instead"
+      )
+      assert.isTrue((yield* readBytes(path.join(dir, "latin.txt"))).equals(latin1), "the file is as it was")
+      yield* call(Edit.make(), { path: "utf8.txt", old_string: "second", new_string: "2nd" }, context)
+      assert.strictEqual(yield* readText(path.join(dir, "utf8.txt")), "café au lait\n2nd line\n")
     })
   )
 

@@ -64,6 +64,8 @@ export const writeFiles = (root: string, files: Record<string, string | Uint8Arr
 
 export const readText = (file: string): Effect.Effect<string> => Effect.promise(() => fs.readFile(file, "utf8"))
 
+export const readBytes = (file: string): Effect.Effect<Buffer> => Effect.promise(() => fs.readFile(file))
+
 /** The text parts of a result, joined. */
 export const textOf = (result: ToolResult): string =>
   result.content.map((part) => (part._tag === "text" ? part.text : "")).join("")
