@@ -4,7 +4,7 @@ import { ToolError } from "@alisio/domain/Errors"
 import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { clipLine, formatBytes, lineAt, looksBinary, writeFileAtomic } from "./internal/files.js"
+import { checkWritable, clipLine, formatBytes, lineAt, looksBinary, writeFileAtomic } from "./internal/files.js"
 import { resolvePath, tryFs } from "./internal/workspace.js"
 
 const Input = Schema.Struct({
@@ -60,6 +60,7 @@ export const make = (options: EditOptions = {}): Tool => {
               "change it with bash (sed, a script) instead"
           })
         }
+        yield* checkWritable(target.real, target.display, stat.mode, "edit")
         const bytes = yield* tryFs(target.display, () => fs.readFile(target.real))
         if (looksBinary(bytes)) {
           return yield* new ToolError({ message: `${target.display} is a binary file; edit changes text files only` })

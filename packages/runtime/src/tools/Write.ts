@@ -3,7 +3,7 @@ import { ToolError } from "@alisio/domain/Errors"
 import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { countLines, formatBytes, writeFileAtomic } from "./internal/files.js"
+import { checkWritable, countLines, formatBytes, writeFileAtomic } from "./internal/files.js"
 import { resolvePath } from "./internal/workspace.js"
 
 const Input = Schema.Struct({
@@ -41,6 +41,7 @@ export const make = (): Tool =>
             message: `${target.display} is not a regular file (a device, pipe or socket); write replaces files only`
           })
         }
+        if (existing !== undefined) yield* checkWritable(target.real, target.display, existing.mode, "write")
         // Writing through the real path keeps a symlink pointing at the file it names.
         yield* writeFileAtomic(target.real, target.display, input.content)
         const lines = countLines(input.content)

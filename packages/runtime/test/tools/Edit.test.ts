@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process"
+import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Edit from "@alisio/runtime/tools/Edit"
 import { assert, describe, it } from "@effect/vitest"
@@ -123,6 +124,21 @@ describe("edit", () => {
       assert.isTrue((yield* readBytes(path.join(dir, "latin.txt"))).equals(latin1), "the file is as it was")
       yield* call(Edit.make(), { path: "utf8.txt", old_string: "second", new_string: "2nd" }, context)
       assert.strictEqual(yield* readText(path.join(dir, "utf8.txt")), "café au lait\n2nd line\n")
+    })
+  )
+
+  it.scoped("TL-1 a read-only file is not edited", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "locked.txt": "keep me\n" })
+      const file = path.join(dir, "locked.txt")
+      yield* Effect.promise(() => fs.chmod(file, 0o400))
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(
+        yield* callFails(Edit.make(), { path: "locked.txt", old_string: "keep", new_string: "lose" }, context),
+        "locked.txt is read-only (mode 0400); edit leaves it as it is: make it writable first (chmod u+w) if it is meant to change"
+      )
+      assert.strictEqual(yield* readText(file), "keep me\n")
     })
   )
 

@@ -33,6 +33,24 @@ describe("write", () => {
     })
   )
 
+  it.scoped("TL-1 a read-only file is not replaced (the rename would need only the folder's permission)", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "locked.txt": "keep me\n" })
+      const file = path.join(dir, "locked.txt")
+      yield* Effect.promise(() => fs.chmod(file, 0o444))
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(
+        yield* callFails(Write.make(), { path: "locked.txt", content: "new\n" }, context),
+        "locked.txt is read-only (mode 0444); write leaves it as it is: make it writable first (chmod u+w) if it is meant to change"
+      )
+      assert.strictEqual(yield* readText(file), "keep me\n")
+      yield* Effect.promise(() => fs.chmod(file, 0o644))
+      yield* call(Write.make(), { path: "locked.txt", content: "new\n" }, context)
+      assert.strictEqual(yield* readText(file), "new\n")
+    })
+  )
+
   it.scoped("TL-1 writes through a symlink to the file it names", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir

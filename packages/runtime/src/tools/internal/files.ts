@@ -1,5 +1,6 @@
+import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
-import type { ToolError } from "@alisio/domain/Errors"
+import { ToolError } from "@alisio/domain/Errors"
 import * as Effect from "effect/Effect"
 import * as Atomic from "../../internal/atomicFile.js"
 import { fsError, tryFs } from "./workspace.js"
@@ -57,6 +58,31 @@ export const readSample = (absolute: string, display: string): Effect.Effect<Uin
  * Writes a file through a temporary sibling and a rename, so readers never see half a file.
  * Creates missing parent folders; keeps the mode of a file it replaces.
  */
+/**
+ * Refuses to replace an existing file that is read-only (no write bit), or that this user may not
+ * write: the rename of an atomic write needs only the folder's permission, so it would replace the
+ * file where writing it in place would fail.
+ */
+export const checkWritable = (
+  real: string,
+  display: string,
+  mode: number,
+  tool: string
+): Effect.Effect<void, ToolError> => {
+  const remedy = "make it writable first (chmod u+w) if it is meant to change"
+  if ((mode & 0o222) === 0) {
+    const octal = (mode & 0o7777).toString(8).padStart(4, "0")
+    return Effect.fail(
+      new ToolError({ message: `${display} is read-only (mode ${octal}); ${tool} leaves it as it is: ${remedy}` })
+    )
+  }
+  return Effect.tryPromise({
+    try: () => fs.access(real, constants.W_OK),
+    catch: () =>
+      new ToolError({ message: `${display} may not be written by this user; ${tool} leaves it as it is: ${remedy}` })
+  })
+}
+
 export const writeFileAtomic = (target: string, display: string, content: string): Effect.Effect<void, ToolError> =>
   Atomic.writeFileAtomic(target, content, "workspace").pipe(Effect.mapError((error) => fsError(display)(error.cause)))
 
