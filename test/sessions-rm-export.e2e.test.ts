@@ -202,6 +202,8 @@ describe("alisio sessions rm and export (end to end)", () => {
     adopt(sandbox, parent.id, child.id)
 
     const md = ok(await sandbox.run(["sessions", "export", parent.shortId, "--format", "md"])).stdout
+    const spelledOut = ok(await sandbox.run(["sessions", "export", parent.shortId, "--format", "markdown"])).stdout
+    assert.strictEqual(spelledOut, md, "--format markdown is md")
     const lines = md.split("\n")
     assert.strictEqual(lines[0], "# Read a.txt")
     assert.include(lines, `- Session: \`${parent.id}\``)

@@ -36,7 +36,8 @@ export const exportFlags = {
   format: choice(
     "format",
     ["jsonl", "md"],
-    "jsonl: every stored event (as `run --json` streamed them); md: the conversation to read"
+    "jsonl: every stored event (as `run --json` streamed them); md: the conversation to read",
+    { json: "jsonl", markdown: "md" }
   ),
   output: Options.text("output").pipe(
     Options.withAlias("o"),

@@ -57,16 +57,24 @@ export const count = (name: string, description: string, min: number) =>
   )
 
 /** One of `values`; a mistake names the flag and the values (@effect/cli's choice error names neither flag nor value). */
-export const choice = <const A extends string>(name: string, values: ReadonlyArray<A>, description: string) =>
+export const choice = <const A extends string>(
+  name: string,
+  values: ReadonlyArray<A>,
+  description: string,
+  /** Other words people type for a value (`markdown` for `md`). */
+  aliases: Readonly<Record<string, A>> = {}
+) =>
   Options.text(name).pipe(
     Options.withPseudoName(values.join("|")),
     Options.withDescription(description),
     Options.mapEffect((text) =>
       values.includes(text as A)
         ? Effect.succeed(text as A)
-        : Effect.fail(
-            ValidationError.invalidValue(HelpDoc.p(`--${name}: "${text}" is not one of ${values.join(", ")}`))
-          )
+        : Object.hasOwn(aliases, text)
+          ? Effect.succeed(aliases[text]!)
+          : Effect.fail(
+              ValidationError.invalidValue(HelpDoc.p(`--${name}: "${text}" is not one of ${values.join(", ")}`))
+            )
     ),
     Options.optional
   )
