@@ -192,6 +192,10 @@ describe("alisio's input (end to end)", () => {
       'alisio: --timeout: "soon" is not a duration; write e.g. 500ms, 30s or 2m (see alisio run --help)'
     )
     assertUsageLine(
+      await sandbox.run(["run", "--timeout", "0s", "hi"]),
+      "alisio: --timeout must be longer than 0, got 0s (see alisio run --help)"
+    )
+    assertUsageLine(
       await sandbox.run(["run", "--max-turns", "lots", "hi"]),
       'alisio: --max-turns: "lots" is not a whole number (see alisio run --help)'
     )

@@ -28,13 +28,12 @@ const duration = (name: string, description: string) =>
     Options.withDescription(description),
     Options.mapEffect((text) => {
       const ms = parseDuration(text)
-      return ms === undefined
-        ? Effect.fail(
-            ValidationError.invalidValue(
-              HelpDoc.p(`--${name}: "${text}" is not a duration; write e.g. 500ms, 30s or 2m`)
-            )
-          )
-        : Effect.succeed(ms)
+      if (ms !== undefined) return Effect.succeed(ms)
+      // A zero (or under half a millisecond) is a duration, just not one a limit can be.
+      const problem = /^\s*\d+(?:\.\d+)?\s*(ms|s|m|h)?\s*$/i.test(text)
+        ? `--${name} must be longer than 0, got ${text}`
+        : `--${name}: "${text}" is not a duration; write e.g. 500ms, 30s or 2m`
+      return Effect.fail(ValidationError.invalidValue(HelpDoc.p(problem)))
     }),
     Options.optional
   )
