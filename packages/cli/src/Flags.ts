@@ -29,8 +29,8 @@ const duration = (name: string, description: string) =>
     Options.mapEffect((text) => {
       const ms = parseDuration(text)
       if (ms !== undefined) return Effect.succeed(ms)
-      // A zero (or under half a millisecond) is a duration, just not one a limit can be.
-      const problem = /^\s*\d+(?:\.\d+)?\s*(ms|s|m|h)?\s*$/i.test(text)
+      // A zero is a duration, just not one a limit can be.
+      const problem = /^\s*0+(?:\.0+)?\s*(ms|s|m|h)?\s*$/i.test(text)
         ? `--${name} must be longer than 0, got ${text}`
         : `--${name}: "${text}" is not a duration; write e.g. 500ms, 30s or 2m`
       return Effect.fail(ValidationError.invalidValue(HelpDoc.p(problem)))
