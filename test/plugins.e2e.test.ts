@@ -1,5 +1,6 @@
 // End-to-end: plugins in the bundled CLI (PL-1…PL-6, EX-3), against the OpenAI-protocol test server.
 
+import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
@@ -30,6 +31,37 @@ writeFileSync(${JSON.stringify(marker)}, "imported")
 
 export default definePlugin({ id: ${JSON.stringify(id)}, version: "1.0.0", setup: Effect.void })
 `
+
+/** A plugin whose tool reports a decision (EV-6), with state that must not reach the store. */
+const deciderPlugin = `import { definePlugin, PluginApi } from "@alisio/domain/Plugin"
+import { defineTool, textResult } from "@alisio/domain/Tool"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+export default definePlugin({
+  id: "decider",
+  version: "1.0.0",
+  setup: Effect.gen(function* () {
+    const api = yield* PluginApi
+    yield* api.tools.register(defineTool({
+      name: "decide",
+      description: "Decides",
+      effect: "read",
+      input: Schema.Struct({}),
+      run: () => Effect.as(
+        api.decisions.completed({ decisionId: "d-1", provider: "rules", latencyMs: 9, decisionCount: 2, rejectedCount: 0, confidenceMin: 0.9, state: "secret" }),
+        textResult("decided")
+      )
+    }))
+  })
+})
+`
+
+const eventTypes = (jsonl: string): ReadonlyArray<string> =>
+  jsonl
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => (JSON.parse(line) as { type: string }).type)
 
 describe("plugins (end to end)", () => {
   let server: OpenAiTestServer | undefined
@@ -117,6 +149,38 @@ describe("plugins (end to end)", () => {
     const result = await sandbox.run(["run", "--plugin", plugin, "-m", "openai/test-model", "weather?"])
     assert.strictEqual(result.code, 0, result.stderr)
     assertOneRuntime(server, result.stderr, plugin)
+  })
+
+  it("EV-6 a decision a plugin reports is a run event, stored unless decisions.telemetry is false", async () => {
+    const decide = `p_${createHash("sha256").update("decider").digest("hex").slice(0, 10)}_decide`
+    const { sandbox } = await setup({
+      replyFor: (request) =>
+        (request.body.messages ?? []).at(-1)?.role === "tool"
+          ? { kind: "text", text: "decided" }
+          : { kind: "tool", id: "call_1", name: decide, args: {} }
+    })
+    const plugin = writePluginPackage(sandbox.home, "../decider-src", {
+      name: "alisio-plugin-decider",
+      source: deciderPlugin
+    })
+    const runAndStore = async () => {
+      const run = await sandbox.run(["run", "--json", "--plugin", plugin, "-m", "openai/test-model", "decide"])
+      assert.strictEqual(run.code, 0, run.stderr)
+      const sessionId = (JSON.parse(run.stdout.split("\n")[0]!) as { sessionId: string }).sessionId
+      const stored = await sandbox.run(["sessions", "events", sessionId, "--json"])
+      return { streamed: run.stdout, stored: stored.stdout }
+    }
+
+    const kept = await runAndStore()
+    assert.include(eventTypes(kept.streamed), "decision_completed")
+    assert.include(eventTypes(kept.stored), "decision_completed")
+    assert.notInclude(kept.stored, "secret", "the state given to the decision provider is not stored")
+
+    writeFileSync(join(sandbox.home, "config.yaml"), "decisions:\n  telemetry: false\n")
+    const unstored = await runAndStore()
+    assert.include(eventTypes(unstored.streamed), "decision_completed", "observers still see it")
+    assert.notInclude(eventTypes(unstored.stored), "decision_completed")
+    assert.include(eventTypes(unstored.stored), "tool_call_completed")
   })
 
   it("PL-6 a plugin that throws at import is one line on stderr; the run goes on", async () => {

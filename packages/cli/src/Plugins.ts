@@ -46,7 +46,8 @@ export const hostOptions = (setup: Setup, flags: PluginFlags): PluginHost.Option
   },
   readOnly: flags.readOnly,
   disabled: flags.disabled,
-  homes: pluginHomes(setup.paths)
+  homes: pluginHomes(setup.paths),
+  decisionTelemetry: setup.config.decisions?.telemetry
 })
 
 /**

@@ -8,7 +8,7 @@ import type { PluginCommand } from "./Command.js"
 import type { ExtensionPoint, ExtensionPoints } from "./Extensions.js"
 import type { SessionId } from "./Ids.js"
 import type { LanguageModelService } from "./LanguageModel.js"
-import type { RunEventOf, RunEventType } from "./RunEvent.js"
+import type { RunEventDataMap, RunEventOf, RunEventType } from "./RunEvent.js"
 import type { SqlDatabase, SqlDatabaseError } from "./SqlDatabase.js"
 import type { Tool } from "./Tool.js"
 
@@ -165,6 +165,16 @@ export interface PluginApiService {
       provider: ExtensionPoints[P],
       options?: { readonly priority?: number | undefined }
     ) => Effect.Effect<void>
+  }
+  /**
+   * Reports a decision the plugin made during a run (EV-6), from its tool or command: the
+   * metadata only, never the state sent to the decision provider. It is a `decision_completed` or
+   * `decision_fallback` event of the current run, stored unless `decisions.telemetry` is false
+   * (then observers see it, the session database does not). Outside a run it fails.
+   */
+  readonly decisions: {
+    readonly completed: (data: RunEventDataMap["decision_completed"]) => Effect.Effect<void, PluginError>
+    readonly fallback: (data: RunEventDataMap["decision_fallback"]) => Effect.Effect<void, PluginError>
   }
   /** Recorded for the surfaces: a headless run prints `notify` on stderr; the TUI renders panels. */
   readonly ui: {

@@ -155,6 +155,9 @@ export const TitleSettings = Schema.Struct({
 })
 export type TitleSettings = typeof TitleSettings.Type
 
+/** Decisions plugins report (EV-6): `telemetry: false` keeps their events out of the session database. */
+export const DecisionSettings = Schema.Struct({ telemetry: optional(Schema.Boolean) })
+
 /** The configuration file (CFG-1); every key is optional. */
 export const ConfigFile = Schema.Struct({
   providers: optional(Schema.Record({ key: Schema.String, value: ProviderConfig })),
@@ -165,6 +168,7 @@ export const ConfigFile = Schema.Struct({
   plugins: optional(Schema.Array(PluginEntry)),
   mcpServers: optional(Schema.Record({ key: Schema.String, value: McpServerEntry })),
   shell: optional(ShellSettings),
-  titles: optional(TitleSettings)
+  titles: optional(TitleSettings),
+  decisions: optional(DecisionSettings)
 })
 export type ConfigFile = typeof ConfigFile.Type

@@ -40,7 +40,9 @@ const keyDescriptions: Record<string, string> = {
   mcpServers: `MCP servers by name, as Claude Code and Cursor write them: a command (stdio) or a url (http, sse); \${VAR} expands`,
   shell: "Settings of the bash tool",
   titles:
-    "Session titles: `summarize` asks the model for a one-line title (default: only for remote providers); `model` is the model asked (default: the run's own)"
+    "Session titles: `summarize` asks the model for a one-line title (default: only for remote providers); `model` is the model asked (default: the run's own)",
+  decisions:
+    "Decisions plugins report (decision_completed, decision_fallback events): `telemetry: false` keeps them out of the session database (default true)"
 }
 
 // What `Limits` documents of each field (packages/domain/src/Limits.ts), shown by editors.

@@ -99,6 +99,8 @@ export interface Options {
   /** Roots of the per-plugin folders; a temporary folder, removed when the host closes, by default. */
   readonly homes?: PluginHomes | undefined
   readonly timeouts?: Partial<PluginTimeouts> | undefined
+  /** `decisions.telemetry` of the configuration: false keeps reported decisions out of the store (EV-6). */
+  readonly decisionTelemetry?: boolean | undefined
 }
 
 /** A plugin given as a value, with where it should count as coming from. */
@@ -174,6 +176,7 @@ export const make = (options: Options = {}) =>
       homes: options.homes ?? (yield* temporaryHomes),
       trustProject: options.trustProject ?? options.external?.trustProject === true,
       timeouts: { ...defaultTimeouts, ...options.timeouts },
+      decisionTelemetry: options.decisionTelemetry ?? true,
       contexts: yield* Ref.make<ReadonlyArray<RegisteredContext>>([]),
       commands: yield* Ref.make<ReadonlyMap<string, RegisteredCommand>>(new Map()),
       extensions: Option.getOrUndefined(yield* Effect.serviceOption(Extensions)) ?? (yield* ExtensionsModule.make()),

@@ -43,6 +43,11 @@ export interface RunEmitter {
    * under one lock and one clock read. Deltas are never stored, so this cannot fail.
    */
   readonly emitDeltas: (deltas: ReadonlyArray<StreamDelta>) => Effect.Effect<void>
+  /**
+   * Publishes an event without storing it, as ephemeral ones are (no `eventId`): decision events
+   * when `decisions.telemetry` is off (EV-6).
+   */
+  readonly emitUnstored: <K extends RunEventType>(type: K, data: RunEventDataMap[K]) => Effect.Effect<RunEventOf<K>>
 }
 
 /** One streamed delta for `RunEmitter.emitDeltas`: the provider's part itself, text or reasoning. */
@@ -134,16 +139,17 @@ export const make = (options: { readonly capacity?: number } = {}) =>
           if (stamp.correlationId !== undefined) event.correlationId = stamp.correlationId
           return event
         }
+        const unstored = <K extends RunEventType>(known: RunEventOf<K>) => {
+          seq += 1
+          return Effect.as(publish(known as KnownRunEvent), known)
+        }
         // Built without Effect.gen or spreads: this runs once per streamed delta.
         const emit = <K extends RunEventType>(type: K, data: RunEventDataMap[K]) =>
           serialized(
             Effect.flatMap(Clock.currentTimeMillis, (now) => {
               const event = stamped(type, data, now)
               const known = event as unknown as RunEventOf<K>
-              if (isEphemeralType(type)) {
-                seq += 1
-                return Effect.as(publish(known as KnownRunEvent), known)
-              }
+              if (isEphemeralType(type)) return unstored(known)
               return Effect.flatMap(store.appendEvent(known as KnownRunEvent), (eventId) => {
                 event.eventId = eventId
                 seq += 1
@@ -197,7 +203,13 @@ export const make = (options: { readonly capacity?: number } = {}) =>
             })
           )
         }
-        return { emit, emitFinal, emitDeltas } satisfies RunEmitter
+        const emitUnstored = <K extends RunEventType>(type: K, data: RunEventDataMap[K]) =>
+          serialized(
+            Effect.flatMap(Clock.currentTimeMillis, (now) =>
+              unstored(stamped(type, data, now) as unknown as RunEventOf<K>)
+            )
+          )
+        return { emit, emitFinal, emitDeltas, emitUnstored } satisfies RunEmitter
       })
 
     return RunEvents.of({ emitter, subscribe: PubSub.subscribe(bus), listen })

@@ -94,6 +94,7 @@ export const startPluginSession = (
       events: { on: () => Effect.void },
       context: { provide: (provider) => Effect.sync(() => contextProviders.push(provider)) },
       compaction: { before: () => Effect.void, after: () => Effect.void },
+      decisions: { completed: () => Effect.void, fallback: () => Effect.void },
       storage: { sqlite: (file) => openSqlite({ folder: options.stateDir, path: file, pluginId: plugin.id }) },
       state: {
         get: (key) => Effect.sync(() => Option.fromNullable(state.get(key))),

@@ -92,7 +92,8 @@ const quietEmitter = (emitter: RunEmitter): RunEmitter => ({
   emit: (type, data) =>
     type === "text_delta" || type === "reasoning_delta" ? Effect.succeed(undefined as never) : emitter.emit(type, data),
   emitFinal: emitter.emitFinal,
-  emitDeltas: () => Effect.void
+  emitDeltas: () => Effect.void,
+  emitUnstored: emitter.emitUnstored
 })
 
 /** One summary request through the run's stream path, off the run's request count and deltas. */
@@ -327,7 +328,8 @@ const learn = (state: RunState, request: ModelRequest, response: StreamedRespons
 const silentEmitter: RunEmitter = {
   emit: () => Effect.succeed(undefined as never),
   emitFinal: () => Effect.succeed(undefined as never),
-  emitDeltas: () => Effect.void
+  emitDeltas: () => Effect.void,
+  emitUnstored: () => Effect.succeed(undefined as never)
 }
 
 /**

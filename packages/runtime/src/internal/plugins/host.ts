@@ -72,6 +72,8 @@ export interface HostInternals {
   /** `--trust-project`: what `api.trustProject` says. */
   readonly trustProject: boolean
   readonly timeouts: PluginTimeouts
+  /** `decisions.telemetry`: whether the decisions plugins report are stored (EV-6). */
+  readonly decisionTelemetry: boolean
   readonly contexts: Ref.Ref<ReadonlyArray<RegisteredContext>>
   readonly commands: Ref.Ref<ReadonlyMap<string, RegisteredCommand>>
   readonly extensions: ExtensionsService

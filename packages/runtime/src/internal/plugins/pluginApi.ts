@@ -16,6 +16,7 @@ import * as ToolOrigins from "../../ToolOrigins.js"
 import { Tools } from "../../Tools.js"
 import { checkChildCwd } from "./childWorkspace.js"
 import { complete } from "./completion.js"
+import { decisionsApi } from "./decisions.js"
 import { causeMessage } from "./definition.js"
 import { guardTool } from "./guardedTool.js"
 import {
@@ -287,6 +288,7 @@ export const makeApi = (
       model,
       extensions,
       compaction,
+      decisions: decisionsApi(pluginId, host.decisionTelemetry),
       ui
     }
   })
