@@ -311,11 +311,11 @@ describe("OpenAiCompatible failures", () => {
         )
         assert.strictEqual(
           expectFailure(yield* run(webApp), "bad_request").message,
-          `The server rejected the request (HTTP 404): not found; check the provider's baseURL, ${root} (an OpenAI-compatible API's address usually ends in /v1)`
+          `The server rejected the request (HTTP 404): not found (${root}/chat/completions); check the provider's baseURL, ${root} (an OpenAI-compatible API's address usually ends in /v1)`
         )
         assert.include(
-          expectFailure(yield* run(webApp), "bad_request").message,
-          `(HTTP 404): Not Found; check the provider's baseURL, ${root} (`
+          expectFailure(yield* run(modelFor(server, { api: "responses" })), "bad_request").message,
+          `(HTTP 404): Not Found (${server.baseURL}/responses); check the provider's baseURL, ${server.baseURL}, or set \`api: chat\` if the server has no Responses API`
         )
         assert.strictEqual(server.requests.length, 4, "none of them is retried")
 

@@ -220,18 +220,25 @@ export const baseUrlAdvice = (baseURL: string): string =>
 /** A non-2xx answer (`HttpStatusError` of Http.ts, read by its tag), or fetch's own failure. */
 export const fromCause = (provider: string, cause: unknown, now: number, baseURL: string): Failure => {
   if (Predicate.isTagged(cause, "HttpStatusError")) {
-    const { status, error, headers } = cause as unknown as { status: number; error: unknown; headers: Headers }
+    const { status, error, headers, url } = cause as unknown as {
+      status: number
+      error: unknown
+      headers: Headers
+      url: string
+    }
     // A path the server does not have, not a model it lacks (OpenAI's 404 names the model).
     const noSuchPath = status === 404 && !/model/i.test(messageOf(error) ?? "")
-    return fromStatus(provider, status, noSuchPath ? notFoundBody(error, baseURL) : error, headers, now)
+    return fromStatus(provider, status, noSuchPath ? notFoundBody(error, baseURL, url) : error, headers, now)
   }
   return make(provider, "network", `${baseURL}: ${causeText(cause) ?? String(cause)}`)
 }
 
-const notFoundBody = (body: unknown, baseURL: string) => {
+const notFoundBody = (body: unknown, baseURL: string, url: string) => {
   const said = messageOf(body)
   const shown = said === undefined || said.startsWith("<") ? "not found" : said
-  return { message: `${shown}; ${baseUrlAdvice(baseURL)}` }
+  // A server that speaks Chat Completions only has no Responses API.
+  const responses = url.endsWith("/responses") ? ", or set `api: chat` if the server has no Responses API" : ""
+  return { message: `${shown} (${url}); ${baseUrlAdvice(baseURL)}${responses}` }
 }
 
 /** Reading the response body threw: the connection broke while the answer was streaming. */

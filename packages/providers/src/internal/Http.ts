@@ -10,6 +10,8 @@ export class HttpStatusError extends Data.TaggedError("HttpStatusError")<{
   readonly status: number
   readonly error: unknown
   readonly headers: Headers
+  /** The URL that answered, for a 404's remedy. */
+  readonly url: string
 }> {}
 
 export interface HttpClient {
@@ -44,7 +46,12 @@ export const makeHttpClient = (options: {
       })
       if (response.ok) return response
       const raw = await response.text().catch(() => "")
-      throw new HttpStatusError({ status: response.status, error: errorObjectOf(raw), headers: response.headers })
+      throw new HttpStatusError({
+        status: response.status,
+        error: errorObjectOf(raw),
+        headers: response.headers,
+        url: url.href
+      })
     }
   }
 }
