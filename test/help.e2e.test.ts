@@ -47,12 +47,14 @@ describe("alisio's help (end to end)", () => {
       "sessions list",
       "sessions show <session-id>",
       "models",
+      "install <npm:package|path>",
+      "uninstall <package>",
       "help [<command>]"
     ]) {
       assert.include(text, command)
     }
     // Groups that run on their own are commands too, not only their subcommands.
-    assert.match(text, /^ {2}models {2,}List the models of the configured providers/m)
+    assert.match(text, /^ {2}models {2,}List the models of the providers/m)
     assert.match(text, /^ {2}config {2,}Print the effective configuration/m)
     for (const name of ["OPENAI_BASE_URL", "OPENAI_API_KEY", "ALISIO_HOME", "NO_COLOR"]) assert.include(text, name)
     // The sandbox's ALISIO_HOME holds the configuration and the state: help names where they are,

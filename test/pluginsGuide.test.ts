@@ -2,14 +2,15 @@
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
+import { echoProviderSource } from "./support/providerPackage.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const read = (path: string) => readFileSync(root + path, "utf8")
 
-/** The first ```ts block after `heading`. */
-const blockAfter = (markdown: string, heading: string): string => {
+/** The first ```ts (or ```js) block after `heading`. */
+const blockAfter = (markdown: string, heading: string, language = "ts"): string => {
   const section = markdown.split(heading)[1] ?? ""
-  return /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? ""
+  return new RegExp(`\`\`\`${language}\n([\\s\\S]*?)\`\`\``).exec(section)?.[1] ?? ""
 }
 
 describe("docs/plugins.md", () => {
@@ -26,6 +27,12 @@ describe("docs/plugins.md", () => {
         'from "./fixtures/plugins/weather.js"',
         'from "../src/index.js"'
       )
+    )
+  })
+  it("PRV-3 its provider package is the one the install test publishes and runs", () => {
+    assert.strictEqual(
+      blockAfter(read("docs/plugins.md"), "### A provider package (`index.js`)", "js"),
+      echoProviderSource
     )
   })
 })

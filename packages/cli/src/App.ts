@@ -116,24 +116,27 @@ export const nonEmpty = (value: string | undefined): string | undefined =>
 
 /**
  * Registers the configured providers, and `openai` from `OPENAI_BASE_URL` / `OPENAI_API_KEY`.
- * Fails when no provider can be reached at all: OpenAI's own server without a key.
+ * Fails when no provider can be reached at all: OpenAI's own server without a key, and no
+ * provider of a plugin (PRV-3: the plugin host registered those before this runs).
  */
 export const registerProviders = (setup: Setup) =>
   Effect.gen(function* () {
     const providers = yield* Providers.Providers
+    const fromPlugins = (yield* providers.list).length > 0
     const configured = setup.config.providers ?? {}
     const entries = Object.entries(configured)
     if (!("openai" in configured)) {
       const openai: Config.ProviderConfig = {}
       const usable =
         nonEmpty(process.env.OPENAI_BASE_URL) !== undefined || nonEmpty(process.env.OPENAI_API_KEY) !== undefined
-      if (usable || entries.length === 0) entries.unshift(["openai", openai])
+      if (usable || (entries.length === 0 && !fromPlugins)) entries.unshift(["openai", openai])
     }
     for (const [id, entry] of entries) {
       const { service, remembered } = providerFromConfig(id, entry)
       yield* providers.register(id, service, remembered)
     }
     if (
+      !fromPlugins &&
       entries.length === 1 &&
       entries[0]![0] === "openai" &&
       entries[0]![1].baseURL === undefined &&
@@ -147,6 +150,21 @@ export const registerProviders = (setup: Setup) =>
       )
     }
   })
+
+/**
+ * The providers, those of the configuration (and `openai`) first, then those of plugins: installing
+ * a provider package (PRV-3) does not change which provider a run without a model takes.
+ */
+export const configuredFirst = <A extends { readonly id: string }>(
+  setup: Setup,
+  entries: ReadonlyArray<A>
+): ReadonlyArray<A> => {
+  const configured = new Set(["openai", ...Object.keys(setup.config.providers ?? {})])
+  return [
+    ...entries.filter((entry) => configured.has(entry.id)),
+    ...entries.filter((entry) => !configured.has(entry.id))
+  ]
+}
 
 /** The tools of a headless run: the builtin ones but `ask_user_question`, which nobody could answer. */
 export const headlessTools = (setup: Setup) =>

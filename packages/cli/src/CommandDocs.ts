@@ -63,7 +63,7 @@ export const docs = {
     description: "Delete sessions and their child sessions (asks first; --yes when not on a terminal)"
   },
   models: {
-    description: "List the models of the configured providers; the default is marked with *",
+    description: "List the models of the providers (configured, and of plugins); the default is marked with *",
     examples: [{ does: "Make a model the default of later runs:", command: "alisio models use openai/gpt-4.1" }]
   },
   modelsUse: { description: "Make a model the default of later runs (sets defaultModel in the global config.yaml)" },
@@ -88,7 +88,7 @@ export const docs = {
   events: { description: "The run events' contract" },
   eventsSchema: { description: "Print the JSON Schema of the run events (`run --json` lines)" },
   plugins: {
-    description: "List and install plugins",
+    description: "List, install and remove plugins",
     examples: [
       { does: "What is loaded, and from where:", command: "alisio plugins list" },
       { does: "Install one from npm or a folder:", command: "alisio plugins install ./my-plugin" }
@@ -96,6 +96,19 @@ export const docs = {
   },
   pluginsList: { description: "List the plugins: where each comes from, what it registered, its problems" },
   pluginsInstall: { description: "Install a plugin with npm into the config folder and add it to config.yaml" },
+  pluginsRemove: { description: "Uninstall a plugin installed with npm and take it out of config.yaml" },
+  install: {
+    description:
+      "Install a plugin or provider package with npm into the config folder and add it to config.yaml; " +
+      "it says what the package adds (providers, tools, commands). Same as `alisio plugins install`.",
+    examples: [
+      { does: "A provider package from npm:", command: "alisio install npm:alisio-provider-example" },
+      { does: "A plugin in a folder (linked, works offline):", command: "alisio install ./my-plugin" }
+    ]
+  },
+  uninstall: {
+    description: "Uninstall a package installed with `alisio install` and take it out of config.yaml"
+  },
   mcp: {
     description:
       "MCP servers: their tools are offered to runs as mcp__<server>__<tool>. Configure them under mcpServers in " +

@@ -86,10 +86,16 @@ export const pluginsListFlags = {
 }
 
 export const pluginsInstallFlags = {
-  spec: Args.text({ name: "npm-spec|path" }).pipe(
+  spec: Args.text({ name: "npm:package|path" }).pipe(
     Args.withDescription(
-      "An npm package (name, name@version) or the folder of a plugin; installed into the config folder"
+      "A plugin or provider package from npm (npm:name, npm:name@version; the prefix is optional) or the folder of one; installed into the config folder"
     )
+  )
+}
+
+export const pluginsRemoveFlags = {
+  name: Args.text({ name: "package" }).pipe(
+    Args.withDescription("The name of a package installed with `alisio install`")
   )
 }
 

@@ -3,7 +3,7 @@ import * as Providers from "@alisio/runtime/Providers"
 import type { RunRecord } from "@alisio/runtime/SessionStore"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { nonEmpty, type Setup } from "./App.js"
+import { configuredFirst, nonEmpty, type Setup } from "./App.js"
 import { CliError, ExitCode, usageError } from "./CliError.js"
 
 const failed = (error: { readonly _tag: string; readonly message: string }) =>
@@ -29,10 +29,20 @@ export const chooseModel = (setup: Setup, flag: Option.Option<string>, resumed: 
         `alisio: the session ran with ${provider}/${model}, which is not available now (${again.left.message}); using the default model\n`
       )
     }
-    if (setup.config.defaultModel !== undefined)
-      return yield* Effect.mapError(providers.resolve(setup.config.defaultModel), failed)
-    const registered = yield* providers.list
-    const first = registered[0]
+    if (setup.config.defaultModel !== undefined) {
+      return yield* providers
+        .resolve(setup.config.defaultModel)
+        .pipe(
+          Effect.mapError((error) =>
+            error._tag === "UnknownModelError"
+              ? usageError(
+                  `${error.message} It is the configured defaultModel: \`alisio models use <provider/model>\` sets another (\`alisio config\` shows where it is set).`
+                )
+              : failed(error)
+          )
+        )
+    }
+    const first = configuredFirst(setup, yield* providers.list)[0]
     if (first === undefined) return yield* usageError("No provider is configured.")
     // A local server usually serves the one model it loaded; OpenAI's own lists dozens in no useful order.
     const servesOpenAi =

@@ -7,9 +7,8 @@ import * as Providers from "@alisio/runtime/Providers"
 import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { loadSetup, registerProviders } from "./App.js"
+import { configuredFirst, loadSetup, registerProviders, runtimeLayer } from "./App.js"
 import { CliError, ExitCode, usageError } from "./CliError.js"
 import { writeRecord } from "./SessionRecords.js"
 
@@ -23,7 +22,11 @@ export const ModelListItem = Schema.Struct({
 const providerFailure = (id: string) => (error: { readonly message: string }) =>
   new CliError({ message: `Could not list the models of ${id}: ${error.message}`, exitCode: ExitCode.failed })
 
-/** `alisio models`: each configured provider's models, discovery merged with the catalog; `*` the default. */
+/**
+ * `alisio models`: each provider's models (the configured ones, then those of plugins), discovery
+ * merged with the catalog; `*` the default. A provider that cannot list them is reported after
+ * the others, and fails the command.
+ */
 export const listModels = (flags: { readonly json: boolean }) =>
   Effect.gen(function* () {
     const setup = yield* loadSetup({})
@@ -36,9 +39,14 @@ export const listModels = (flags: { readonly json: boolean }) =>
           ? undefined
           : yield* Effect.map(Effect.either(providers.resolve(current)), Either.getOrUndefined)
       let marked = false
-      for (const entry of yield* providers.list) {
-        const models = yield* entry.service.models.pipe(Effect.mapError(providerFailure(entry.id)))
-        for (const model of models) {
+      const failures: Array<CliError> = []
+      for (const entry of configuredFirst(setup, yield* providers.list)) {
+        const listed = yield* Effect.either(entry.service.models.pipe(Effect.mapError(providerFailure(entry.id))))
+        if (listed._tag === "Left") {
+          failures.push(listed.left)
+          continue
+        }
+        for (const model of listed.right) {
           const isDefault = byDefault?.provider === entry.id && byDefault.model === model.id
           marked ||= isDefault
           if (flags.json) {
@@ -54,6 +62,9 @@ export const listModels = (flags: { readonly json: boolean }) =>
           }
         }
       }
+      const last = failures.pop()
+      for (const failure of failures) process.stderr.write(`alisio: ${failure.message}\n`)
+      if (last !== undefined) return yield* last
       if (flags.json) return
       if (current === undefined) {
         process.stderr.write("alisio: no default model; `alisio models use <provider/model>` sets one\n")
@@ -61,7 +72,7 @@ export const listModels = (flags: { readonly json: boolean }) =>
         process.stderr.write(`alisio: the default model ${current} (defaultModel) is not among these\n`)
       }
     })
-    yield* program.pipe(Effect.provide(Layer.fresh(Providers.layerMemory)))
+    yield* program.pipe(Effect.provide(runtimeLayer(setup, { approveAll: false })))
   })
 
 /** The `defaultModel` a project file names, if it has one that parses. */
@@ -110,5 +121,5 @@ export const useModel = (flags: { readonly model: string }) =>
         )
       }
     })
-    yield* program.pipe(Effect.provide(Layer.fresh(Providers.layerMemory)))
+    yield* program.pipe(Effect.provide(runtimeLayer(setup, { approveAll: false })))
   })

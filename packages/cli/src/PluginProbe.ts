@@ -47,8 +47,10 @@ export const mayLoadExternalPlugins = (
 ): boolean => {
   if (args.includes("--help") || args.includes("-h")) return false
   const [command, subcommand] = args.filter((arg) => !arg.startsWith("-"))
-  if (command === "sessions" || command === "models") return false
-  if (command === "plugins") return subcommand !== "install"
+  if (command === "sessions" || command === "uninstall") return false
+  // `install` loads what it installed, to say what it adds.
+  if (command === "install") return true
+  if (command === "plugins") return subcommand !== "remove"
   if (args.some((arg) => arg === "--plugin" || arg.startsWith("--plugin="))) return true
   if (args.includes("--read-only")) return false
   const config = configHome(env)

@@ -27,6 +27,7 @@ import {
   modelsUseFlags,
   pluginsInstallFlags,
   pluginsListFlags,
+  pluginsRemoveFlags,
   removeFlags,
   renameFlags,
   showFlags
@@ -147,16 +148,25 @@ const pluginsList = Command.make("list", pluginsListFlags, (flags) =>
   )
 ).pipe(Command.withDescription(docs.pluginsList.description))
 
-const pluginsInstall = Command.make("install", pluginsInstallFlags, (flags) =>
-  Effect.flatMap(
-    Effect.promise(() => import("./PluginsCommand.js")),
-    (m) => m.installPlugin(flags)
-  )
-).pipe(Command.withDescription(docs.pluginsInstall.description))
+const pluginInstallModule = () => import("./PluginInstall.js")
+
+const installCommand = (name: string, description: string) =>
+  Command.make(name, pluginsInstallFlags, (flags) =>
+    Effect.flatMap(Effect.promise(pluginInstallModule), (m) => m.installPlugin(flags))
+  ).pipe(Command.withDescription(description))
+
+const uninstallCommand = (name: string, description: string) =>
+  Command.make(name, pluginsRemoveFlags, (flags) =>
+    Effect.flatMap(Effect.promise(pluginInstallModule), (m) => m.uninstallPlugin(flags))
+  ).pipe(Command.withDescription(description))
 
 const plugins = Command.make("plugins").pipe(
   Command.withDescription(docs.plugins.description),
-  Command.withSubcommands([pluginsList, pluginsInstall])
+  Command.withSubcommands([
+    pluginsList,
+    installCommand("install", docs.pluginsInstall.description),
+    uninstallCommand("remove", docs.pluginsRemove.description)
+  ])
 )
 
 const mcpModule = () => import("./McpCommand.js")
@@ -202,7 +212,18 @@ export const alisio = Command.make("alisio", tuiFlags, (flags) =>
   )
 ).pipe(
   Command.withDescription(docs.alisio.description),
-  Command.withSubcommands([run, sessions, models, config, events, plugins, commands, mcp])
+  Command.withSubcommands([
+    run,
+    sessions,
+    models,
+    config,
+    events,
+    plugins,
+    commands,
+    mcp,
+    installCommand("install", docs.install.description),
+    uninstallCommand("uninstall", docs.uninstall.description)
+  ])
 )
 
 export const cli = Command.run(alisio, { name: "alisio", version })
@@ -240,7 +261,8 @@ export const commandLine = CommandLine.group(
     plugins: CommandLine.group(
       {
         list: CommandLine.leaf(pluginsListFlags, docs.pluginsList),
-        install: CommandLine.leaf(pluginsInstallFlags, docs.pluginsInstall)
+        install: CommandLine.leaf(pluginsInstallFlags, docs.pluginsInstall),
+        remove: CommandLine.leaf(pluginsRemoveFlags, docs.pluginsRemove)
       },
       { doc: docs.plugins }
     ),
@@ -256,7 +278,9 @@ export const commandLine = CommandLine.group(
         remove: CommandLine.leaf(mcpRemoveFlags, docs.mcpRemove)
       },
       { doc: docs.mcp }
-    )
+    ),
+    install: CommandLine.leaf(pluginsInstallFlags, docs.install),
+    uninstall: CommandLine.leaf(pluginsRemoveFlags, docs.uninstall)
   },
   { own: CommandLine.leaf(tuiFlags), doc: docs.alisio }
 )

@@ -20,12 +20,15 @@ describe("PluginProbe", () => {
 
   const probe = (...args: ReadonlyArray<string>) => mayLoadExternalPlugins(args, env, project)
 
-  it("PL-1 nothing configured: the lean build; --plugin or `plugins` take the plugin build", () => {
+  it("PL-1 PRV-3 nothing configured: the lean build; --plugin, `plugins` and `install` take the plugin build", () => {
     assert.isFalse(probe("run", "hi"))
     assert.isTrue(probe("run", "--plugin", "./x", "hi"))
     assert.isTrue(probe("run", "--plugin=./x", "hi"))
     assert.isTrue(probe("plugins", "list"))
-    assert.isFalse(probe("plugins", "install", "./x"))
+    assert.isTrue(probe("plugins", "install", "./x"))
+    assert.isTrue(probe("install", "npm:x"))
+    assert.isFalse(probe("plugins", "remove", "x"))
+    assert.isFalse(probe("uninstall", "x"))
     assert.isFalse(probe("run", "--plugin", "./x", "--help"))
     assert.isFalse(probe("sessions", "list", "--plugin", "./x"))
   })
@@ -35,6 +38,9 @@ describe("PluginProbe", () => {
     assert.isFalse(probe("run", "hi"))
     writeFileSync(join(root, "home", "config.yaml"), "limits:\n  maxTurns: 3\nplugins:\n  - weather\n")
     assert.isTrue(probe("run", "hi"))
+    // PRV-3: a provider package's models are listed and chosen like the others.
+    assert.isTrue(probe("models"))
+    assert.isTrue(probe("models", "use", "echo:echo/reverse"))
     assert.isFalse(probe("run", "--read-only", "hi"))
     writeFileSync(join(root, "home", "config.yaml"), "")
     mkdirSync(join(root, "home", "plugins", "greeter"), { recursive: true })

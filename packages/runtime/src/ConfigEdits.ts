@@ -21,6 +21,22 @@ const readText = (file: string) =>
     Effect.mapError((error) => new ConfigError({ message: `${file}: cannot be read (${errorDetail(error)})`, file }))
   )
 
+/** No settings: an empty file, comments only, or a mapping whose last key an edit removed. */
+const isEmpty = (node: unknown): boolean => node === null || (yaml().isMap(node) && node.items.length === 0)
+
+/** The file's own comments alone: what is left of it once its last setting is removed (not `{}`). */
+const commentsOf = (doc: YAML.Document): string =>
+  [doc.commentBefore, doc.comment]
+    .filter((comment) => typeof comment === "string" && comment !== "")
+    .map(
+      (comment) =>
+        `${comment!
+          .split("\n")
+          .map((line) => `#${line}`)
+          .join("\n")}\n`
+    )
+    .join("\n")
+
 /**
  * Edits a configuration file through its YAML document, keeping the rest of it (comments, order,
  * layout) as written. A file that does not parse is left alone: the error names it. A symbolic
@@ -40,7 +56,7 @@ export const editDocument = <A>(file: string, edit: (doc: YAML.Document) => A): 
     }
     const doc = yaml().parseDocument(text)
     const result = edit(doc)
-    const updated = doc.toString()
+    const updated = isEmpty(doc.contents) ? commentsOf(doc) : doc.toString()
     if (updated === text) return result
     // An edit that would make the file invalid (a value of the wrong kind) is refused, the file untouched.
     const check = parse(updated, file)
@@ -93,3 +109,38 @@ export const valueFromText = (text: string): unknown => {
 /** Makes `model` ("provider/model") the default of later runs: `defaultModel` in `file`. */
 export const setDefaultModel = (file: string, model: string): Effect.Effect<void, ConfigError> =>
   setKey(file, "defaultModel", model)
+
+/** The source an entry of `plugins` names: the entry itself, or its `source`. */
+const entrySource = (item: unknown): unknown => {
+  const value = yaml().isNode(item) ? item.toJSON() : item
+  return typeof value === "object" && value !== null ? (value as { readonly source?: unknown }).source : value
+}
+
+/** Adds `source` to the `plugins` list (creating it); false when an entry already names it. */
+export const addPlugin = (file: string, source: string): Effect.Effect<boolean, ConfigError> =>
+  editDocument(file, (doc) => {
+    const list = doc.get("plugins", true)
+    if (yaml().isSeq(list)) {
+      if (list.items.some((item) => entrySource(item) === source)) return false
+      list.add(doc.createNode(source))
+    } else {
+      // Absent or empty: any other value fails the check of the file before the edit runs.
+      doc.set("plugins", doc.createNode([source]))
+    }
+    return true
+  })
+
+/** Removes every entry of the `plugins` list naming `source` (and a list left empty); whether there was one. */
+export const removePlugin = (file: string, source: string): Effect.Effect<boolean, ConfigError> =>
+  editDocument(file, (doc) => {
+    const list = doc.get("plugins", true)
+    if (!yaml().isSeq(list)) return false
+    const kept = list.items.filter((item) => entrySource(item) !== source)
+    if (kept.length === list.items.length) return false
+    if (kept.length === 0) doc.delete("plugins")
+    else list.items = kept
+    return true
+  })
+
+/** Fails as an edit of `file` would (it does not load, or cannot be read), and changes nothing. */
+export const checkEditable = (file: string): Effect.Effect<void, ConfigError> => editDocument(file, () => undefined)

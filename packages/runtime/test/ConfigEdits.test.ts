@@ -94,4 +94,45 @@ describe("ConfigEdits", () => {
       assert.include(error.message, `Could not write ${file}`)
     })
   )
+
+  it.scoped(
+    "PRV-3 addPlugin and removePlugin edit the plugins list, keeping comments, entries with config and the rest",
+    () =>
+      Effect.gen(function* () {
+        const file = path.join(yield* tempDir, "config.yaml")
+        const start = "# mine\n\nplugins:\n  - source: alisio-plugin-weather # sunny\n    config: { units: metric }\n"
+        yield* Effect.promise(() => fs.writeFile(file, start))
+        assert.isTrue(yield* ConfigEdits.addPlugin(file, "alisio-provider-echo"))
+        assert.isFalse(yield* ConfigEdits.addPlugin(file, "alisio-plugin-weather"))
+        assert.strictEqual(yield* read(file), `${start}  - alisio-provider-echo\n`)
+        assert.isTrue(yield* ConfigEdits.removePlugin(file, "alisio-plugin-weather"))
+        assert.isFalse(yield* ConfigEdits.removePlugin(file, "alisio-plugin-weather"))
+        assert.strictEqual(yield* read(file), "# mine\n\nplugins:\n  - alisio-provider-echo\n")
+        assert.isTrue(yield* ConfigEdits.removePlugin(file, "alisio-provider-echo"))
+        assert.strictEqual(yield* read(file), "# mine\n")
+      })
+  )
+
+  it.scoped("PRV-3 addPlugin creates the list in a file without one, and the file when it is missing", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const other = path.join(dir, "other.yaml")
+      yield* Effect.promise(() => fs.writeFile(other, "limits: { maxTurns: 3 }\n"))
+      assert.isTrue(yield* ConfigEdits.addPlugin(other, "a"))
+      assert.strictEqual(yield* read(other), "limits: { maxTurns: 3 }\nplugins:\n  - a\n")
+      const missing = path.join(dir, "new", "config.yaml")
+      yield* ConfigEdits.checkEditable(missing)
+      assert.isFalse(
+        yield* Effect.promise(() =>
+          fs.access(missing).then(
+            () => true,
+            () => false
+          )
+        )
+      )
+      assert.isTrue(yield* ConfigEdits.addPlugin(missing, "b"))
+      assert.strictEqual(yield* read(missing), "plugins:\n  - b\n")
+      assert.strictEqual(yield* mode(missing), 0o600)
+    })
+  )
 })

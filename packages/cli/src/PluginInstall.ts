@@ -1,0 +1,176 @@
+// `alisio install` / `alisio uninstall` (PRV-3), and `plugins install` / `plugins remove`: npm
+// installs a plugin package (a provider package is a plugin that registers providers) into
+// `<config>/plugins/`, and the `plugins` list of config.yaml names it.
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as ConfigEdits from "@alisio/runtime/ConfigEdits"
+import * as PluginHost from "@alisio/runtime/PluginHost"
+import { terminalSafe } from "@alisio/runtime/TerminalText"
+import * as Effect from "effect/Effect"
+import { loadSetup, runtimeLayer, type Setup } from "./App.js"
+import { CliError, ExitCode, usageError } from "./CliError.js"
+import { noPluginFlags } from "./Plugins.js"
+
+const isPathSpec = (spec: string): boolean =>
+  spec.startsWith(".") || spec.startsWith("/") || spec.startsWith("~") || path.isAbsolute(spec)
+
+/** `npm:name@1` is how the spec names a registry package; npm reads the rest of the spec itself. */
+const withoutNpmPrefix = (spec: string): string => (spec.startsWith("npm:") ? spec.slice(4) : spec)
+
+/** `name`, `@scope/name` from `name@1.2`, `@scope/name@^2`. */
+const packageNameOf = (spec: string): string => {
+  const at = spec.indexOf("@", spec.startsWith("@") ? 1 : 0)
+  return at > 0 ? spec.slice(0, at) : spec
+}
+
+const readJson = (file: string): Record<string, unknown> | undefined => {
+  try {
+    return JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>
+  } catch {
+    return undefined
+  }
+}
+
+const dependenciesOf = (folder: string): ReadonlyArray<string> =>
+  Object.keys((readJson(path.join(folder, "package.json"))?.dependencies as Record<string, string>) ?? {})
+
+/** Runs npm, its output on our stderr (stdout stays for results). */
+const npm = (args: ReadonlyArray<string>) =>
+  Effect.async<number, CliError>((resume) => {
+    const child = spawn("npm", args, { stdio: ["ignore", "pipe", "pipe"], env: process.env })
+    child.stdout.pipe(process.stderr, { end: false })
+    child.stderr.pipe(process.stderr, { end: false })
+    child.on("error", (error: NodeJS.ErrnoException) =>
+      resume(
+        Effect.fail(
+          new CliError({
+            message:
+              error.code === "ENOENT"
+                ? "npm was not found on PATH; Alisio installs plugins with npm (it comes with Node.js)."
+                : `npm could not be started: ${error.message}`,
+            exitCode: ExitCode.failed
+          })
+        )
+      )
+    )
+    child.on("close", (code) => resume(Effect.succeed(code ?? 1)))
+    return Effect.sync(() => child.kill())
+  })
+
+const npmIn = (folder: string, args: ReadonlyArray<string>) =>
+  npm([...args, "--prefix", folder, "--no-audit", "--no-fund"])
+
+const configFailed = (error: { readonly message: string }) => usageError(error.message)
+
+/** What the plugin now offers, as `plugins list` would say it; a plugin that does not load fails the command. */
+const describeInstalled = (setup: Setup, name: string) =>
+  Effect.gen(function* () {
+    const host = yield* PluginHost.PluginHost
+    const report = (yield* host.plugins).find((candidate) => candidate.from === `config ${name}`)
+    if (report === undefined) return
+    if (!report.loaded) {
+      const why = report.diagnostics.length === 0 ? report.id : report.diagnostics.join("; ")
+      return yield* new CliError({
+        message: terminalSafe(
+          `${name} is installed but does not load: ${why}. Fix it, or remove it with \`alisio uninstall ${name}\`.`
+        ),
+        exitCode: ExitCode.failed
+      })
+    }
+    const lines = [
+      ...report.providers.map(
+        (provider) => `  provider ${provider}: \`alisio models\` lists its models; use one with -m ${provider}/<model>`
+      ),
+      ...(report.tools.length === 0 ? [] : [`  tools: ${report.tools.join(", ")}`]),
+      ...(report.commands.length === 0 ? [] : [`  commands: ${report.commands.map((c) => `/${c}`).join(", ")}`])
+    ]
+    if (lines.length > 0)
+      process.stdout.write(`${terminalSafe(`It adds (plugin ${report.id}):\n${lines.join("\n")}`)}\n`)
+  }).pipe(Effect.provide(runtimeLayer(setup, { approveAll: false, plugins: noPluginFlags, quiet: true })))
+
+/** `alisio install <npm:package|package|path>`: npm installs it into `<config>/plugins/`, config.yaml lists it. */
+export const installPlugin = (flags: { readonly spec: string }) =>
+  Effect.gen(function* () {
+    const setup = yield* loadSetup({})
+    const file = setup.paths.globalConfigFile
+    const folder = path.join(setup.paths.configHome, "plugins")
+    const spec = withoutNpmPrefix(flags.spec.trim())
+    if (spec === "") return yield* usageError("Name a package (npm:<package>) or the folder of a plugin to install.")
+    // A config.yaml that cannot take the entry is found before npm changes anything.
+    yield* ConfigEdits.checkEditable(file).pipe(Effect.mapError(configFailed))
+    let target = spec
+    if (isPathSpec(spec)) {
+      const expanded = spec.startsWith("~") ? path.join(process.env.HOME ?? "", spec.slice(1)) : spec
+      target = path.resolve(expanded)
+      if (!fs.existsSync(path.join(target, "package.json"))) {
+        return yield* usageError(
+          `${target} has no package.json: a plugin installed with npm is a package (a plain folder plugin can be copied into ${folder} instead).`
+        )
+      }
+    }
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 })
+    const manifest = path.join(folder, "package.json")
+    if (!fs.existsSync(manifest)) {
+      fs.writeFileSync(manifest, `${JSON.stringify({ name: "alisio-plugins", private: true }, null, 2)}\n`)
+    }
+    const before = new Set(dependenciesOf(folder))
+    // Peer dependencies (effect, @alisio/domain) are not installed: Alisio gives plugins its own.
+    const code = yield* npmIn(folder, ["install", "--save", "--legacy-peer-deps", target])
+    if (code !== 0) {
+      return yield* new CliError({
+        message: `npm could not install ${flags.spec} (exit code ${code}); its output is above.`,
+        exitCode: ExitCode.failed
+      })
+    }
+    const added = dependenciesOf(folder).filter((name) => !before.has(name))
+    const fromPath = isPathSpec(spec) ? readJson(path.join(target, "package.json"))?.name : undefined
+    const name = added[0] ?? (typeof fromPath === "string" ? fromPath : packageNameOf(spec))
+    const packageJson = readJson(path.join(folder, "node_modules", name, "package.json"))
+    const keywords = Array.isArray(packageJson?.keywords) ? (packageJson.keywords as ReadonlyArray<unknown>) : []
+    const manifested = fs.existsSync(path.join(folder, "node_modules", name, "alisio-plugin.json"))
+    if (!keywords.includes("alisio-plugin") && !manifested) {
+      const removed = added.includes(name) && (yield* npmIn(folder, ["uninstall", "--save", name])) === 0
+      return yield* usageError(
+        `${name} is not an Alisio plugin (its package.json has no "alisio-plugin" keyword)` +
+          (removed ? ", so it was removed again." : `; remove it with \`alisio uninstall ${name}\`.`)
+      )
+    }
+    const recorded = yield* ConfigEdits.addPlugin(file, name).pipe(Effect.mapError(configFailed))
+    const version = typeof packageJson?.version === "string" ? `@${packageJson.version}` : ""
+    process.stdout.write(
+      `Installed ${name}${version} in ${folder}; ${recorded ? "added it to" : "it is already in"} the plugins of ${file}.\n`
+    )
+    const listed = setup.config.plugins ?? []
+    yield* describeInstalled(
+      { ...setup, config: { ...setup.config, plugins: recorded ? [...listed, name] : listed } },
+      name
+    )
+  })
+
+/** `alisio uninstall <package>`: npm removes it from `<config>/plugins/`, and config.yaml no longer lists it. */
+export const uninstallPlugin = (flags: { readonly name: string }) =>
+  Effect.gen(function* () {
+    const setup = yield* loadSetup({})
+    const file = setup.paths.globalConfigFile
+    const folder = path.join(setup.paths.configHome, "plugins")
+    const name = packageNameOf(withoutNpmPrefix(flags.name.trim()))
+    const installed = dependenciesOf(folder).includes(name)
+    const listed = yield* ConfigEdits.removePlugin(file, name).pipe(Effect.mapError(configFailed))
+    if (!installed && !listed) {
+      return yield* usageError(
+        `${name} is neither installed in ${folder} nor in the plugins of ${file}; \`alisio plugins list\` shows each plugin and where it comes from.`
+      )
+    }
+    if (installed) {
+      const code = yield* npmIn(folder, ["uninstall", "--save", name])
+      if (code !== 0) {
+        return yield* new CliError({
+          message: `npm could not remove ${name} from ${folder} (exit code ${code}); its output is above.`,
+          exitCode: ExitCode.failed
+        })
+      }
+    }
+    const where = [installed ? `from ${folder}` : undefined, listed ? `from the plugins of ${file}` : undefined]
+    process.stdout.write(`Removed ${name} ${where.filter((w) => w !== undefined).join(" and ")}.\n`)
+  })
