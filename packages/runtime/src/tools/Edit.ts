@@ -4,7 +4,16 @@ import { ToolError } from "@alisio/domain/Errors"
 import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { checkWritable, clipLine, formatBytes, lineAt, looksBinary, writeFileAtomic } from "./internal/files.js"
+import {
+  checkWritable,
+  clipLine,
+  formatBytes,
+  lineAt,
+  looksBinary,
+  notUtf8,
+  statExisting,
+  writeWorkspaceFile
+} from "./internal/files.js"
 import { resolvePath, tryFs } from "./internal/workspace.js"
 
 const Input = Schema.Struct({
@@ -43,7 +52,7 @@ export const make = (options: EditOptions = {}): Tool => {
           return yield* new ToolError({ message: "old_string and new_string are the same; there is nothing to change" })
         }
         const target = yield* resolvePath(context, input.path)
-        const stat = yield* tryFs(target.display, () => fs.stat(target.real))
+        const stat = yield* statExisting(target, "edit changes existing files: write creates it through the link")
         if (stat.isDirectory()) {
           return yield* new ToolError({ message: `${target.display} is a directory; edit changes files` })
         }
@@ -70,8 +79,8 @@ export const make = (options: EditOptions = {}): Tool => {
           // Decoding replaced its other bytes with U+FFFD: writing the text back would change them.
           return yield* new ToolError({
             message:
-              `${target.display} is not UTF-8 text (line ${lineAt(text, text.indexOf("\uFFFD"))} holds bytes of another encoding, ` +
-              "such as Latin-1), and edit would change them; change it with bash (sed, iconv) instead"
+              `${notUtf8(target.display, lineAt(text, text.indexOf("\uFFFD")))}, and edit would change them; ` +
+              "change it with bash (sed, iconv) instead"
           })
         }
         let oldString = input.old_string
@@ -105,7 +114,7 @@ export const make = (options: EditOptions = {}): Tool => {
           from = offset + oldString.length
         }
         updated += text.slice(from)
-        yield* writeFileAtomic(target.real, target.display, updated)
+        yield* writeWorkspaceFile(target.real, target.display, updated, stat)
         const firstLine = lineAt(text, offsets[0]!)
         return textResult(
           offsets.length === 1

@@ -1,9 +1,19 @@
+import { isUtf8 } from "node:buffer"
 import * as fs from "node:fs/promises"
 import { ToolError } from "@alisio/domain/Errors"
 import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { binaryKind, formatBytes, looksBinary, readSample } from "./internal/files.js"
+import {
+  binaryKind,
+  formatBytes,
+  incompleteUtf8Tail,
+  lineAt,
+  looksBinary,
+  notUtf8,
+  readSample,
+  statExisting
+} from "./internal/files.js"
 import { integerAtLeast } from "./internal/schema.js"
 import { resolvePath, tryFs } from "./internal/workspace.js"
 
@@ -28,6 +38,8 @@ interface Window {
   /** Lines seen, up to where reading stopped. */
   readonly seen: number
   readonly stoppedBy: "end" | "limit" | "bytes"
+  /** The line of the first byte that is not UTF-8, among the bytes read. */
+  readonly notUtf8Line: number | undefined
 }
 
 /** `read` (TL-1): a text file with line numbers, by line range, under a size cap; binary files are reported. */
@@ -47,7 +59,7 @@ export const make = (options: ReadOptions = {}): Tool => {
     run: (input, context) =>
       Effect.gen(function* () {
         const target = yield* resolvePath(context, input.path)
-        const stat = yield* tryFs(target.display, () => fs.stat(target.real))
+        const stat = yield* statExisting(target)
         if (stat.isDirectory()) {
           return yield* new ToolError({ message: `${target.display} is a directory; use ls to list it` })
         }
@@ -81,10 +93,17 @@ export const make = (options: ReadOptions = {}): Tool => {
               : first > 1
                 ? `\n[lines ${first}-${last} of ${window.seen}]`
                 : ""
-        return textResult(numbered + footer)
+        const encoding =
+          window.notUtf8Line === undefined
+            ? ""
+            : `\n[${notUtf8(target.display, window.notUtf8Line)}: they are shown as \uFFFD, and edit refuses ` +
+              "the file; change it with bash (sed, iconv) instead]"
+        return textResult(numbered + footer + encoding)
       })
   })
 }
+
+const CHUNK_BYTES = 64 * 1024
 
 /** Reads lines `first … first+count-1` in chunks, so neither a huge file nor a huge line is held whole. */
 const readWindow = (
@@ -100,7 +119,10 @@ const readWindow = (
     (handle) =>
       Effect.gen(function* () {
         const decoder = new TextDecoder("utf-8")
-        const buffer = new Uint8Array(64 * 1024)
+        // The head holds the bytes of a sequence cut by the previous chunk, so isUtf8 sees it whole.
+        const buffer = new Uint8Array(CHUNK_BYTES + 3)
+        let cut = 0
+        let notUtf8Line: number | undefined
         const lines: Array<string> = []
         let bytes = 0
         let seen = 0
@@ -154,23 +176,43 @@ const readWindow = (
           currentLength += piece.length
         }
 
+        // Where decoding put U+FFFD for bytes that are not UTF-8, before addText counts the lines.
+        const noteNotUtf8 = (text: string): void => {
+          const at = text.indexOf("\uFFFD")
+          notUtf8Line = seen + lineAt(text, at === -1 ? text.length : at)
+        }
+
         while (stoppedBy === undefined) {
-          const { bytesRead } = yield* tryFs(display, () => handle.read(buffer, 0, buffer.length, position))
+          const { bytesRead } = yield* tryFs(display, () => handle.read(buffer, cut, CHUNK_BYTES, position))
           position += bytesRead
           if (bytesRead === 0) {
-            addText(decoder.decode())
+            const text = decoder.decode()
+            if (notUtf8Line === undefined && cut > 0) noteNotUtf8(text)
+            addText(text)
             if (stoppedBy === undefined && currentLength > 0) endLine()
             stoppedBy = stoppedBy ?? "end"
             break
           }
-          addText(decoder.decode(buffer.subarray(0, bytesRead), { stream: true }))
+          const text = decoder.decode(buffer.subarray(cut, cut + bytesRead), { stream: true })
+          if (notUtf8Line === undefined) {
+            const chunk = buffer.subarray(0, cut + bytesRead)
+            const tail = incompleteUtf8Tail(chunk)
+            if (isUtf8(chunk.subarray(0, chunk.length - tail))) {
+              buffer.copyWithin(0, chunk.length - tail, chunk.length)
+              cut = tail
+            } else {
+              noteNotUtf8(text)
+              cut = 0
+            }
+          }
+          addText(text)
         }
         if (stoppedBy === "limit" && leftover === "") {
           // A window that ends exactly at the last line is the whole rest of the file.
           const { bytesRead } = yield* tryFs(display, () => handle.read(buffer, 0, 1, position))
           if (bytesRead === 0) stoppedBy = "end"
         }
-        return { lines, first, seen, stoppedBy: stoppedBy ?? "end" }
+        return { lines, first, seen, stoppedBy: stoppedBy ?? "end", notUtf8Line }
       }),
     (handle) => Effect.promise(() => handle.close())
   )

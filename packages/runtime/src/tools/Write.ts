@@ -3,7 +3,7 @@ import { ToolError } from "@alisio/domain/Errors"
 import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { checkWritable, countLines, formatBytes, writeFileAtomic } from "./internal/files.js"
+import { checkWritable, countLines, formatBytes, writeWorkspaceFile } from "./internal/files.js"
 import { resolvePath } from "./internal/workspace.js"
 
 const Input = Schema.Struct({
@@ -11,7 +11,7 @@ const Input = Schema.Struct({
   content: Schema.String.annotations({ description: "The whole new content of the file." })
 })
 
-/** `write` (TL-1): replaces or creates a file, with its parent folders, atomically. */
+/** `write` (TL-1): replaces or creates a file, with its parent folders, atomically (in place when hard-linked). */
 export const make = (): Tool =>
   defineTool({
     name: "write",
@@ -43,7 +43,7 @@ export const make = (): Tool =>
         }
         if (existing !== undefined) yield* checkWritable(target.real, target.display, existing.mode, "write")
         // Writing through the real path keeps a symlink pointing at the file it names.
-        yield* writeFileAtomic(target.real, target.display, input.content)
+        yield* writeWorkspaceFile(target.real, target.display, input.content, existing)
         const lines = countLines(input.content)
         const size = `${lines} line${lines === 1 ? "" : "s"}, ${formatBytes(Buffer.byteLength(input.content))}`
         return textResult(`${existing === undefined ? "Created" : "Wrote"} ${target.display} (${size}).`)

@@ -111,6 +111,40 @@ describe("edit", () => {
     })
   )
 
+  it.scoped("TL-1 a file with other hard links is edited in place, so every name sees the change", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "a.ts": source })
+      const first = path.join(dir, "a.ts")
+      const second = path.join(dir, "b.ts")
+      yield* Effect.promise(() => fs.link(first, second))
+      const { context } = yield* makeContext(dir)
+      yield* call(Edit.make(), { path: "a.ts", old_string: "parse(text)", new_string: "decode(text)" }, context)
+      assert.strictEqual(yield* readText(second), source.replace("parse(text)", "decode(text)"))
+      const [a, b] = yield* Effect.promise(() => Promise.all([fs.stat(first), fs.stat(second)]))
+      assert.strictEqual(a.ino, b.ino)
+      assert.strictEqual(a.nlink, 2)
+    })
+  )
+
+  it.scoped("TL-1 TL-5 edits through a symlink the file it names; the link stays a link", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "src/real.ts": source })
+      const link = path.join(dir, "link.ts")
+      yield* Effect.promise(() => fs.symlink("src/real.ts", link))
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(
+        yield* call(Edit.make(), { path: "link.ts", old_string: "render(value)", new_string: "show(value)" }, context),
+        "Replaced 1 occurrence in link.ts (line 7)."
+      )
+      assert.include(yield* readText(path.join(dir, "src/real.ts")), "const text = show(value)")
+      assert.isTrue((yield* Effect.promise(() => fs.lstat(link))).isSymbolicLink())
+      assert.strictEqual(yield* Effect.promise(() => fs.readlink(link)), "src/real.ts")
+      assert.deepStrictEqual(yield* Effect.promise(() => fs.readdir(path.join(dir, "src"))), ["real.ts"])
+    })
+  )
+
   it.scoped("TL-1 a file in another encoding than UTF-8 is refused, not rewritten with its other bytes replaced", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir

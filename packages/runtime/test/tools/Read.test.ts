@@ -83,6 +83,42 @@ describe("read", () => {
     })
   )
 
+  it.scoped("TL-1 a file that is not UTF-8 is shown with a note naming the line and the remedy", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const latin1 = Buffer.from("plain line\ncaf\xe9 au lait\nsecond line\n", "latin1")
+      yield* writeFiles(dir, { "latin.txt": latin1, "end.txt": Buffer.from("ok\ncaf\xe9", "latin1") })
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(
+        yield* call(Read.make(), { path: "latin.txt" }, context),
+        "     1\tplain line\n     2\tcaf\uFFFD au lait\n     3\tsecond line\n" +
+          "[latin.txt is not UTF-8 text (line 2 holds bytes of another encoding, such as Latin-1): they are shown as " +
+          "\uFFFD, and edit refuses the file; change it with bash (sed, iconv) instead]"
+      )
+      assert.include(yield* call(Read.make(), { path: "latin.txt", offset: 3 }, context), "(line 2 holds bytes")
+      // A byte that begins a sequence at the very end is checked when the file ends.
+      assert.include(yield* call(Read.make(), { path: "end.txt" }, context), "[end.txt is not UTF-8 text (line 2 ")
+    })
+  )
+
+  it.scoped("TL-1 UTF-8 cut by a chunk boundary, and a literal U+FFFD, are no other encoding", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      // 65 535 bytes, then a character of two bytes across the 64 KiB boundary of readWindow's chunks.
+      const head = `${"x".repeat(99)}\n`.repeat(655) + "y".repeat(35)
+      assert.strictEqual(Buffer.byteLength(head), 64 * 1024 - 1)
+      yield* writeFiles(dir, {
+        "utf8.txt": `${head}é\nreplacement \uFFFD kept\n`,
+        "cut.txt": Buffer.concat([Buffer.from(head), Buffer.from("\xe9 x\n", "latin1")])
+      })
+      const { context } = yield* makeContext(dir)
+      const utf8 = yield* call(Read.make(), { path: "utf8.txt", offset: 656 }, context)
+      assert.strictEqual(utf8, `   656\t${"y".repeat(35)}é\n   657\treplacement \uFFFD kept\n[lines 656-657 of 657]`)
+      const cut = yield* call(Read.make(), { path: "cut.txt", offset: 656 }, context)
+      assert.include(cut, "[cut.txt is not UTF-8 text (line 656 holds bytes of another encoding")
+    })
+  )
+
   it.scoped("TL-1 explains missing files, folders and bad arguments", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir

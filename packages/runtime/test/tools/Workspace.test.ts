@@ -128,6 +128,37 @@ describe("workspace boundary", () => {
     })
   )
 
+  it.scoped("TL-5 write and edit through a link to a file outside change that file once approved; the link stays", () =>
+    Effect.gen(function* () {
+      const { dir, secret } = yield* escapingWorkspace
+      const link = path.join(dir, "leak.txt")
+      const denied = yield* makeContext(dir)
+      assert.strictEqual(
+        yield* callFails(Write.make(), { path: "leak.txt", content: "planted\n" }, denied.context),
+        `access to ${secret} was denied`
+      )
+      assert.strictEqual(yield* readText(secret), "hidden token\n")
+      const approved = yield* makeContext(dir, { approveExternal: true })
+      yield* call(Write.make(), { path: "leak.txt", content: "one token\n" }, approved.context)
+      yield* call(Edit.make(), { path: "leak.txt", old_string: "one", new_string: "two" }, approved.context)
+      assert.strictEqual(yield* readText(secret), "two token\n")
+      assert.deepStrictEqual(yield* Ref.get(approved.externalRequests), [secret, secret])
+      assert.isTrue((yield* Effect.promise(() => fs.lstat(link))).isSymbolicLink())
+      assert.deepStrictEqual(yield* Effect.promise(() => fs.readdir(path.dirname(secret))), ["secret.txt"])
+      // write creates the file a dangling link names (TL-5 above); read and edit say the link dangles.
+      yield* symlink("missing.txt", path.join(dir, "dangling"))
+      assert.strictEqual(
+        yield* callFails(Edit.make(), { path: "dangling", old_string: "a", new_string: "b" }, approved.context),
+        "dangling is a symlink to missing.txt, which does not exist; edit changes existing files: write creates it through the link"
+      )
+      assert.strictEqual(
+        yield* callFails(Read.make(), { path: "dangling" }, approved.context),
+        "dangling is a symlink to missing.txt, which does not exist"
+      )
+      assert.isFalse(yield* exists(path.join(dir, "missing.txt")))
+    })
+  )
+
   it.scoped("TL-5 a chain of links is followed to its end; a loop is an error, never a hang", () =>
     Effect.gen(function* () {
       const outside = yield* tempDir

@@ -63,6 +63,28 @@ describe("write", () => {
     })
   )
 
+  it.scoped("TL-1 a file with other hard links is written in place, so every name sees the new content", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "a.txt": "old line one\nold line two\n" })
+      const first = path.join(dir, "a.txt")
+      const second = path.join(dir, "b.txt")
+      yield* Effect.promise(() => fs.link(first, second))
+      yield* Effect.promise(() => fs.chmod(first, 0o640))
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(
+        yield* call(Write.make(), { path: "a.txt", content: "new\n" }, context),
+        "Wrote a.txt (1 line, 4 B)."
+      )
+      assert.strictEqual(yield* readText(second), "new\n", "the other name sees the new content, none of the old")
+      const [a, b] = yield* Effect.promise(() => Promise.all([fs.stat(first), fs.stat(second)]))
+      assert.strictEqual(a.ino, b.ino)
+      assert.strictEqual(a.nlink, 2)
+      assert.strictEqual(a.mode & 0o777, 0o640)
+      assert.deepStrictEqual((yield* Effect.promise(() => fs.readdir(dir))).sort(), ["a.txt", "b.txt"])
+    })
+  )
+
   it.scoped("TL-1 refuses a folder and a path under a file", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir

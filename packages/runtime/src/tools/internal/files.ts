@@ -1,9 +1,10 @@
-import { constants } from "node:fs"
+import { constants, type Stats } from "node:fs"
 import * as fs from "node:fs/promises"
 import { ToolError } from "@alisio/domain/Errors"
 import * as Effect from "effect/Effect"
 import * as Atomic from "../../internal/atomicFile.js"
-import { fsError, tryFs } from "./workspace.js"
+import { errnoCode } from "../../internal/errno.js"
+import { fsError, type ResolvedPath, tryFs } from "./workspace.js"
 
 /** How many leading bytes decide whether a file is binary. */
 export const SNIFF_BYTES = 8192
@@ -55,9 +56,29 @@ export const readSample = (absolute: string, display: string): Effect.Effect<Uin
   )
 
 /**
- * Writes a file through a temporary sibling and a rename, so readers never see half a file.
- * Creates missing parent folders; keeps the mode of a file it replaces.
+ * The stat of a file that must exist. When it is missing because the path is a dangling symlink,
+ * the error says so (a plain "does not exist" would contradict `ls`, which lists the link), and
+ * gives `remedy`.
  */
+export const statExisting = (target: ResolvedPath, remedy?: string | undefined): Effect.Effect<Stats, ToolError> =>
+  Effect.tryPromise({ try: () => fs.stat(target.real), catch: (error) => error }).pipe(
+    Effect.catchAll((error) =>
+      Effect.promise(() =>
+        errnoCode(error) === "ENOENT" ? fs.readlink(target.absolute).catch(() => undefined) : Promise.resolve(undefined)
+      ).pipe(
+        Effect.flatMap((link) =>
+          Effect.fail(
+            link === undefined
+              ? fsError(target.display)(error)
+              : new ToolError({
+                  message: `${target.display} is a symlink to ${link}, which does not exist${remedy === undefined ? "" : `; ${remedy}`}`
+                })
+          )
+        )
+      )
+    )
+  )
+
 /**
  * Refuses to replace an existing file that is read-only (no write bit), or that this user may not
  * write: the rename of an atomic write needs only the folder's permission, so it would replace the
@@ -83,8 +104,52 @@ export const checkWritable = (
   })
 }
 
-export const writeFileAtomic = (target: string, display: string, content: string): Effect.Effect<void, ToolError> =>
-  Atomic.writeFileAtomic(target, content, "workspace").pipe(Effect.mapError((error) => fsError(display)(error.cause)))
+/**
+ * Writes a file of the workspace, `existing` being its stat when it exists. Atomically, through a
+ * temporary sibling and a rename (readers never see half a file; missing parent folders are made,
+ * a replaced file keeps its mode), except over a file with other hard links: the rename would give
+ * this name a new inode and leave the other names on the old content, so that file is truncated
+ * and written in place, keeping its inode, mode and owner, at the cost of atomicity (a reader may
+ * see it half written, and a failure midway, such as a full disk, leaves it so).
+ */
+export const writeWorkspaceFile = (
+  real: string,
+  display: string,
+  content: string,
+  existing: { readonly nlink: number } | undefined
+): Effect.Effect<void, ToolError> =>
+  existing !== undefined && existing.nlink > 1
+    ? Effect.uninterruptible(tryFs(display, () => writeInPlace(real, content)))
+    : Atomic.writeFileAtomic(real, content, "workspace").pipe(Effect.mapError((error) => fsError(display)(error.cause)))
+
+const writeInPlace = async (file: string, content: string): Promise<void> => {
+  // No O_CREAT: a file removed since it was looked at is an error, not made anew.
+  const handle = await fs.open(file, constants.O_WRONLY | constants.O_TRUNC)
+  try {
+    await handle.writeFile(content)
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
+/** How `read` and `edit` describe a file that is not UTF-8, `line` holding its first other byte. */
+export const notUtf8 = (display: string, line: number): string =>
+  `${display} is not UTF-8 text (line ${line} holds bytes of another encoding, such as Latin-1)`
+
+/**
+ * How many bytes at the end of a chunk begin a UTF-8 sequence the next chunk may complete (0 to
+ * 3): `isUtf8` checks a chunk without them, and they are checked again at the head of the next one.
+ */
+export const incompleteUtf8Tail = (bytes: Uint8Array): number => {
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const byte = bytes[bytes.length - back]!
+    if ((byte & 0xc0) === 0x80) continue
+    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1
+    return length > back ? back : 0
+  }
+  return 0
+}
 
 /** Counts lines the way editors do: a trailing newline does not start another line. */
 export const countLines = (text: string): number => {
