@@ -1,6 +1,7 @@
 // What the OpenAiCompatible tests share: the recorded transcripts, a request, the adapter pointed at
-// a scripted server, a run collected with its error, the checks of a complete or failed stream, and
-// Chat Completions chunks to build SSE bodies from; and a TestClock driver for the waits of retries.
+// a scripted server, a run collected with its error, the checks of a complete or failed stream,
+// Chat Completions chunks to build SSE bodies from, a JSON answer, a body replayed whole and split;
+// and a TestClock driver for the waits of retries.
 
 import { readFileSync } from "node:fs"
 import { ProviderError, type ProviderErrorCode } from "@alisio/domain/Errors"
@@ -17,7 +18,7 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import { type Assembled, assemble, contractViolations } from "./parts.js"
-import type * as SseServer from "./SseServer.js"
+import * as SseServer from "./SseServer.js"
 
 export const fixtureDir = new URL("../fixtures/sse/", import.meta.url)
 export const fixture = (file: string): Buffer => readFileSync(new URL(file, fixtureDir))
@@ -120,3 +121,28 @@ export const chunk = (
 })
 
 export const done = "data: [DONE]\n\n"
+
+/** A JSON answer with `status`: objects as JSON, strings as they are. */
+export const jsonReply = (status: number, body: unknown, headers: Record<string, string> = {}): SseServer.Reply => ({
+  status,
+  headers: { "content-type": "application/json", ...headers },
+  body: typeof body === "string" ? body : JSON.stringify(body)
+})
+
+/** Serves `body` whole and split three ways; every replay must assemble to the same result. */
+export const replayEverywhere = (body: string | Uint8Array, options: Partial<OpenAiCompatible.Options> = {}) =>
+  Effect.gen(function* () {
+    const server = yield* SseServer.sequence({ body }, ...splits.map((pieces) => ({ body, pieces })))
+    const model = modelFor(server, options)
+    const text = typeof body === "string" ? body : Buffer.from(body).toString("utf8")
+    // Ids the adapter invents differ between replays; only their presence matters.
+    const stable = (got: Assembled): Assembled => ({
+      ...got,
+      calls: got.calls.map((call) => (text.includes(`"${call.id}"`) ? call : { ...call, id: "<generated>" }))
+    })
+    const first = expectComplete(yield* run(model))
+    for (const pieces of splits) {
+      assert.deepStrictEqual(stable(expectComplete(yield* run(model))), stable(first), `split with seed ${pieces.seed}`)
+    }
+    return first
+  })
