@@ -6,6 +6,7 @@ import { afterEach, assert, describe, it } from "@effect/vitest"
 import { type CliSandbox, makeSandbox } from "./support/cli.js"
 import { type NpmRegistry, npmEnvironment, type PublishedPackage, startNpmRegistry } from "./support/npmRegistry.js"
 import { type OpenAiTestServer, startOpenAiServer } from "./support/openaiServer.js"
+import { writePluginPackage } from "./support/pluginPackage.js"
 import { echoProviderSource } from "./support/providerPackage.js"
 
 /** A dedicated provider as its author publishes it: ESM, peers on effect and @alisio/domain, nothing bundled. */
@@ -151,4 +152,36 @@ describe("alisio install (end to end)", () => {
       sandbox.cleanup()
     }
   }, 120_000)
+  it("PRV-3 PL-6 a provider package that crashes fails the run with its name, not an internal error; the session is kept", async () => {
+    const { sandbox, run } = await setup([])
+    try {
+      const plugin = writePluginPackage(sandbox.home, "../crashing", {
+        name: "alisio-provider-crashing",
+        source: `import { definePlugin, PluginApi } from "@alisio/domain/Plugin"
+import * as Effect from "effect/Effect"
+export default definePlugin({
+  id: "crashing",
+  version: "1.0.0",
+  setup: Effect.flatMap(PluginApi, (api) => api.providers.register("acme", {
+    provider: "acme",
+    models: Effect.succeed([{ id: "m", provider: "acme" }]),
+    stream: () => { throw new TypeError("Cannot read properties of undefined (reading 'token')") }
+  }))
+})
+`
+      })
+      const result = await run(["run", "--plugin", plugin, "-m", "crashing:acme/m", "hello"], noOpenAi)
+      assert.strictEqual(result.code, 1)
+      assert.strictEqual(
+        result.stderr.trim().split("\n").at(-1),
+        "alisio: The provider crashing:acme (of the plugin crashing) failed: Cannot read properties of undefined (reading 'token')"
+      )
+      assert.notInclude(result.stderr, "Internal error")
+      const listed = await run(["sessions", "list", "--json"])
+      assert.strictEqual(listed.code, 0, listed.stderr)
+      assert.include(listed.stdout, '"status":"failed"')
+    } finally {
+      sandbox.cleanup()
+    }
+  }, 60_000)
 })

@@ -101,7 +101,7 @@ describe("plugins (end to end)", () => {
     assert.strictEqual(readFileSync(join(plugin, "interrupted.txt"), "utf8"), "interrupted")
   }
 
-  it("PL-1 PL-3 a plugin package with its own node_modules, installed with `plugins install`, runs as one runtime with the bundled CLI", async () => {
+  it("PL-1 PL-3 PRV-3 a plugin package with its own node_modules, installed with `plugins install`, runs as one runtime with the bundled CLI; `plugins remove` takes it out", async () => {
     const { sandbox, server } = await setup({ replies: forecastRun })
     const plugin = writePluginPackage(sandbox.home, "../weather-src", {
       name: "alisio-plugin-weather",
@@ -138,6 +138,16 @@ describe("plugins (end to end)", () => {
       [weather.source, weather.from, weather.loaded, weather.tools],
       ["external", "config alisio-plugin-weather", true, [weatherTool]]
     )
+
+    // The folder it was installed from names it for `plugins remove` (PRV-3) too.
+    const removed = await sandbox.run(["plugins", "remove", plugin])
+    assert.strictEqual(removed.code, 0, removed.stderr)
+    assert.include(removed.stdout, "Removed alisio-plugin-weather from")
+    assert.strictEqual(
+      readFileSync(join(sandbox.home, "config.yaml"), "utf8"),
+      "# my settings\nlimits:\n  maxTurns: 9 # enough\n"
+    )
+    assert.isFalse(existsSync(join(sandbox.home, "plugins", "node_modules", "alisio-plugin-weather")))
   })
 
   it("PL-1 --plugin <path> loads a plugin package for one run", async () => {

@@ -15,6 +15,9 @@ import { noPluginFlags } from "./Plugins.js"
 const isPathSpec = (spec: string): boolean =>
   spec.startsWith(".") || spec.startsWith("/") || spec.startsWith("~") || path.isAbsolute(spec)
 
+const expandHome = (spec: string): string =>
+  spec.startsWith("~") ? path.join(process.env.HOME ?? "", spec.slice(1)) : spec
+
 /** `npm:name@1` is how the spec names a registry package; npm reads the rest of the spec itself. */
 const withoutNpmPrefix = (spec: string): string => (spec.startsWith("npm:") ? spec.slice(4) : spec)
 
@@ -101,8 +104,7 @@ export const installPlugin = (flags: { readonly spec: string }) =>
     yield* ConfigEdits.checkEditable(file).pipe(Effect.mapError(configFailed))
     let target = spec
     if (isPathSpec(spec)) {
-      const expanded = spec.startsWith("~") ? path.join(process.env.HOME ?? "", spec.slice(1)) : spec
-      target = path.resolve(expanded)
+      target = path.resolve(expandHome(spec))
       if (!fs.existsSync(path.join(target, "package.json"))) {
         return yield* usageError(
           `${target} has no package.json: a plugin installed with npm is a package (a plain folder plugin can be copied into ${folder} instead).`
@@ -154,7 +156,12 @@ export const uninstallPlugin = (flags: { readonly name: string }) =>
     const setup = yield* loadSetup({})
     const file = setup.paths.globalConfigFile
     const folder = path.join(setup.paths.configHome, "plugins")
-    const name = packageNameOf(withoutNpmPrefix(flags.name.trim()))
+    const spec = withoutNpmPrefix(flags.name.trim())
+    // The folder it was installed from names it too.
+    const fromPath = isPathSpec(spec)
+      ? readJson(path.join(path.resolve(expandHome(spec)), "package.json"))?.name
+      : undefined
+    const name = typeof fromPath === "string" ? fromPath : packageNameOf(spec)
     const installed = dependenciesOf(folder).includes(name)
     const listed = yield* ConfigEdits.removePlugin(file, name).pipe(Effect.mapError(configFailed))
     if (!installed && !listed) {

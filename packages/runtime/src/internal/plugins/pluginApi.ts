@@ -18,6 +18,7 @@ import { checkChildCwd } from "./childWorkspace.js"
 import { complete } from "./completion.js"
 import { decisionsApi } from "./decisions.js"
 import { causeMessage } from "./definition.js"
+import { guardProvider } from "./guardedProvider.js"
 import { guardTool } from "./guardedTool.js"
 import {
   diagnose,
@@ -154,7 +155,7 @@ export const makeApi = (
           if ((yield* registry.list).some((entry) => entry.id === name)) {
             return yield* fail(`The provider id "${name}" is already taken.`)
           }
-          yield* owned(scope, registry.register(name, model), () =>
+          yield* owned(scope, registry.register(name, guardProvider(pluginId, name, model)), () =>
             Effect.zipRight(
               registry.unregister(name),
               Effect.sync(() => remove(record.providers, name))
