@@ -6,23 +6,38 @@
 // hook (`module.register`, Node 20.6+) resolves those imports, made from a plugin's folder, to
 // generated modules that re-export the host's own instances.
 //
-// The hooks run on Node's loader thread, which cannot see the host's objects, so a generated module
-// reads the instance from a registry on `globalThis`, and the export names it needs are asked of
-// the main thread over a MessagePort. Modules load on first use, so a plugin pays only for what it
-// imports. Imports made from anywhere else (the host itself, other packages) are left alone.
+// A generated module reads the instance from a registry on `globalThis`. Where Node has
+// `module.registerHooks` (22.15+, 23.5+, so every LTS users run) the hooks run on the main thread,
+// synchronously, and know every export name from the start. On Node 20 they run on Node's loader
+// thread (`module.register`), which cannot see the host's objects: the export names a generated
+// module needs are asked of the main thread over a MessagePort, so modules load on first use. That
+// thread is a second V8 isolate: ~110 ms of CPU and ~20 MB to start, and a round trip for every file
+// the process loads after it. Imports made from anywhere else (the host itself, other packages) are
+// left alone.
 
 import * as module from "node:module"
 import { pathToFileURL } from "node:url"
-import { MessageChannel, type MessagePort } from "node:worker_threads"
+import { MessageChannel } from "node:worker_threads"
 import { hostModuleSpecifiers } from "./hostModuleNames.js"
 import { hostModulesIncluded, loadHostModule, preloadCore } from "./hostModules.js"
 
 const REGISTRY = Symbol.for("alisio.pluginHostModules")
 const SCHEME = "alisio-host:"
 
-// Runs on the loader thread: plain JavaScript, given as a data: URL so the bundle needs no extra file.
+/** The source of the module standing for `specifier`: the host's instance, export by export. */
+const generatedModule = (registryKey: string, specifier: string, names: ReadonlyArray<string>): string => {
+  const lines = [`const m = globalThis[Symbol.for(${JSON.stringify(registryKey)})].get(${JSON.stringify(specifier)})`]
+  names.forEach((name, i) => {
+    lines.push(`const e${i} = m[${JSON.stringify(name)}]`)
+    lines.push(`export { e${i} as ${JSON.stringify(name)} }`)
+  })
+  return lines.join("\n")
+}
+
+// Runs on the loader thread (Node 20): plain JavaScript, given as a data: URL so the bundle needs no extra file.
 const hooksSource = `
 const SCHEME = ${JSON.stringify(SCHEME)}
+const generatedModule = ${generatedModule.toString()}
 let port
 let specifiers = new Set()
 let roots = []
@@ -60,20 +75,16 @@ export async function load(url, context, nextLoad) {
   if (!url.startsWith(SCHEME)) return nextLoad(url, context)
   const specifier = url.slice(SCHEME.length)
   const names = known[specifier] ?? (await exportNames(specifier))
-  const lines = ["const m = globalThis[Symbol.for(" + JSON.stringify(${JSON.stringify(REGISTRY.description)}) + ")].get(" + JSON.stringify(specifier) + ")"]
-  names.forEach((name, i) => {
-    lines.push("const e" + i + " = m[" + JSON.stringify(name) + "]")
-    lines.push("export { e" + i + " as " + JSON.stringify(name) + " }")
-  })
-  return { format: "module", source: lines.join("\\n"), shortCircuit: true }
+  return { format: "module", source: generatedModule(${JSON.stringify(REGISTRY.description)}, specifier, names), shortCircuit: true }
 }
 `
 
+/** Sharing as installed: the plugin folders it applies to, and how an import is awaited. */
 interface Installed {
-  readonly port: MessagePort
-  readonly roots: Set<string>
-  readonly acks: Map<number, () => void>
-  loading: number
+  /** Makes the hooks apply to imports from `urls` (folder URLs ending in `/`) as well. */
+  readonly addRoots: (urls: ReadonlyArray<string>) => Promise<void>
+  /** Runs a plugin's import; the thread's port must keep the process alive meanwhile. */
+  readonly importing: <A>(load: () => Promise<A>) => Promise<A>
 }
 
 let installed: Promise<Installed> | undefined
@@ -92,11 +103,28 @@ const rootURL = (root: string): string => {
   return url.endsWith("/") ? url : `${url}/`
 }
 
+interface ResolveContext {
+  readonly parentURL?: string | undefined
+}
+interface MainThreadHooks {
+  readonly resolve: (
+    specifier: string,
+    context: ResolveContext,
+    next: (specifier: string, context: ResolveContext) => unknown
+  ) => unknown
+  readonly load: (url: string, context: unknown, next: (url: string, context: unknown) => unknown) => unknown
+}
+
+/** `module.registerHooks` (Node 22.15+, 23.5+): hooks called on the main thread, synchronously. */
+const registerHooks = (module as unknown as { readonly registerHooks?: (hooks: MainThreadHooks) => unknown })
+  .registerHooks
+
 /**
  * From Node 22 on, the loader thread may be asked synchronously (the main thread blocks until it
- * answers), so a hook that asks the main thread for export names deadlocks the process. There, every
- * shared module is loaded before the hooks are registered and the names travel with them (about
- * 200 ms of CPU, paid only by runs with an external plugin); Node 20 asks for what a plugin uses.
+ * answers), so a hook that asks the main thread for export names deadlocks the process; and hooks
+ * on the main thread are synchronous. There, every shared module is loaded before the hooks are
+ * registered (about 50 ms of CPU over what a run loads anyway, paid only by runs with an external
+ * plugin), and the names come with them; Node 20 asks for what a plugin uses.
  */
 const namesUpFront = Number(process.versions.node.split(".")[0]) >= 22
 
@@ -111,9 +139,43 @@ const loadAll = async (registry: Map<string, object>): Promise<Record<string, Re
   return names
 }
 
-const install = async (roots: ReadonlyArray<string>): Promise<Installed> => {
+const newRegistry = (): Map<string, object> => {
   const registry = new Map<string, object>()
   ;(globalThis as Record<symbol, unknown>)[REGISTRY] = registry
+  return registry
+}
+
+const onMainThread = async (
+  register: NonNullable<typeof registerHooks>,
+  urls: ReadonlyArray<string>
+): Promise<Installed> => {
+  const names = await loadAll(newRegistry())
+  const specifiers = new Set(hostModuleSpecifiers)
+  const roots = new Set(urls)
+  const fromPlugin = (parent: string | undefined) =>
+    parent !== undefined && [...roots].some((root) => parent.startsWith(root))
+  register({
+    resolve: (specifier, context, next) =>
+      specifiers.has(specifier) && fromPlugin(context.parentURL)
+        ? { url: SCHEME + specifier, shortCircuit: true }
+        : next(specifier, context),
+    load: (url, context, next) => {
+      if (!url.startsWith(SCHEME)) return next(url, context)
+      const specifier = url.slice(SCHEME.length)
+      const source = generatedModule(REGISTRY.description!, specifier, names[specifier] ?? [])
+      return { format: "module", source, shortCircuit: true }
+    }
+  })
+  return {
+    addRoots: async (more) => {
+      for (const url of more) roots.add(url)
+    },
+    importing: (load) => load()
+  }
+}
+
+const onLoaderThread = async (urls: ReadonlyArray<string>): Promise<Installed> => {
+  const registry = newRegistry()
   const names = namesUpFront ? await loadAll(registry) : undefined
   const { port1, port2 } = new MessageChannel()
   const acks = new Map<number, () => void>()
@@ -135,16 +197,38 @@ const install = async (roots: ReadonlyArray<string>): Promise<Installed> => {
       (error: unknown) => port1.postMessage({ id: message.id, error: String(error) })
     )
   })
-  // Only a pending plugin import keeps the process alive for this port (see `sharingModules`).
+  // Only a pending plugin import keeps the process alive for this port (see `importing`).
   port1.unref()
   module.register(`data:text/javascript,${encodeURIComponent(hooksSource)}`, {
-    data: { port: port2, specifiers: hostModuleSpecifiers, roots, names },
+    data: { port: port2, specifiers: hostModuleSpecifiers, roots: urls, names },
     transferList: [port2]
   })
-  return { port: port1, roots: new Set(roots), acks, loading: 0 }
+  const roots = new Set(urls)
+  let nextAck = 0
+  let loading = 0
+  return {
+    addRoots: async (more) => {
+      if (more.every((url) => roots.has(url))) return
+      for (const url of more) roots.add(url)
+      const ack = nextAck++
+      // The new folders must be known on the loader thread before the first import from them.
+      await new Promise<void>((resolve) => {
+        acks.set(ack, resolve)
+        port1.postMessage({ roots: [...roots], ack })
+      })
+    },
+    importing: async (load) => {
+      // The loader thread answers while the main thread awaits the import; the port must hold the
+      // event loop open meanwhile, or Node would exit with the import unsettled.
+      if (loading++ === 0) port1.ref()
+      try {
+        return await load()
+      } finally {
+        if (--loading === 0) port1.unref()
+      }
+    }
+  }
 }
-
-let nextAck = 0
 
 /**
  * Runs `load` (the import of plugins in `roots`) with the host's modules shared with those folders.
@@ -153,23 +237,12 @@ let nextAck = 0
 export const sharingModules = async <A>(roots: ReadonlyArray<string>, load: () => Promise<A>): Promise<A> => {
   if (!canShareModules()) return load()
   const urls = roots.map(rootURL)
-  installed ??= preloadCore().then(() => install(urls))
+  installed ??= preloadCore().then(() =>
+    registerHooks === undefined ? onLoaderThread(urls) : onMainThread(registerHooks, urls)
+  )
   const state = await installed
-  // The loader thread answers while the main thread awaits the import; the port must hold the
-  // event loop open meanwhile, or Node would exit with the import unsettled.
-  if (state.loading++ === 0) state.port.ref()
-  try {
-    if (urls.some((url) => !state.roots.has(url))) {
-      for (const url of urls) state.roots.add(url)
-      const ack = nextAck++
-      // The new folders must be known on the loader thread before the first import from them.
-      await new Promise<void>((resolve) => {
-        state.acks.set(ack, resolve)
-        state.port.postMessage({ roots: [...state.roots], ack })
-      })
-    }
-    return await load()
-  } finally {
-    if (--state.loading === 0) state.port.unref()
-  }
+  return state.importing(async () => {
+    await state.addRoots(urls)
+    return load()
+  })
 }
