@@ -191,7 +191,7 @@ describe("Session database migrations", () => {
   )
 
   it.scoped(
-    "ST-1 a v4 database (runs, workspaces, blobs) opens at v6 with every row kept; root request ids are claimed",
+    "ST-1 ST-2 a v4 database (runs, workspaces, blobs) opens at v6 with every row kept; root request ids are claimed",
     () =>
       Effect.gen(function* () {
         const filename = join(yield* tempDir, "alisio.db")
@@ -265,7 +265,7 @@ describe("Session database migrations", () => {
     })
   )
 
-  it.scoped("ST-1 v4, v5 and v6 only add tables, indexes and nullable columns, so v3-era queries still work", () =>
+  it.scoped("ST-1 ST-2 v4, v5 and v6 only add tables, indexes and nullable columns, so v3-era queries still work", () =>
     Effect.gen(function* () {
       const v3 = join(yield* tempDir, "v3.db")
       yield* fixture(v3, 3, [])

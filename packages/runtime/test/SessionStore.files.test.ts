@@ -27,6 +27,35 @@ describe("SessionStore", () => {
     })
   )
 
+  it.scoped("RT-1 on this Node (20 or later), the store's SQLite through @effect/sql-sqlite-node has FTS5", () =>
+    Effect.gen(function* () {
+      assert.isAtLeast(Number(process.versions.node.split(".")[0]), 20)
+      const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+        dependencies: Record<string, string>
+      }
+      assert.property(manifest.dependencies, "@effect/sql-sqlite-node")
+      const db = yield* Database.open(join(yield* tempDir, "alisio.db"))
+      const query = (sql: string, params?: ReadonlyArray<unknown>) => db.use(db.run(sql, params))
+      assert.deepStrictEqual(yield* query("SELECT sqlite_compileoption_used('ENABLE_FTS5') AS fts5"), [{ fts5: 1 }])
+      yield* query("CREATE VIRTUAL TABLE notes USING fts5(title, body)")
+      for (const [title, body] of [
+        ["parsing", "the config parser reads yaml files"],
+        ["yaml yaml", "yaml everywhere: yaml config, yaml tests"],
+        ["unrelated", "nothing to see here"]
+      ]) {
+        yield* query("INSERT INTO notes (title, body) VALUES (?, ?)", [title, body])
+      }
+      const rows = (yield* query("SELECT title, bm25(notes) AS rank FROM notes WHERE notes MATCH ? ORDER BY rank", [
+        '"yaml"'
+      ])) as ReadonlyArray<{ title: string; rank: number }>
+      assert.deepStrictEqual(
+        rows.map((row) => row.title),
+        ["yaml yaml", "parsing"]
+      )
+      assert.isBelow(rows[0]!.rank, rows[1]!.rank)
+    })
+  )
+
   it.scoped(
     "ST-6 the database with its -wal and -shm is 0600 in a 0700 folder, new under a loose umask or narrowed when wider",
     () =>

@@ -31,7 +31,7 @@ const toolResult: Message = {
 }
 
 describe("SessionStore", () => {
-  it.effect("ST-1 root and child sessions keep parent link, status, cwd, title and times", () =>
+  it.effect("ST-1 ST-2 root and child sessions keep parent link, status, cwd, title and times", () =>
     withMemoryStore((store) =>
       Effect.gen(function* () {
         yield* TestClock.adjust(1000)
