@@ -144,6 +144,14 @@ describe("alisio install (end to end)", () => {
         "alisio: npm could not install npm:alisio-provider-nowhere (exit code 1); its output is above."
       )
 
+      const folder = await run(["install", "./not-here"])
+      assert.deepStrictEqual(
+        [folder.code, folder.stderr],
+        [2, `alisio: ${join(sandbox.workspace, "not-here")} does not exist.\n`]
+      )
+      const unnamed = await run(["uninstall", " "])
+      assert.strictEqual(unnamed.stderr, "alisio: Name the package to remove, as `alisio plugins list` shows it.\n")
+
       const absent = await run(["uninstall", "alisio-provider-nowhere"])
       assert.strictEqual(absent.code, 2)
       assert.include(absent.stderr, "alisio-provider-nowhere is neither installed in")
@@ -152,6 +160,7 @@ describe("alisio install (end to end)", () => {
       sandbox.cleanup()
     }
   }, 120_000)
+
   it("PRV-3 PL-6 a provider package that crashes fails the run with its name, not an internal error; the session is kept", async () => {
     const { sandbox, run } = await setup([])
     try {

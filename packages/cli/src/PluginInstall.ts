@@ -105,6 +105,7 @@ export const installPlugin = (flags: { readonly spec: string }) =>
     let target = spec
     if (isPathSpec(spec)) {
       target = path.resolve(expandHome(spec))
+      if (!fs.existsSync(target)) return yield* usageError(`${target} does not exist.`)
       if (!fs.existsSync(path.join(target, "package.json"))) {
         return yield* usageError(
           `${target} has no package.json: a plugin installed with npm is a package (a plain folder plugin can be copied into ${folder} instead).`
@@ -157,6 +158,7 @@ export const uninstallPlugin = (flags: { readonly name: string }) =>
     const file = setup.paths.globalConfigFile
     const folder = path.join(setup.paths.configHome, "plugins")
     const spec = withoutNpmPrefix(flags.name.trim())
+    if (spec === "") return yield* usageError("Name the package to remove, as `alisio plugins list` shows it.")
     // The folder it was installed from names it too.
     const fromPath = isPathSpec(spec)
       ? readJson(path.join(path.resolve(expandHome(spec)), "package.json"))?.name
