@@ -47,6 +47,7 @@ describe("alisio's help (end to end)", () => {
       "sessions list",
       "sessions show <session-id>",
       "models",
+      "connect <provider>",
       "install <npm:package|path>",
       "uninstall <package>",
       "help [<command>]"

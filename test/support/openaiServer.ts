@@ -35,6 +35,8 @@ export type Reply =
 
 export interface RecordedRequest {
   readonly path: string
+  /** The `Authorization` header, as sent. */
+  readonly authorization?: string | undefined
   readonly body: {
     readonly model?: string
     readonly messages?: ReadonlyArray<{ readonly role: string; readonly content?: unknown }>
@@ -134,7 +136,7 @@ export const startOpenAiServer = async (options: {
       const path = (req.url ?? "/").replace(/\?.*$/, "")
       const text = Buffer.concat(parts).toString("utf8")
       const body = text === "" ? {} : (JSON.parse(text) as RecordedRequest["body"])
-      const recorded = { path, body }
+      const recorded = { path, body, authorization: req.headers.authorization }
       requests.push(recorded)
       if (req.method === "GET" && path.endsWith("/models")) {
         res.writeHead(200, { "content-type": "application/json" })

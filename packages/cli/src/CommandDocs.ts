@@ -106,6 +106,23 @@ export const docs = {
       { does: "A plugin in a folder (linked, works offline):", command: "alisio install ./my-plugin" }
     ]
   },
+  connect: {
+    description:
+      "Connect an OpenAI-compatible provider: ask it for its models, then add it to the global config.yaml " +
+      "(providers.<name>). A key comes from its usual variable, --api-key-env, stdin (--with-api-key) or a " +
+      "hidden prompt, never from the command line.",
+    examples: [
+      { does: "A local Ollama:", command: "alisio connect ollama" },
+      {
+        does: "OpenRouter, its key typed at a hidden prompt or taken from OPENROUTER_API_KEY:",
+        command: "alisio connect openrouter"
+      },
+      {
+        does: "Any other server, its key in a variable:",
+        command: "alisio connect work --base-url https://llm.example.com/v1 --api-key-env WORK_LLM_KEY"
+      }
+    ]
+  },
   uninstall: {
     description: "Uninstall a package installed with `alisio install` and take it out of config.yaml"
   },

@@ -93,6 +93,32 @@ export const pluginsInstallFlags = {
   )
 }
 
+export const connectFlags = {
+  provider: Args.text({ name: "provider" }).pipe(
+    Args.withDescription(
+      "The provider's name in config.yaml: openai, openrouter, deepseek, ollama, lmstudio, llamacpp and vllm need no address; any other name needs --base-url"
+    )
+  ),
+  baseUrl: Options.text("base-url").pipe(
+    Options.withPseudoName("url"),
+    Options.withDescription("The OpenAI-compatible API's address, usually ending in /v1"),
+    Options.optional
+  ),
+  apiKeyEnv: Options.text("api-key-env").pipe(
+    Options.withPseudoName("VAR"),
+    Options.withDescription(
+      "Read the key from this environment variable at every run (config.yaml keeps only its name)"
+    ),
+    Options.optional
+  ),
+  withApiKey: Options.boolean("with-api-key").pipe(
+    Options.withDescription("Read the key from stdin and keep it in config.yaml (mode 0600)")
+  ),
+  noCheck: Options.boolean("no-check").pipe(
+    Options.withDescription("Write it without asking the server for its models first")
+  )
+}
+
 export const pluginsRemoveFlags = {
   name: Args.text({ name: "package" }).pipe(
     Args.withDescription("The name of a package installed with `alisio install`")

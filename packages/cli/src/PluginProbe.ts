@@ -47,7 +47,7 @@ export const mayLoadExternalPlugins = (
 ): boolean => {
   if (args.includes("--help") || args.includes("-h")) return false
   const [command, subcommand] = args.filter((arg) => !arg.startsWith("-"))
-  if (command === "sessions" || command === "uninstall") return false
+  if (command === "sessions" || command === "uninstall" || command === "connect") return false
   // `install` loads what it installed, to say what it adds.
   if (command === "install") return true
   if (command === "plugins") return subcommand !== "remove"

@@ -16,6 +16,7 @@ import {
   configPathFlags,
   configSetFlags,
   configUnsetFlags,
+  connectFlags,
   eventsFlags,
   exportFlags,
   listFlags,
@@ -160,6 +161,13 @@ const uninstallCommand = (name: string, description: string) =>
     Effect.flatMap(Effect.promise(pluginInstallModule), (m) => m.uninstallPlugin(flags))
   ).pipe(Command.withDescription(description))
 
+const connect = Command.make("connect", connectFlags, (flags) =>
+  Effect.flatMap(
+    Effect.promise(() => import("./ConnectCommand.js")),
+    (m) => m.connect(flags)
+  )
+).pipe(Command.withDescription(docs.connect.description))
+
 const plugins = Command.make("plugins").pipe(
   Command.withDescription(docs.plugins.description),
   Command.withSubcommands([
@@ -221,6 +229,7 @@ export const alisio = Command.make("alisio", tuiFlags, (flags) =>
     plugins,
     commands,
     mcp,
+    connect,
     installCommand("install", docs.install.description),
     uninstallCommand("uninstall", docs.uninstall.description)
   ])
@@ -279,6 +288,7 @@ export const commandLine = CommandLine.group(
       },
       { doc: docs.mcp }
     ),
+    connect: CommandLine.leaf(connectFlags, docs.connect),
     install: CommandLine.leaf(pluginsInstallFlags, docs.install),
     uninstall: CommandLine.leaf(pluginsRemoveFlags, docs.uninstall)
   },

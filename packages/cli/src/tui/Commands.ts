@@ -155,8 +155,9 @@ const surface = (ctx: CommandContext): Effect.Effect<boolean, unknown> =>
       }
       case "connect":
         screen.notice(
-          `Providers are configured in ${ctx.setup.paths.globalConfigFile}, or with OPENAI_BASE_URL and OPENAI_API_KEY; ` +
-            "`alisio models` lists what they serve and /model chooses one.",
+          "`alisio connect <provider>` adds one (ollama, openrouter, … or any server with --base-url), after checking " +
+            `it answers; it is written to ${ctx.setup.paths.globalConfigFile}. OPENAI_BASE_URL and OPENAI_API_KEY work too; ` +
+            "/model chooses among what they serve.",
           "command"
         )
         return true
