@@ -1,49 +1,23 @@
 // The interactive UI end to end, in a real terminal: tmux runs the built `alisio` against the
 // local OpenAI-compatible server, keys are typed with send-keys and the screen read with
 // capture-pane; then the session database is read back with `alisio sessions show --json`.
-import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
-import { type CliSandbox, cliBin, makeSandbox } from "./support/cli.js"
+import { cliBin, makeSandbox } from "./support/cli.js"
 import { type RecordedRequest, type Reply, startOpenAiServer } from "./support/openaiServer.js"
-
-const tmuxPath = (process.env.PATH ?? "")
-  .split(":")
-  .concat(["/usr/bin", "/usr/local/bin", "/bin"])
-  .map((folder) => join(folder, "tmux"))
-  .find((file) => existsSync(file))
-
-const shellQuote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`
-
-/**
- * tmux servers of the test's own (their sockets), so nothing else a person runs is touched. Each
- * start gets a server of its own: a server being killed cannot take the next launch with it.
- */
-const makeTmux = (tmux: string, socket: string) => {
-  let launches = 0
-  let current = `${socket}-0`
-  const run = (...args: ReadonlyArray<string>) => spawnSync(tmux, ["-L", current, ...args], { encoding: "utf8" })
-  return {
-    start: (command: string, cwd: string) => {
-      current = `${socket}-${++launches}`
-      const started = run("new-session", "-d", "-s", "ui", "-x", "100", "-y", "40", "-c", cwd, command)
-      if (started.status !== 0) throw new Error(`tmux could not start: ${started.stderr}`)
-    },
-    keys: (...keys: ReadonlyArray<string>) => run("send-keys", "-t", "ui", ...keys),
-    /** Copies what the program writes to the pane, escape sequences and all, to a shell command. */
-    pipe: (command: string) => run("pipe-pane", "-t", "ui", "-O", command),
-    text: (text: string) => run("send-keys", "-t", "ui", "-l", text),
-    /** The whole pane, its scrollback included. */
-    screen: () => run("capture-pane", "-p", "-t", "ui", "-S", "-").stdout,
-    /** The same, with the escape sequences of colours and attributes. */
-    styled: () => run("capture-pane", "-p", "-e", "-t", "ui", "-S", "-").stdout,
-    /** tmux's view of the pane's modes (`cursor_flag`: the cursor shows; `mouse_any_flag`…). */
-    flag: (name: string) => run("display-message", "-p", "-t", "ui", `#{${name}}`).stdout.trim(),
-    kill: () => run("kill-server")
-  }
-}
+import {
+  afterExit,
+  launchRecorded,
+  makeTmux,
+  occurrences,
+  paneEnv,
+  shellQuote,
+  tmuxPath,
+  waitFor,
+  waitUntil
+} from "./support/tmux.js"
 
 const lastUserText = (request: RecordedRequest): string => {
   const users = (request.body.messages ?? []).filter((message) => message.role === "user")
@@ -101,54 +75,6 @@ const makeReplies = () => {
     if (prompt.includes("write slowly"))
       return { kind: "text", text: "Slowly, word after word, ".repeat(200), chunks: 400, delayMs: 50 }
     return { kind: "text", text: "I did not understand." }
-  }
-}
-
-/** Run in the pane once alisio has ended: its exit code, and whether the terminal is back in its cooked mode. */
-const afterExit = `echo "ALISIO EXITED $?"; if stty -a | grep -q -- "-icanon"; then echo "TERMINAL RAW"; else echo "TERMINAL COOKED"; fi; sleep 60`
-
-/** The sandbox's environment as `env -i` arguments of a pane's command line. */
-const paneEnv = (sandbox: CliSandbox, extra: Readonly<Record<string, string>> = {}) =>
-  Object.entries({ ...sandbox.env, TERM: "xterm-256color", ...extra })
-    .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`)
-    .join(" ")
-
-/**
- * Starts `alisio <args>` in a new pane with every byte it writes to the terminal copied to a file,
- * escape sequences and all; returns the file. The pane waits until the copy is set up.
- */
-const launchRecorded = (tmux: ReturnType<typeof makeTmux>, sandbox: CliSandbox, args: string): string => {
-  const go = join(sandbox.workspace, "..", "go")
-  const raw = join(sandbox.workspace, "..", "pane.raw")
-  tmux.start(
-    `until [ -e ${shellQuote(go)} ]; do sleep 0.02; done; env -i ${paneEnv(sandbox)} ${shellQuote(process.execPath)} ${shellQuote(cliBin)} ${args}; ${afterExit}`,
-    sandbox.workspace
-  )
-  tmux.pipe(`cat > ${shellQuote(raw)}`)
-  writeFileSync(go, "")
-  return raw
-}
-
-const occurrences = (text: string, part: string) => text.split(part).length - 1
-
-/** Waits until the screen shows `text` (`times` times, counting the scrollback). */
-const waitFor = async (screen: () => string, text: string, timeoutMs = 30_000, times = 1): Promise<string> => {
-  const started = Date.now()
-  for (;;) {
-    const shown = screen()
-    if (occurrences(shown, text) >= times) return shown
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`the screen never showed ${JSON.stringify(text)} ${times} time(s):\n${shown}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
-/** Waits until `done` holds. */
-const waitUntil = async (done: () => boolean, what: string, timeoutMs = 10_000): Promise<void> => {
-  const started = Date.now()
-  while (!done()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`never happened: ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
 

@@ -74,7 +74,8 @@ export const storeLayer = (setup: Setup) =>
     })
   ).pipe(Layer.mapError((error) => new CliError({ message: error.message, exitCode: ExitCode.failed })))
 
-const providerFromConfig = (
+/** An OpenAI-compatible provider as configured, with its remembered model list. */
+export const providerFromConfig = (
   id: string,
   entry: Config.ProviderConfig
 ): { readonly service: LanguageModelService; readonly remembered: Providers.RememberedModels } => {

@@ -3,11 +3,12 @@
 // no address, a key is taken from a variable, stdin or a hidden prompt, never from the command line.
 import * as OpenAiCompatible from "@alisio/providers/OpenAiCompatible"
 import * as ConfigEdits from "@alisio/runtime/ConfigEdits"
+import * as Providers from "@alisio/runtime/Providers"
 import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { loadSetup, nonEmpty } from "./App.js"
+import { loadSetup, nonEmpty, providerFromConfig, type Setup } from "./App.js"
 import { CliError, ExitCode, usageError } from "./CliError.js"
 
 interface Preset {
@@ -71,6 +72,16 @@ const promptHidden = (question: string) =>
   })
 
 /** What config.yaml gets for the key: the variable's name, or the key itself (the file is 0600). */
+type KeyEntry = { readonly apiKeyEnv: string } | { readonly apiKey: string } | Record<string, never>
+
+/** The key of a known provider from its usual variable; `undefined` when it needs one that is not set. */
+const presetKey = (preset: Preset | undefined): { readonly apiKeyEnv: string } | Record<string, never> | undefined =>
+  preset?.keyEnv === undefined
+    ? {}
+    : nonEmpty(process.env[preset.keyEnv]) === undefined
+      ? undefined
+      : { apiKeyEnv: preset.keyEnv }
+
 const keyEntry = (flags: ConnectFlags, preset: Preset | undefined) =>
   Effect.gen(function* () {
     if (Option.isSome(flags.apiKeyEnv)) {
@@ -87,9 +98,9 @@ const keyEntry = (flags: ConnectFlags, preset: Preset | undefined) =>
       if (key === undefined) return yield* usageError("--with-api-key read no key from stdin.")
       return { apiKey: key }
     }
-    if (preset?.keyEnv === undefined) return {}
-    if (nonEmpty(process.env[preset.keyEnv]) !== undefined) return { apiKeyEnv: preset.keyEnv }
-    const remedy = `set ${preset.keyEnv}, or pipe the key in with --with-api-key`
+    const fromPreset = presetKey(preset)
+    if (fromPreset !== undefined) return fromPreset
+    const remedy = `set ${preset!.keyEnv}, or pipe the key in with --with-api-key`
     if (process.stdin.isTTY !== true) return yield* usageError(`${flags.provider} needs an API key: ${remedy}.`)
     const typed = yield* promptHidden(`API key for ${flags.provider} (or ${remedy}): `)
     const key = Option.flatMapNullable(typed, nonEmpty)
@@ -97,30 +108,36 @@ const keyEntry = (flags: ConnectFlags, preset: Preset | undefined) =>
     return { apiKey: key.value }
   })
 
-/** `alisio connect <provider>`: checks the server lists its models, then writes `providers.<id>`. */
-export const connect = (flags: ConnectFlags) =>
+/** A provider name and address as given: checked, the address from a known name when it has none. */
+const target = (provider: string, baseUrl: string | undefined, remedy: string) =>
   Effect.gen(function* () {
-    const id = flags.provider.trim()
-    const remedy = "(see alisio connect --help)"
+    const id = provider.trim()
     if (!idPattern.test(id)) {
       return yield* usageError(`The provider name "${id}" may hold letters, digits, ".", "_" and "-" ${remedy}`)
     }
     const preset = presets[id.toLowerCase()]
-    const baseURL = Option.getOrUndefined(flags.baseUrl) ?? preset?.baseURL
+    const baseURL = baseUrl ?? preset?.baseURL
     if (baseURL === undefined) {
       return yield* usageError(
         `${id} is not a provider Alisio knows (${Object.keys(presets).join(", ")}): give its address with --base-url, e.g. --base-url http://127.0.0.1:8080/v1`
       )
     }
     if (!/^https?:\/\/[^/\s]+/.test(baseURL)) {
-      return yield* usageError(`--base-url ${baseURL} is not an http:// or https:// address ${remedy}`)
+      return yield* usageError(`${baseURL} is not an http:// or https:// address ${remedy}`)
     }
-    const setup = yield* loadSetup({})
+    return { id, baseURL, preset }
+  })
+
+/**
+ * Asks the server for its models (unless `check` is false), then writes `providers.<id>` to the
+ * global config.yaml; what to tell the person. `alisio connect` and the UI's /connect share it.
+ */
+const connectProvider = (setup: Setup, options: { id: string; baseURL: string; key: KeyEntry; check: boolean }) =>
+  Effect.gen(function* () {
+    const { id, baseURL, key } = options
     const file = setup.paths.globalConfigFile
-    const key = yield* keyEntry(flags, preset)
-    const entry = { baseURL, ...key }
     let found = ""
-    if (!flags.noCheck) {
+    if (options.check) {
       const apiKey = "apiKey" in key ? key.apiKey : "apiKeyEnv" in key ? process.env[key.apiKeyEnv] : undefined
       const service = OpenAiCompatible.make({
         providerId: id,
@@ -146,12 +163,60 @@ export const connect = (flags: ConnectFlags) =>
               : "")
     }
     const existed = setup.layers.find((layer) => layer.kind === "global")?.config.providers?.[id] !== undefined
-    yield* ConfigEdits.setIn(file, ["providers", id], entry).pipe(Effect.mapError((error) => usageError(error.message)))
+    yield* ConfigEdits.setIn(file, ["providers", id], { baseURL, ...key }).pipe(
+      Effect.mapError((error) => usageError(error.message))
+    )
     const kept =
       "apiKey" in key
         ? "; its key is in that file (mode 0600)"
         : "apiKeyEnv" in key
           ? `; its key is read from ${key.apiKeyEnv}`
           : ""
-    process.stdout.write(`${existed ? "Updated" : "Connected"} ${id} (${baseURL}) in ${file}${kept}.${found}\n`)
+    return { text: `${existed ? "Updated" : "Connected"} ${id} (${baseURL}) in ${file}${kept}.${found}` }
+  })
+
+/** `alisio connect <provider>`: checks the server lists its models, then writes `providers.<id>`. */
+export const connect = (flags: ConnectFlags) =>
+  Effect.gen(function* () {
+    const { id, baseURL, preset } = yield* target(
+      flags.provider,
+      Option.getOrUndefined(flags.baseUrl),
+      "(see alisio connect --help)"
+    )
+    const setup = yield* loadSetup({})
+    const key = yield* keyEntry(flags, preset)
+    const { text } = yield* connectProvider(setup, { id, baseURL, key, check: !flags.noCheck })
+    process.stdout.write(`${text}\n`)
+  })
+
+/**
+ * The UI's `/connect <name> [<url>]`: the same, with the key from its usual variable only (a key
+ * typed into the conversation would be kept in its history); the provider is registered at once.
+ */
+export const connectFromUi = (setup: Setup, args: string) =>
+  Effect.gen(function* () {
+    const [name = "", url] = args.trim().split(/\s+/)
+    const { id, baseURL, preset } = yield* target(name, url, "(/connect <name> [<url>])")
+    const key = presetKey(preset)
+    if (key === undefined) {
+      return yield* usageError(
+        `${id} needs an API key: set ${preset!.keyEnv} before starting alisio, or run \`alisio connect ${id}\` in a shell, which asks for it.`
+      )
+    }
+    const { text } = yield* connectProvider(setup, { id, baseURL, key, check: true }).pipe(
+      Effect.mapError((error) =>
+        usageError(
+          error.message.replace(
+            "with --no-check",
+            `with \`alisio connect ${id} --base-url ${baseURL} --no-check\` in a shell`
+          )
+        )
+      )
+    )
+    const { service, remembered } = providerFromConfig(id, { baseURL, ...key })
+    yield* Effect.flatMap(Providers.Providers, (providers) => providers.register(id, service, remembered))
+    return text.replace(
+      /`alisio models use ([^`]+)` makes one the default\./,
+      "`/model $1` chooses one for this session."
+    )
   })

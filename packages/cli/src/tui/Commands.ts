@@ -4,9 +4,10 @@
 import type { CommandListing, CommandOutput } from "@alisio/domain/Command"
 import type { SessionId } from "@alisio/domain/Ids"
 import type { CommandCatalog } from "@alisio/runtime/CommandCatalog"
-import type { ResolvedModel } from "@alisio/runtime/Providers"
+import type { Providers, ResolvedModel } from "@alisio/runtime/Providers"
 import type { SessionStoreService } from "@alisio/runtime/SessionStore"
 import * as Clock from "effect/Clock"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { Setup } from "../App.js"
@@ -28,6 +29,8 @@ export interface CommandContext {
   readonly offer: (intent: Intent) => void
   readonly send: (prompt: string) => void
   readonly resolveModel: Effect.Effect<{ readonly model: ResolvedModel }, unknown>
+  /** The runtime's services: the provider registry a /connect adds to. */
+  readonly services: Context.Context<Providers>
 }
 
 export const KEYS = [
@@ -153,14 +156,23 @@ const surface = (ctx: CommandContext): Effect.Effect<boolean, unknown> =>
         )
         return true
       }
-      case "connect":
-        screen.notice(
-          "`alisio connect <provider>` adds one (ollama, openrouter, … or any server with --base-url), after checking " +
-            `it answers; it is written to ${ctx.setup.paths.globalConfigFile}. OPENAI_BASE_URL and OPENAI_API_KEY work too; ` +
-            "/model chooses among what they serve.",
-          "command"
-        )
+      case "connect": {
+        if (ctx.args.trim() === "") {
+          screen.notice(
+            "/connect <name> [<url>] adds an OpenAI-compatible provider once it lists its models: ollama, lmstudio, " +
+              "llamacpp, vllm, openrouter, deepseek and openai need no address (their keys from their usual variable); " +
+              `any other name needs its address. It is written to ${ctx.setup.paths.globalConfigFile}; ` +
+              "`alisio connect` in a shell does the same and can ask for a key.",
+            "command"
+          )
+          return true
+        }
+        const { connectFromUi } = yield* Effect.promise(() => import("../ConnectCommand.js"))
+        const connected = yield* Effect.either(connectFromUi(ctx.setup, ctx.args).pipe(Effect.provide(ctx.services)))
+        if (connected._tag === "Left") screen.notice(connected.left.message, "error")
+        else screen.notice(connected.right, "command")
         return true
+      }
       case "templates": {
         const templates = (yield* ctx.catalog.list("tui")).filter((listing) => listing.source === "template")
         screen.notice(

@@ -234,7 +234,8 @@ export const makeConversation = (options: ConversationOptions) =>
               setup,
               offer: (intent) => Queue.unsafeOffer(options.intents, intent),
               send: (prompt) => Queue.unsafeOffer(options.intents, { _tag: "Submit", text: ` ${prompt}` }),
-              resolveModel
+              resolveModel,
+              services
             })
           )
           return
