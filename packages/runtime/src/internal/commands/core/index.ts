@@ -32,7 +32,12 @@ export const surfaceCommands: ReadonlyArray<SurfaceCommand> = [
   { name: "exit", description: "Leave Alisio", surfaces: ["tui"] },
   { name: "copy", description: "Copy the last answer", surfaces: ["tui", "web"] },
   { name: "settings", description: "Show and change the settings", surfaces: ["tui", "web"] },
-  { name: "connect", description: "Connect a provider", surfaces: ["tui", "web"] },
+  {
+    name: "connect",
+    description: "Connect an OpenAI-compatible provider (ollama, openrouter, … or a name and its address)",
+    argumentHint: "[name] [url]",
+    surfaces: ["tui", "web"]
+  },
   {
     name: "ask",
     description: "Ask a side question that does not join the conversation",
