@@ -13,6 +13,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import * as Database from "../src/internal/sessionDatabase.js"
+import { loadSqliteDriver } from "../src/internal/sqliteDriver.js"
 import { currentOwner } from "../src/ProcessOwner.js"
 import { Runner } from "../src/Runner.js"
 import * as SessionStore from "../src/SessionStore.js"
@@ -125,6 +126,34 @@ describe("SessionStore", () => {
           })
         )
       )
+  )
+
+  it.scopedLive(
+    "ST-1 opening waits while another connection writes the database in its rollback journal (two processes creating it at once)",
+    () =>
+      Effect.gen(function* () {
+        const filename = join(yield* tempDir, "alisio.db")
+        // What the first of two processes starting together holds while the second opens: a write
+        // transaction before the file is in WAL mode. SQLite refuses the second's switch to WAL at
+        // once (a deadlock to it), without waiting.
+        const Sqlite = loadSqliteDriver() as new (file: string) => { exec: (sql: string) => void; close: () => void }
+        const first = new Sqlite(filename)
+        first.exec("BEGIN IMMEDIATE")
+        yield* Effect.acquireRelease(
+          Effect.sync(() =>
+            setTimeout(() => {
+              first.exec("COMMIT")
+              first.close()
+            }, 300)
+          ),
+          (timer) => Effect.sync(() => clearTimeout(timer))
+        )
+        const store = yield* SessionStore.make({ filename })
+        const session = yield* store.createSession({ cwd: "/w" })
+        assert.strictEqual((yield* store.session(session.id)).cwd, "/w")
+        assert.deepStrictEqual(yield* rawQuery(filename, "PRAGMA journal_mode"), [{ journal_mode: "wal" }])
+      }),
+    { timeout: 30_000 }
   )
 
   it.scopedLive(

@@ -5,7 +5,7 @@ import type { CommandListing, CommandOutput } from "@alisio/domain/Command"
 import type { SessionId } from "@alisio/domain/Ids"
 import type { CommandCatalog } from "@alisio/runtime/CommandCatalog"
 import type { Providers, ResolvedModel } from "@alisio/runtime/Providers"
-import type { SessionStoreService } from "@alisio/runtime/SessionStore"
+import { SessionStore, type SessionStoreService } from "@alisio/runtime/SessionStore"
 import * as Clock from "effect/Clock"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -32,6 +32,11 @@ export interface CommandContext {
   /** The runtime's services: the provider registry a /connect adds to. */
   readonly services: Context.Context<Providers>
 }
+
+const messageOf = (error: unknown): string =>
+  typeof error === "object" && error !== null && typeof (error as { message?: unknown }).message === "string"
+    ? (error as { message: string }).message
+    : String(error)
 
 export const KEYS = [
   ["Enter", "send (while a run streams: queue it for when it ends)"],
@@ -183,9 +188,25 @@ const surface = (ctx: CommandContext): Effect.Effect<boolean, unknown> =>
         )
         return true
       }
-      case "ask":
-        screen.notice("Side questions are not available yet: ask it in the conversation.", "command")
+      case "ask": {
+        const question = ctx.args.trim()
+        if (question === "") {
+          screen.notice(
+            "/ask <question> asks the model about the conversation without adding to it: no tools, nothing kept.",
+            "command"
+          )
+          return true
+        }
+        const { ask } = yield* Effect.promise(() => import("@alisio/runtime/SideQuestion"))
+        const answer = yield* Effect.either(
+          Effect.flatMap(ctx.resolveModel, ({ model }) =>
+            ask({ sessionId: ctx.state.sessionId, question, service: model.service, model: model.model })
+          ).pipe(Effect.provideService(SessionStore, ctx.store))
+        )
+        if (answer._tag === "Left") screen.notice(`/ask: ${messageOf(answer.left)}`, "error")
+        else screen.notice(`${answer.right}\n(a side question: not kept in the conversation)`, "command")
         return true
+      }
       case "resume":
         if (ctx.args !== "") return false
         yield* pickSession(ctx)

@@ -220,7 +220,11 @@ export const open = (filename: string): Effect.Effect<Database, StoreError, Scop
         sqliteCode(defect) === undefined
           ? Effect.die(defect)
           : Effect.flatMap(fromSqlite(filename, defect), Effect.fail)
-      )
+      ),
+      // Opening turns the file to WAL, which needs it alone. While another connection writes in the
+      // rollback journal (two processes creating the database at once, or an older SQLite user),
+      // SQLite sees a deadlock and refuses at once instead of waiting: so the open waits here.
+      Effect.retry(busyRetries)
     )
     const connection = yield* Effect.orDie(client.reserve)
     const mutex = yield* Effect.makeSemaphore(1)
