@@ -48,6 +48,7 @@ describe.skipIf(tmuxPath === undefined)("the UI's /connect and /ask", () => {
       sandbox.cleanup()
     }
   }, 60_000)
+
   it("CMD-2 /ask sends the conversation and the question without tools; the answer is shown and not kept", async () => {
     const textOf = (request: RecordedRequest) =>
       (request.body.messages ?? []).map((message) => JSON.stringify(message.content ?? "")).join("\n")
