@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { startOpenAiServer } from "../test/support/openaiServer.js"
 import { node24 } from "./node24.js"
@@ -100,7 +100,8 @@ const main = async () => {
         : { kind: "tool", id: `call_${index}`, name: "bash", args: { command: "echo hi" } }
   })
   const dir = mkdtempSync(join(tmpdir(), "alisio-profile-"))
-  const node = process.env.ALISIO_PROFILE_NODE
+  const given = process.env.ALISIO_PROFILE_NODE
+  const node = given === undefined ? undefined : resolve(given)
   const preload = node !== undefined && node === node24()?.path ? node24()!.args : []
   const env = {
     ...process.env,

@@ -89,6 +89,12 @@ export const taskTools = (tasks: Tasks, specs: TaskToolSpecs) => [
       input: TaskArgs,
       run: (input, context) =>
         Effect.gen(function* () {
+          if (input.prompt.trim() === "") {
+            return yield* new ToolError({
+              message:
+                "prompt is empty: the subagent does not see this conversation, so put the whole task in prompt (what to do, the paths and facts it needs, what to report back)."
+            })
+          }
           const task = yield* tasks.start(input, context)
           if (task.record.background) {
             const queued = task.record.status === "queued" && task.handle === undefined

@@ -180,38 +180,44 @@ describe("subagents", () => {
     )
   )
 
-  it.scoped("CH-4 a task call naming no agent, or one that does not exist, is told the agents it may name", () =>
-    Effect.gen(function* () {
-      const cwd = yield* tempDir
-      const outcome = yield* run(cwd)
-      assert.strictEqual(outcome.status, "completed")
-      const results = toolResults(yield* eventsOf(outcome.sessionId))
-      const missing = results.find((r) => r.toolCallId === "m1")
-      const unknown = results.find((r) => r.toolCallId === "u1")
-      assert.strictEqual(missing!.status, "error")
-      assert.match(missing!.result, /^Invalid arguments for task: subagent_type is missing\. /)
-      assert.match(missing!.result, /\nsubagent_type names the agent to run\. Available: general, explore, plan\.$/)
-      assert.strictEqual(unknown!.status, "error")
-      assert.strictEqual(unknown!.result, 'Unknown subagent_type "reviewer". Available: general, explore, plan.')
-      const children = yield* Effect.flatMap(ChildSessions.ChildSessions, (c) => c.tree(outcome.sessionId))
-      assert.deepStrictEqual(children.children, [], "no subagent ran")
-    }).pipe(
-      Effect.provide(
-        subagentsLayer({
-          script: (request) =>
-            answered(request)
-              ? Fake.answer("noted")
-              : Fake.callTools(
-                  { id: "m1", name: "task", args: { description: "look", prompt: "look around" } },
-                  {
-                    id: "u1",
-                    name: "task",
-                    args: { description: "review", prompt: "review it", subagent_type: "reviewer" }
-                  }
-                )
-        })
+  it.scoped(
+    "CH-4 a task call naming no agent, or one that does not exist, is told the agents it may name; a blank prompt is refused",
+    () =>
+      Effect.gen(function* () {
+        const cwd = yield* tempDir
+        const outcome = yield* run(cwd)
+        assert.strictEqual(outcome.status, "completed")
+        const results = toolResults(yield* eventsOf(outcome.sessionId))
+        const missing = results.find((r) => r.toolCallId === "m1")
+        const unknown = results.find((r) => r.toolCallId === "u1")
+        assert.strictEqual(missing!.status, "error")
+        assert.match(missing!.result, /^Invalid arguments for task: subagent_type is missing\. /)
+        assert.match(missing!.result, /\nsubagent_type names the agent to run\. Available: general, explore, plan\.$/)
+        assert.strictEqual(unknown!.status, "error")
+        assert.strictEqual(unknown!.result, 'Unknown subagent_type "reviewer". Available: general, explore, plan.')
+        const blank = results.find((r) => r.toolCallId === "b1")
+        assert.strictEqual(blank!.status, "error")
+        assert.match(blank!.result, /^prompt is empty: the subagent does not see this conversation, /)
+        const children = yield* Effect.flatMap(ChildSessions.ChildSessions, (c) => c.tree(outcome.sessionId))
+        assert.deepStrictEqual(children.children, [], "no subagent ran")
+      }).pipe(
+        Effect.provide(
+          subagentsLayer({
+            script: (request) =>
+              answered(request)
+                ? Fake.answer("noted")
+                : Fake.callTools(
+                    { id: "m1", name: "task", args: { description: "look", prompt: "look around" } },
+                    {
+                      id: "u1",
+                      name: "task",
+                      args: { description: "review", prompt: "review it", subagent_type: "reviewer" }
+                    },
+                    { id: "b1", name: "task", args: { description: "look", prompt: " \n", subagent_type: "explore" } }
+                  )
+          })
+        )
       )
-    )
   )
 
   it.scoped("CH-4 a failing subagent's report says it failed and why; the parent goes on", () =>
