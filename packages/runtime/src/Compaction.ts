@@ -150,6 +150,13 @@ export const make = Effect.gen(function* () {
         })
         const tokensBefore = measure(current)
         const tokensAfter = measure(summarized.snapshot)
+        // A summary no shorter than what it replaces (a short session, a wordy model) would only
+        // make every later request longer: keep the history as it is.
+        if (tokensAfter >= tokensBefore) {
+          return yield* fail(
+            `Nothing compacted: the summary (about ${tokensAfter} tokens with the rest of the history) is no shorter than the history it would replace (about ${tokensBefore}), so the history is kept as it is.`
+          )
+        }
         yield* Effect.uninterruptible(
           storeCompaction(sessions, {
             sessionId,

@@ -135,7 +135,9 @@ describe("CTX-1 /compact by hand", () => {
       yield* (yield* Compaction).compact(first.sessionId)
     }).pipe(
       Effect.provide(
-        runnerLayer({ script: [Fake.answer("1"), Fake.answer("2"), [Fake.silence], Fake.answer("summary")] })
+        runnerLayer({
+          script: [Fake.answer("1".repeat(2_000)), Fake.answer("2"), [Fake.silence], Fake.answer("summary")]
+        })
       )
     )
   )
@@ -161,6 +163,34 @@ describe("CTX-1 /compact by hand", () => {
             Fake.answer("1"),
             Fake.answer("2"),
             [Fake.fail(new ProviderError({ code: "server", message: "overloaded" }))]
+          ]
+        })
+      )
+    )
+  )
+})
+
+describe("CTX-1 /compact keeps a history a summary would not shorten", () => {
+  it.effect("CTX-1 a summary no shorter than the turns it replaces is not stored; the next run sends them whole", () =>
+    Effect.gen(function* () {
+      const sessionId = yield* twoRuns
+      const error = yield* Effect.flip((yield* Compaction).compact(sessionId))
+      assert.match(
+        error.message,
+        /^Nothing compacted: the summary \(about \d+ tokens with the rest of the history\) is no shorter than the history it would replace \(about \d+\), so the history is kept as it is\.$/
+      )
+      const store = yield* SessionStore
+      assert.isTrue(Option.isNone(yield* store.compactions!.latest(sessionId)))
+      yield* (yield* Runner).run({ ...baseOptions, prompt: "and then?", sessionId, tools: [] })
+      assert.include(textOf((yield* requests).at(-1)!), "write the parser")
+    }).pipe(
+      Effect.provide(
+        runnerLayer({
+          script: [
+            Fake.answer("parsed"),
+            Fake.answer("tested"),
+            Fake.answer(`A long account of two short turns: ${"words ".repeat(200)}`),
+            Fake.answer("more")
           ]
         })
       )
@@ -243,9 +273,9 @@ describe("CTX-1 plugins observe compaction", () => {
             Fake.answer("x".repeat(8_000)),
             Fake.answer("Ticket ABC-123 in progress."),
             Fake.answer("two done"),
-            Fake.answer("three done"),
+            Fake.answer(`three done ${"3".repeat(2_000)}`),
             Fake.answer("Still ABC-123."),
-            Fake.answer("four done"),
+            Fake.answer(`four done ${"4".repeat(2_000)}`),
             Fake.answer("Done.")
           ])
         )
@@ -290,6 +320,6 @@ describe("CTX-1 plugins observe compaction", () => {
           "its compaction before hook failed: its compaction before hook took longer than 5000 ms and was stopped"
         ]
       ])
-    }).pipe(Effect.provide(hostLayer([Fake.answer("1"), Fake.answer("2"), Fake.answer("the summary")])))
+    }).pipe(Effect.provide(hostLayer([Fake.answer("1".repeat(2_000)), Fake.answer("2"), Fake.answer("the summary")])))
   )
 })
