@@ -23,7 +23,7 @@ const MemoryId = Schema.Int.pipe(Schema.positive()).annotations({ description: "
 export const memoryToolInputs = (options: { readonly maxContentChars: number }) => ({
   memory_save: Schema.Struct({
     title: Schema.optional(Schema.String).annotations({ description: "A short title." }),
-    content: Schema.String.pipe(Schema.filter((text) => text.trim() !== "" || "content is empty")).annotations({
+    content: Schema.String.pipe(Schema.filter((text) => text.trim() !== "" || "is empty")).annotations({
       description: `What to remember (at most ${options.maxContentChars} characters are kept).`
     }),
     type: Schema.optional(Schema.String).annotations({

@@ -275,7 +275,10 @@ describe("memory plugin", () => {
       const { stateDir, projectA } = yield* setting
       const memory = yield* session(stateDir)
       const error = yield* Effect.flip(memory.callTool("memory_save", { content: "  " }, projectA))
-      assert.include(error.message, "Invalid arguments for memory_save")
+      assert.strictEqual(
+        error.message,
+        "Invalid arguments for memory_save: content is empty. Call it again with arguments that match its input schema."
+      )
       const badScope = yield* Effect.flip(memory.callTool("memory_save", { content: "x", scope: "team" }, projectA))
       assert.include(badScope.message, "scope")
     })
