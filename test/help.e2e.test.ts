@@ -66,6 +66,8 @@ describe("alisio's help (end to end)", () => {
     assert.include(text, `${home}/state/alisio.db`)
     const examples = text.split("Examples:")[1] ?? ""
     assert.isAtLeast(examples.match(/^ {4}alisio /gm)?.length ?? 0, 2)
+    // A first user learns from the examples how to reach a model.
+    assert.include(examples, "alisio connect ollama && alisio models use ollama/qwen3-coder")
     for (const refused of ["--wizard", "--log-level", "A true or false value", "This setting is optional"]) {
       assert.notInclude(text, refused)
     }

@@ -13,6 +13,10 @@ export const docs = {
       "what they do; / lists the commands, @ completes file names, Esc cancels, Ctrl-D leaves.",
     sections: ["environment", "files"],
     examples: [
+      {
+        does: "First connect a model server (here Ollama on this machine) and make one of its models the default:",
+        command: "alisio connect ollama && alisio models use ollama/qwen3-coder"
+      },
       { does: "Talk with it in this directory (a terminal is needed):", command: "alisio" },
       { does: "Go on with the latest session here:", command: "alisio -c" },
       { does: "Run a task; the answer comes on stdout:", command: 'alisio run "Explain what this project does"' },
