@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer"
-import * as fs from "node:fs/promises"
+import type { FileHandle } from "node:fs/promises"
 import { ToolError } from "@alisio/domain/Errors"
 import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
@@ -11,8 +11,10 @@ import {
   lineAt,
   looksBinary,
   notUtf8,
+  openForReading,
   readSample,
-  statExisting
+  statExisting,
+  wouldBlock
 } from "./internal/files.js"
 import { integerAtLeast } from "./internal/schema.js"
 import { resolvePath, tryFs } from "./internal/workspace.js"
@@ -115,9 +117,16 @@ const readWindow = (
   maxLineLength: number
 ): Effect.Effect<Window, ToolError> =>
   Effect.acquireUseRelease(
-    tryFs(display, () => fs.open(absolute, "r")),
+    openForReading(absolute, display),
     (handle) =>
       Effect.gen(function* () {
+        // A stream (see openForReading) ends, for this call, where it has nothing more to give now.
+        const readAt = (handle: FileHandle, into: Uint8Array, offset: number, length: number, position: number) =>
+          tryFs(display, () =>
+            handle
+              .read(into, offset, length, position)
+              .catch((error: unknown) => (wouldBlock(error) ? { bytesRead: 0 } : Promise.reject(error)))
+          )
         const decoder = new TextDecoder("utf-8")
         // The head holds the bytes of a sequence cut by the previous chunk, so isUtf8 sees it whole.
         const buffer = new Uint8Array(CHUNK_BYTES + 3)
@@ -183,7 +192,7 @@ const readWindow = (
         }
 
         while (stoppedBy === undefined) {
-          const { bytesRead } = yield* tryFs(display, () => handle.read(buffer, cut, CHUNK_BYTES, position))
+          const { bytesRead } = yield* readAt(handle, buffer, cut, CHUNK_BYTES, position)
           position += bytesRead
           if (bytesRead === 0) {
             const text = decoder.decode()
@@ -209,7 +218,7 @@ const readWindow = (
         }
         if (stoppedBy === "limit" && leftover === "") {
           // A window that ends exactly at the last line is the whole rest of the file.
-          const { bytesRead } = yield* tryFs(display, () => handle.read(buffer, 0, 1, position))
+          const { bytesRead } = yield* readAt(handle, buffer, 0, 1, position)
           if (bytesRead === 0) stoppedBy = "end"
         }
         return { lines, first, seen, stoppedBy: stoppedBy ?? "end", notUtf8Line }

@@ -1,3 +1,4 @@
+import { accessSync, constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Read from "@alisio/runtime/tools/Read"
@@ -144,6 +145,38 @@ describe("read", () => {
         assert.strictEqual(stat.size, 0)
         const text = yield* call(Read.make(), { path: "/proc/self/status" }, context)
         assert.match(text, /^ {5}1\tName:\t.+\n {5}2\t/)
+      })
+  )
+
+  // /proc/kmsg is a regular file to stat that waits for the kernel's next message once read out;
+  // only root may open it.
+  const kmsgReadable = (() => {
+    try {
+      accessSync("/proc/kmsg", constants.R_OK)
+      return true
+    } catch {
+      return false
+    }
+  })()
+
+  it.scoped.skipIf(!kmsgReadable)(
+    "TL-6 a stream that looks like a file (/proc/kmsg) never blocks the call: what it holds now, or why not",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const { context } = yield* makeContext(dir, { approveExternal: true })
+        // Read out what is waiting, so the next reads find nothing and would wait for ever.
+        yield* Effect.either(call(Read.make(), { path: "/proc/kmsg" }, context))
+        const again = yield* Effect.either(call(Read.make(), { path: "/proc/kmsg" }, context))
+        if (again._tag === "Left") {
+          assert.strictEqual(
+            again.left.message,
+            "/proc/kmsg has nothing to read now: it is a stream that waits for data, not a file; " +
+              "read a little of it with bash and a timeout (timeout 2 head -n 50 /proc/kmsg)"
+          )
+        } else {
+          assert.match(again.right, /^ {5}1\t/)
+        }
       })
   )
 

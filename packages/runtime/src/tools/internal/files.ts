@@ -42,10 +42,25 @@ const signatures: ReadonlyArray<readonly [string, ReadonlyArray<number>]> = [
 export const binaryKind = (sample: Uint8Array): string | undefined =>
   signatures.find(([, magic]) => magic.every((byte, i) => sample[i] === byte))?.[0]
 
+/**
+ * Opens a file to read it without ever waiting for data (TL-6). A regular file ignores the flag;
+ * a stream that only looks like one, such as `/proc/kmsg`, or a pipe put in a file's place since
+ * it was looked at, answers `EAGAIN` instead of blocking a thread of libuv's pool for ever, where
+ * neither the run's timeout nor Ctrl-C could reach it.
+ */
+export const openForReading = (absolute: string, display: string): Effect.Effect<fs.FileHandle, ToolError> =>
+  tryFs(display, () => fs.open(absolute, constants.O_RDONLY | constants.O_NONBLOCK))
+
+/** Whether a failed read found no data yet on a stream opened by `openForReading`. */
+export const wouldBlock = (error: unknown): boolean => {
+  const code = errnoCode(error)
+  return code === "EAGAIN" || code === "EWOULDBLOCK"
+}
+
 /** Reads up to `SNIFF_BYTES` from the start of a file. */
 export const readSample = (absolute: string, display: string): Effect.Effect<Uint8Array, ToolError> =>
   Effect.acquireUseRelease(
-    tryFs(display, () => fs.open(absolute, "r")),
+    openForReading(absolute, display),
     (handle) =>
       tryFs(display, async () => {
         const buffer = new Uint8Array(SNIFF_BYTES)

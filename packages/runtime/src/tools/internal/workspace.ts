@@ -121,7 +121,10 @@ export const fsError =
                 ? `no space left on the device writing ${display}`
                 : code === "ELOOP"
                   ? `${display}: too many levels of symbolic links (a link loop)`
-                  : `${display}: ${error instanceof Error ? error.message : String(error)}`
+                  : code === "EAGAIN" || code === "EWOULDBLOCK"
+                    ? `${display} has nothing to read now: it is a stream that waits for data, not a file; ` +
+                      `read a little of it with bash and a timeout (timeout 2 head -n 50 ${display})`
+                    : `${display}: ${error instanceof Error ? error.message : String(error)}`
     return new ToolError({ message })
   }
 
