@@ -98,6 +98,23 @@ describe("grep", () => {
     })
   )
 
+  it.scoped("TL-1 lines match as read shows them: without a Windows line end, or a byte order mark", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, {
+        "crlf.txt": "const a = 1;\r\nconst b = 2\r\n",
+        "bom.txt": "\uFEFFimport x from 'y'\nimport z from 'w'\n"
+      })
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(yield* call(Grep.make(), { pattern: ";$" }, context), "crlf.txt:1: const a = 1;")
+      assert.strictEqual(yield* call(Grep.make(), { pattern: "2(?!\\s)" }, context), "crlf.txt:2: const b = 2")
+      assert.strictEqual(
+        yield* call(Grep.make(), { pattern: "^import" }, context),
+        "bom.txt:1: import x from 'y'\nbom.txt:2: import z from 'w'"
+      )
+    })
+  )
+
   it.scoped("TL-1 a lookahead is tested against each line alone, as without the whole-file pass", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
