@@ -86,6 +86,46 @@ describe("workspace boundary", () => {
     })
   )
 
+  it.scoped(
+    "TL-1 a missing path says what the model slipped in: a newline, a space at an end, Windows separators",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        yield* writeFiles(dir, { "sub/f.txt": "hi\n" })
+        const { context } = yield* makeContext(dir)
+        assert.strictEqual(
+          yield* callFails(Read.make(), { path: "sub/f.txt\n" }, context),
+          '"sub/f.txt\\n" does not exist: the path holds a control character (a newline, a tab); leave it out'
+        )
+        assert.strictEqual(
+          yield* callFails(Edit.make(), { path: " sub/f.txt", old_string: "hi", new_string: "x" }, context),
+          '" sub/f.txt" does not exist: the path starts or ends with a space; leave it out'
+        )
+        assert.strictEqual(
+          yield* callFails(Ls.make(), { path: "sub\\" }, context),
+          "sub\\ does not exist; folders are separated by /, as in sub/"
+        )
+        assert.strictEqual(
+          yield* callFails(Grep.make(), { pattern: "hi", path: "sub\\f.txt" }, context),
+          "sub\\f.txt does not exist; folders are separated by /, as in sub/f.txt"
+        )
+      })
+  )
+
+  it.scoped("TL-1 a file:// URL names its path; one naming another host is refused", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "f.txt": "hi\n" })
+      const { context } = yield* makeContext(dir)
+      const url = `file://${path.join(dir, "f.txt")}`
+      assert.strictEqual(yield* call(Read.make(), { path: url }, context), "     1\thi")
+      assert.strictEqual(
+        yield* callFails(Read.make(), { path: "file://server/share/f.txt" }, context),
+        '"file://server/share/f.txt" is a URL no local path matches; give a file path instead'
+      )
+    })
+  )
+
   it.scoped("TL-5 walking tools list a link leading outside but never enter or read it", () =>
     Effect.gen(function* () {
       const { outside, dir, secret } = yield* escapingWorkspace
