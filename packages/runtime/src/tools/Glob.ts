@@ -60,7 +60,14 @@ export const make = (options: GlobOptions = {}): Tool => {
             })
         })
         if (found.length === 0) {
-          return textResult(`No files match ${input.pattern}${root.display === "." ? "" : ` in ${root.display}`}.`)
+          const where = root.display === "." ? "" : ` in ${root.display}`
+          // In a glob \ escapes the next character: a Windows path (src\app\*.ts) matches nothing.
+          const hint = /\\[^*?[\]{}!\\]/.test(input.pattern)
+            ? ` (\\ escapes the next character in a glob: separate folders with /, as in ${input.pattern.replaceAll("\\", "/")})`
+            : input.pattern.endsWith("/")
+              ? " (glob finds files, not folders: use ls to list a folder)"
+              : ""
+          return textResult(`No files match ${input.pattern}${where}.${hint}`)
         }
         const note = stopped ? `\n[stopped at ${maxResults} paths; use a narrower pattern]` : ""
         return textResult(found.join("\n") + note)

@@ -73,7 +73,9 @@ export const make = (options: GrepOptions = {}): Tool => {
             new ToolError({
               message:
                 `${error instanceof Error ? error.message : `Invalid regular expression: ${error}`} ` +
-                "(the pattern is a JavaScript regular expression; escape ( [ { . * + ? \\ | ^ $ to match them literally)"
+                (/^\(\?[a-zA-Z]+\)/.test(input.pattern)
+                  ? "(inline flags such as (?i) are not JavaScript: leave them out and set case_insensitive)"
+                  : "(the pattern is a JavaScript regular expression; escape ( [ { . * + ? \\ | ^ $ to match them literally)")
             })
         })
         const limit = Math.min(input.max_results ?? cap, cap)
@@ -172,6 +174,10 @@ const render = (
       : [])
   ]
   const where = info.root.display === "." ? "" : ` in ${info.root.display}`
-  const body = results.length === 0 ? `No lines match /${info.pattern}/${where}.` : results.join("\n")
+  // POSIX classes read as plain sets in JavaScript: [[:digit:]] is one of [:digt followed by ].
+  const hint = info.pattern.includes("[[:")
+    ? " (POSIX classes such as [[:alpha:]] are not JavaScript: use [A-Za-z], \\d, \\s or \\w)"
+    : ""
+  const body = results.length === 0 ? `No lines match /${info.pattern}/${where}.${hint}` : results.join("\n")
   return [body, ...notes].join("\n")
 }
