@@ -45,6 +45,15 @@ interface Finished {
 }
 
 /**
+ * What no command may wait for, as nobody can answer: a command has no terminal and an empty
+ * stdin, so `git commit` without -m, `git merge` or `git rebase --continue` would open the user's
+ * editor (vi) and wait there until the timeout, giving the model its screen. With `true` as the
+ * editor, git keeps the message it has, or stops at once ("Aborting commit due to empty commit
+ * message"). The user's `shell.environment.set` still decides.
+ */
+const NO_PROMPTS: Readonly<Record<string, string>> = { GIT_EDITOR: "true", GIT_TERMINAL_PROMPT: "0" }
+
+/**
  * `bash` (TL-1): runs a command in the workspace, streaming its output as progress. Every process
  * it starts is tracked (TL-7): interruption or the timeout stops them all, and those still running
  * when the command ends are stopped and named in the result. Provider keys and variables named
@@ -55,7 +64,11 @@ export const make = (options: BashOptions = {}): Tool => {
   const maxTimeoutMs = Math.max(options.maxTimeoutMs ?? 600_000, defaultTimeoutMs)
   const maxOutputChars = options.maxOutputChars ?? 30_000
   const killGraceMs = options.killGraceMs ?? 2_000
-  const environment = shellEnvironment(options.environment, options.baseEnvironment)
+  const environment = {
+    ...shellEnvironment(options.environment, options.baseEnvironment),
+    ...NO_PROMPTS,
+    ...options.environment?.set
+  }
   return defineTool({
     name: "bash",
     description:

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Bash from "@alisio/runtime/tools/Bash"
@@ -7,7 +8,16 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Ref from "effect/Ref"
 import * as TestClock from "effect/TestClock"
-import { awaitProgress, call, callFails, makeContext, tempDir, textOf } from "./context.js"
+import { awaitProgress, call, callFails, makeContext, tempDir, textOf, writeFiles } from "./context.js"
+
+const hasGit = (() => {
+  try {
+    execFileSync("git", ["--version"], { stdio: "ignore" })
+    return true
+  } catch {
+    return false
+  }
+})()
 
 /** Real time, whatever clock the test runs on. */
 const realSleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
@@ -226,6 +236,31 @@ describe("bash", () => {
       assert.strictEqual(written(), 2_000)
       assert.strictEqual(streamed, 20_000_000)
       assert.include(text, "[… 19970000 characters of output cut …]")
+    })
+  )
+
+  it.scoped.skipIf(!hasGit)("TL-6 git never opens an editor nobody can use: a commit without -m stops at once", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "f.txt": "x\n" })
+      const test = yield* makeContext(dir)
+      // The user's own editor, as their shell would pass it on.
+      const tool = Bash.make({ baseEnvironment: { ...process.env, GIT_EDITOR: "vi", EDITOR: "vi" } })
+      const text = yield* call(
+        tool,
+        {
+          command:
+            "git init -q . && git -c user.name=a -c user.email=a@b.c add f.txt && " +
+            "git -c user.name=a -c user.email=a@b.c commit",
+          timeout_ms: 60_000
+        },
+        test.context
+      )
+      assert.include(text, "Aborting commit due to empty commit message")
+      assert.match(text, /\[exit code 1\]$/)
+      // shell.environment.set still decides.
+      const set = Bash.make({ environment: { set: { GIT_EDITOR: "my-editor" } } })
+      assert.strictEqual(yield* call(set, { command: "echo $GIT_EDITOR" }, test.context), "my-editor\n[exit code 0]")
     })
   )
 
