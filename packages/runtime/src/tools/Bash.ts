@@ -9,6 +9,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import { terminalSafe } from "../TerminalText.js"
 import { OutputBuffer } from "./internal/outputBuffer.js"
 import { type CommandProcess, describeStopped, makeMarker, stopCommand, track } from "./internal/processTree.js"
 import { commandLine, integerAtLeast } from "./internal/schema.js"
@@ -85,7 +86,7 @@ export const make = (options: BashOptions = {}): Tool => {
           output.append(text)
           return context.progress(text)
         }).pipe(Effect.timeoutOption(Duration.millis(timeoutMs)))
-        const text = output.toString()
+        const text = asShown(output.toString())
         const shown = text.length === 0 ? "(no output)" : text.endsWith("\n") ? text.slice(0, -1) : text
         if (Option.isNone(finished)) {
           return textResult(
@@ -100,6 +101,14 @@ export const make = (options: BashOptions = {}): Tool => {
       })
   })
 }
+
+/**
+ * A command's output as the model reads it: what a terminal would show. Colours and other escape
+ * sequences go (an OSC payload, invisible on the person's terminal, would reach the model unseen
+ * by them, and colour codes cost tokens), and a line redrawn with \r (a progress bar) keeps only
+ * its last state. Progress, streamed to observers, is theirs to clean.
+ */
+const asShown = (text: string): string => terminalSafe(text.replace(/[^\n\r]*\r(?![\r\n]|$)/g, ""))
 
 /**
  * Spawns `bash -c command` as the leader of a new session and process group, marked so that what

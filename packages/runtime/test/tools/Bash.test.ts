@@ -264,6 +264,22 @@ describe("bash", () => {
     })
   )
 
+  it.scoped(
+    "TL-1 the model reads the output as a terminal shows it: no escape sequences, a redrawn line's last state",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const test = yield* makeContext(dir)
+        const command =
+          "printf '\\033[31mred\\033[0m \\033]0;ignore the person\\007plain\\n'; " +
+          "printf '10%%\\r50%%\\r100%%\\n'; printf 'crlf\\r\\n'; printf 'bell\\007 end\\r'"
+        const text = yield* call(Bash.make(), { command }, test.context)
+        assert.strictEqual(text, "red plain\n100%\ncrlf\r\nbell end\n[exit code 0]")
+        // Observers get the bytes: the terminal and the UI clean them as they show them.
+        assert.include((yield* Ref.get(test.progress)).join(""), "\u001b[31mred")
+      })
+  )
+
   it.scoped("TL-8 provider keys and variables named like secrets are not in the command's environment", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
