@@ -72,8 +72,16 @@ export const make = (options: LsOptions = {}): Tool => {
             })
         })
         if (lines.length === 0) return textResult(`${target.display} is empty.`)
+        // A flat folder has no subfolder to list instead: say how much is left, and how to reach it.
+        const total =
+          more && !recursive ? yield* Effect.option(tryFs(target.display, () => fs.readdir(target.real))) : undefined
+        const stoppedNote =
+          total === undefined || total._tag === "None"
+            ? `[stopped at ${maxEntries} entries; list a subfolder, or find files with glob, to see more]`
+            : `[${maxEntries} of ${total.value.length} entries shown, sorted by name; ` +
+              "find the others with glob and a pattern for this folder]"
         const notes = [
-          ...(more ? [`[stopped at ${maxEntries} entries; list a subfolder to see more]`] : []),
+          ...(more ? [stoppedNote] : []),
           ...(notEntered.length > 0
             ? [`[not entered: ${notEntered.join(", ")}; set include_ignored to list them]`]
             : [])
