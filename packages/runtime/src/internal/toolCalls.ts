@@ -344,11 +344,17 @@ const summarize = (call: ToolCallPart): string => {
 }
 
 /**
- * The tool a model most likely meant by a name none has: one whose name ends in it after a
- * prefix (`notes_search` for `p_2f05d4b689_notes_search`, `read_file` for `mcp__fs__read_file`),
- * else the closest spelling (`Read`, `greps`).
+ * The tool a model most likely meant by a name none has: the name after a namespace some models
+ * put first (`functions.read`, `default_api:read`), one whose name ends in it after a prefix
+ * (`notes_search` for `p_2f05d4b689_notes_search`, `read_file` for `mcp__fs__read_file`), else
+ * the closest spelling (`Read`, `greps`).
  */
 const meantTool = (name: string, offered: ReadonlyArray<string>): string | undefined => {
+  const bare = name.trim().replace(/^.*[.:/]/, "")
+  if (bare !== name) {
+    const exact = offered.find((tool) => tool === bare)
+    if (exact !== undefined) return exact
+  }
   const lower = name.toLowerCase()
   const prefixed = offered.filter((tool) => tool.toLowerCase().endsWith(`_${lower}`))
   if (prefixed.length === 1) return prefixed[0]
