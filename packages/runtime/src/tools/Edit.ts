@@ -13,6 +13,7 @@ import {
   looksBinary,
   notUtf8,
   statExisting,
+  utf16Advice,
   writeWorkspaceFile
 } from "./internal/files.js"
 import { resolvePath, tryFs } from "./internal/workspace.js"
@@ -77,7 +78,9 @@ export const make = (options: EditOptions = {}): Tool => {
             const bytes = yield* tryFs(target.display, () => fs.readFile(target.real))
             if (looksBinary(bytes)) {
               return yield* new ToolError({
-                message: `${target.display} is a binary file; edit changes text files only`
+                message:
+                  utf16Advice(bytes, target.display) ??
+                  `${target.display} is a binary file; edit changes text files only`
               })
             }
             const text = bytes.toString("utf8")

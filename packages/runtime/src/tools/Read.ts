@@ -14,6 +14,7 @@ import {
   openForReading,
   readSample,
   statExisting,
+  utf16Advice,
   wouldBlock
 } from "./internal/files.js"
 import { integerAtLeast } from "./internal/schema.js"
@@ -72,6 +73,8 @@ export const make = (options: ReadOptions = {}): Tool => {
         const sample = yield* readSample(target.real, target.display)
         if (sample.length === 0) return textResult(`${target.display} is empty.`)
         if (looksBinary(sample)) {
+          const utf16 = utf16Advice(sample, target.display)
+          if (utf16 !== undefined) return textResult(`${utf16}.`)
           const kind = binaryKind(sample) ?? "binary data"
           const size = stat.size === 0 ? "" : `, ${formatBytes(stat.size)}`
           return textResult(`${target.display} is a binary file (${kind}${size}); its bytes are not shown.`)

@@ -1,6 +1,7 @@
 import { accessSync, constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import * as Edit from "@alisio/runtime/tools/Edit"
 import * as Read from "@alisio/runtime/tools/Read"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -178,6 +179,29 @@ describe("read", () => {
           assert.match(again.right, /^ {5}1\t/)
         }
       })
+  )
+
+  it.scoped("TL-1 UTF-16 text is named as such, with the command that shows it, where read and edit said binary", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const utf16 = (text: string) => new Uint8Array([0xff, 0xfe, ...Buffer.from(text, "utf16le")])
+      yield* writeFiles(dir, { "notes.txt": utf16("hello\r\n"), "my notes.txt": utf16("hi\r\n") })
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(
+        yield* call(Read.make(), { path: "notes.txt" }, context),
+        "notes.txt is UTF-16 text (LE), not UTF-8; see it with bash: iconv -f UTF-16 -t UTF-8 notes.txt, " +
+          "and convert it the same way (to a new file) before changing it."
+      )
+      assert.include(
+        yield* call(Read.make(), { path: "my notes.txt" }, context),
+        "iconv -f UTF-16 -t UTF-8 'my notes.txt'"
+      )
+      assert.strictEqual(
+        yield* callFails(Edit.make(), { path: "notes.txt", old_string: "hello", new_string: "x" }, context),
+        "notes.txt is UTF-16 text (LE), not UTF-8; see it with bash: iconv -f UTF-16 -t UTF-8 notes.txt, " +
+          "and convert it the same way (to a new file) before changing it"
+      )
+    })
   )
 
   it.scoped("TL-3 a path outside the workspace asks for approval; a denial reaches the model", () =>

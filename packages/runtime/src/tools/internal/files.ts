@@ -57,6 +57,21 @@ export const wouldBlock = (error: unknown): boolean => {
   return code === "EAGAIN" || code === "EWOULDBLOCK"
 }
 
+/**
+ * Text in UTF-16, told by its byte order mark: its NUL bytes make it look binary, but it is text
+ * (Windows tools write it) that `iconv` turns into UTF-8. The advice, naming the file.
+ */
+export const utf16Advice = (sample: Uint8Array, display: string): string | undefined => {
+  const order =
+    sample[0] === 0xff && sample[1] === 0xfe ? "LE" : sample[0] === 0xfe && sample[1] === 0xff ? "BE" : undefined
+  if (order === undefined) return undefined
+  const quoted = /^[\w./-]+$/.test(display) ? display : `'${display.replaceAll("'", "'\\''")}'`
+  return (
+    `${display} is UTF-16 text (${order}), not UTF-8; see it with bash: iconv -f UTF-16 -t UTF-8 ${quoted}, ` +
+    "and convert it the same way (to a new file) before changing it"
+  )
+}
+
 /** Reads up to `SNIFF_BYTES` from the start of a file. */
 export const readSample = (absolute: string, display: string): Effect.Effect<Uint8Array, ToolError> =>
   Effect.acquireUseRelease(
