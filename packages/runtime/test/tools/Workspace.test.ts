@@ -112,6 +112,22 @@ describe("workspace boundary", () => {
       })
   )
 
+  it.scoped("TL-1 a path too long for the file system is said so in a line, not echoed twice whole", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const { context } = yield* makeContext(dir)
+      const long = `${"a".repeat(300)}/${"b".repeat(5000)}`
+      const shown = `${long.slice(0, 120)}…${long.slice(-60)}`
+      const says = `${shown}: a name in this path is too long (file systems allow 255 bytes a name and 4096 a path); use shorter names`
+      assert.strictEqual(yield* callFails(Read.make(), { path: long }, context), says)
+      assert.strictEqual(yield* callFails(Write.make(), { path: long, content: "x" }, context), says)
+      assert.strictEqual(
+        yield* callFails(Write.make(), { path: "c".repeat(300), content: "x" }, context),
+        `${"c".repeat(120)}…${"c".repeat(60)}: a name in this path is too long (file systems allow 255 bytes a name and 4096 a path); use shorter names`
+      )
+    })
+  )
+
   it.scoped("TL-1 a file:// URL names its path; one naming another host is refused", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir

@@ -149,12 +149,19 @@ export const fsError =
                 ? `no space left on the device writing ${display}`
                 : code === "ELOOP"
                   ? `${display}: too many levels of symbolic links (a link loop)`
-                  : code === "EAGAIN" || code === "EWOULDBLOCK"
-                    ? `${display} has nothing to read now: it is a stream that waits for data, not a file; ` +
-                      `read a little of it with bash and a timeout (timeout 2 head -n 50 ${display})`
-                    : `${display}: ${error instanceof Error ? error.message : String(error)}`
+                  : code === "ENAMETOOLONG"
+                    ? `${shortened(display)}: a name in this path is too long (file systems allow 255 bytes ` +
+                      "a name and 4096 a path); use shorter names"
+                    : code === "EAGAIN" || code === "EWOULDBLOCK"
+                      ? `${display} has nothing to read now: it is a stream that waits for data, not a file; ` +
+                        `read a little of it with bash and a timeout (timeout 2 head -n 50 ${display})`
+                      : `${display}: ${error instanceof Error ? error.message : String(error)}`
     return new ToolError({ message })
   }
+
+/** A path too long to repeat whole: its start and its end. */
+const shortened = (display: string): string =>
+  display.length <= 200 ? display : `${display.slice(0, 120)}…${display.slice(-60)}`
 
 /** Runs a Node file-system call, failing with a readable `ToolError` about `display`. */
 export const tryFs = <A>(display: string, run: () => Promise<A>): Effect.Effect<A, ToolError> =>
