@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync } from "node:fs"
 import { ToolError } from "@alisio/domain/Errors"
 import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Deferred from "effect/Deferred"
@@ -136,7 +137,11 @@ const runTracked = (
               stdio: ["ignore", "pipe", "pipe"]
             })
             child.on("error", (error) => {
-              const message = `bash could not start in ${cwd}: ${error.message}`
+              // Node blames bash for a missing working folder: spawn bash ENOENT.
+              const message = !existsSync(cwd)
+                ? `bash could not start: its working folder ${cwd} does not exist (any more); ` +
+                  "the workspace was moved or removed, so create it again (mkdir -p) or start Alisio elsewhere"
+                : `bash could not start in ${cwd}: ${error.message}`
               Deferred.unsafeDone(exited, Exit.fail(new ToolError({ message })))
             })
             child.on("exit", (code, signal) => {

@@ -280,6 +280,19 @@ describe("bash", () => {
       })
   )
 
+  it.scoped("TL-1 a workspace removed under the run is named as the reason, not bash", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const gone = path.join(dir, "workspace")
+      const test = yield* makeContext(gone)
+      assert.strictEqual(
+        yield* callFails(Bash.make(), { command: "ls" }, test.context),
+        `bash could not start: its working folder ${gone} does not exist (any more); ` +
+          "the workspace was moved or removed, so create it again (mkdir -p) or start Alisio elsewhere"
+      )
+    })
+  )
+
   it.scoped("TL-8 provider keys and variables named like secrets are not in the command's environment", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
