@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { globMatcher, splitGlobBase } from "./internal/glob.js"
 import { IGNORED_DIRECTORIES, walk } from "./internal/walk.js"
-import { displayBelow, resolvePath, tryFs } from "./internal/workspace.js"
+import { displayBelow, listed, resolvePath, tryFs } from "./internal/workspace.js"
 
 export interface GlobOptions {
   /** Most paths returned by one call (default 1 000). */
@@ -55,7 +55,7 @@ export const make = (options: GlobOptions = {}): Tool => {
             Effect.sync(() => {
               if (entry.kind === "directory" || !matcher.matches(entry.relative)) return true
               if (found.length >= maxResults) return false
-              found.push(displayBelow(root, entry.relative))
+              found.push(listed(displayBelow(root, entry.relative)))
               return true
             })
         })

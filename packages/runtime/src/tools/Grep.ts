@@ -10,7 +10,7 @@ import { globMatcher } from "./internal/glob.js"
 import { integerAtLeast } from "./internal/schema.js"
 import { makeSearchPool } from "./internal/searchWorker.js"
 import { IGNORED_DIRECTORIES, walk } from "./internal/walk.js"
-import { displayBelow, type ResolvedPath, resolvePath, tryFs } from "./internal/workspace.js"
+import { displayBelow, listed, type ResolvedPath, resolvePath, tryFs } from "./internal/workspace.js"
 
 export interface GrepOptions {
   /** Most matching lines returned by one call (default 200; the model may ask for fewer). */
@@ -101,7 +101,7 @@ export const make = (options: GrepOptions = {}): Tool => {
             maxFileBytes
           })
           for (const [file, line, head, length] of reply.matches) {
-            results.push(`${batch[file]![1]}:${line}: ${clipLine(head, maxLineLength, length)}`)
+            results.push(`${listed(batch[file]![1])}:${line}: ${clipLine(head, maxLineLength, length)}`)
           }
           // Files too large count only up to the file where the search stopped, as a walk would.
           skippedLarge += reply.tooLarge

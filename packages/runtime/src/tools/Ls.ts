@@ -5,7 +5,7 @@ import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { IGNORED_DIRECTORIES, type WalkEntry, walk } from "./internal/walk.js"
-import { resolvePath, tryFs } from "./internal/workspace.js"
+import { listed, resolvePath, tryFs } from "./internal/workspace.js"
 
 export interface LsOptions {
   /** Most entries listed by one call (default 500). */
@@ -48,15 +48,15 @@ export const make = (options: LsOptions = {}): Tool => {
         let more = false
         const describe = (entry: WalkEntry) =>
           entry.kind === "directory"
-            ? Effect.succeed(`${entry.relative}/`)
+            ? Effect.succeed(`${listed(entry.relative)}/`)
             : entry.kind === "symlink"
               ? Effect.promise(() =>
                   fs.readlink(path.join(target.real, entry.relative)).then(
-                    (to) => `${entry.relative} -> ${to}`,
-                    () => entry.relative
+                    (to) => `${listed(entry.relative)} -> ${listed(to)}`,
+                    () => listed(entry.relative)
                   )
                 )
-              : Effect.succeed(entry.relative)
+              : Effect.succeed(listed(entry.relative))
         yield* walk(target.real, target.display, {
           includeIgnored: input.include_ignored === true,
           descend: () => recursive,
@@ -67,7 +67,7 @@ export const make = (options: LsOptions = {}): Tool => {
                 return false
               }
               lines.push(yield* describe(entry))
-              if (recursive && entry.ignored) notEntered.push(`${entry.relative}/`)
+              if (recursive && entry.ignored) notEntered.push(`${listed(entry.relative)}/`)
               return true
             })
         })

@@ -128,6 +128,19 @@ describe("workspace boundary", () => {
     })
   )
 
+  it.scoped("TL-1 a name holding a newline is listed quoted, as one entry the model can pass back", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "d/a\n  b.txt": "hello\n", "d/c.txt": "" })
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(yield* call(Ls.make(), { path: "d" }, context), 'd/\n  "a\\n  b.txt"\n  c.txt')
+      assert.strictEqual(yield* call(Glob.make(), { pattern: "d/a*" }, context), '"d/a\\n  b.txt"')
+      assert.strictEqual(yield* call(Grep.make(), { pattern: "hello" }, context), '"d/a\\n  b.txt":1: hello')
+      const named = JSON.parse('"d/a\\n  b.txt"') as string
+      assert.strictEqual(yield* call(Read.make(), { path: named }, context), "     1\thello")
+    })
+  )
+
   it.scoped("TL-1 a file:// URL names its path; one naming another host is refused", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir

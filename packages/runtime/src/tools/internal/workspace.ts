@@ -76,6 +76,14 @@ const missingPath = (display: string): string => {
   return `${display} does not exist`
 }
 
+/**
+ * A path as a listing shows it: quoted as JSON when it holds a control character, so a name with a
+ * newline reads as one entry, not as two the model would look for in vain, and can be passed back.
+ */
+export const listed = (display: string): string =>
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  /[\u0000-\u001f\u007f]/.test(display) ? JSON.stringify(display) : display
+
 /** How a path below a resolved root is shown, in the style of the root's `display`. */
 export const displayBelow = (root: ResolvedPath, relative: string): string =>
   relative === "" ? root.display : root.display === "." ? relative : path.join(root.display, relative)
