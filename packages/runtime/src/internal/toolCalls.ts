@@ -14,6 +14,7 @@ import { HumanWaits } from "../HumanWaits.js"
 import { type ApprovalAnswer, Interaction } from "../Interaction.js"
 import { SessionStore } from "../SessionStore.js"
 import { allowedInReadOnly } from "../Tools.js"
+import { headOf } from "../tools/internal/outputBuffer.js"
 import { closeMatches } from "./closeMatches.js"
 import { ProgressGate } from "./progressGate.js"
 
@@ -102,7 +103,7 @@ export const executeToolCall = (
               toolCallId: call.id,
               name: call.name,
               status,
-              result: text.length > EVENT_RESULT_CHARS ? `${text.slice(0, EVENT_RESULT_CHARS)}…` : text,
+              result: text.length > EVENT_RESULT_CHARS ? `${headOf(text, EVENT_RESULT_CHARS)}…` : text,
               durationMs: Math.max(0, endedAt - startedAt - approvalWaitMs)
             })
             return result

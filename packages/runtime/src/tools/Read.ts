@@ -17,6 +17,7 @@ import {
   utf16Advice,
   wouldBlock
 } from "./internal/files.js"
+import { headOf } from "./internal/outputBuffer.js"
 import { integerAtLeast } from "./internal/schema.js"
 import { resolvePath, tryFs } from "./internal/workspace.js"
 
@@ -150,7 +151,7 @@ const readWindow = (
             if (current.endsWith("\r") && currentLength === current.length) current = current.slice(0, -1)
             const line =
               currentLength > maxLineLength
-                ? `${current.slice(0, maxLineLength)}… [${currentLength - maxLineLength} more characters]`
+                ? `${headOf(current, maxLineLength)}… [${currentLength - maxLineLength} more characters]`
                 : current
             const size = Buffer.byteLength(line) + 8
             if (bytes + size > maxBytes && lines.length > 0) {

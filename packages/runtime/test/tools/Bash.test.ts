@@ -2,6 +2,8 @@ import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Bash from "@alisio/runtime/tools/Bash"
+import * as Grep from "@alisio/runtime/tools/Grep"
+import * as Read from "@alisio/runtime/tools/Read"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -18,6 +20,9 @@ const hasGit = (() => {
     return false
   }
 })()
+
+/** Half a surrogate pair: a high one not followed by a low one, or a low one not after a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 /** Real time, whatever clock the test runs on. */
 const realSleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
@@ -290,6 +295,22 @@ describe("bash", () => {
         `bash could not start: its working folder ${gone} does not exist (any more); ` +
           "the workspace was moved or removed, so create it again (mkdir -p) or start Alisio elsewhere"
       )
+    })
+  )
+
+  it.scoped("TL-1 output cut to its head and tail never splits an emoji into half a surrogate pair", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "long.txt": `😀😀😀😀😀😀\n`, "grin.txt": "a😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀bc" })
+      const test = yield* makeContext(dir)
+      // Head room 6 and tail room 5 code units, each landing in the middle of a pair.
+      const text = yield* call(Bash.make({ maxOutputChars: 11 }), { command: "cat grin.txt" }, test.context)
+      assert.strictEqual(text, "a😀😀\n[… 26 characters of output cut …]\n😀bc\n[exit code 0]")
+      assert.notMatch(text, LONE_SURROGATE)
+      const read = yield* call(Read.make({ maxLineLength: 5 }), { path: "long.txt" }, test.context)
+      assert.strictEqual(read, "     1\t😀😀… [7 more characters]")
+      const grep = yield* call(Grep.make({ maxLineLength: 5 }), { pattern: "😀", path: "long.txt" }, test.context)
+      assert.strictEqual(grep, "long.txt:1: 😀😀… [7 more characters]")
     })
   )
 

@@ -4,6 +4,7 @@ import { ToolError } from "@alisio/domain/Errors"
 import * as Effect from "effect/Effect"
 import * as Atomic from "../../internal/atomicFile.js"
 import { errnoCode } from "../../internal/errno.js"
+import { headOf } from "./outputBuffer.js"
 import { fsError, type ResolvedPath, tryFs } from "./workspace.js"
 
 /** How many leading bytes decide whether a file is binary. */
@@ -198,7 +199,7 @@ export const lineAt = (text: string, offset: number): number => {
 
 /** Cuts an over-long line for display; `length` is the whole line's when `line` is already its head. */
 export const clipLine = (line: string, max: number, length: number = line.length): string =>
-  length <= max ? line : `${line.slice(0, max)}… [${length - max} more characters]`
+  length <= max ? line : `${headOf(line, max)}… [${length - max} more characters]`
 
 /** A size in bytes for people: `512 B`, `12.3 KiB`, `4.0 MiB`. */
 export const formatBytes = (bytes: number): string =>

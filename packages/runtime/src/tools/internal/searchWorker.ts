@@ -118,7 +118,8 @@ parentPort.on("message", (job) => {
           full = true
           break search
         }
-        matches.push([f, i + 1, line.slice(0, job.maxLineLength), line.length])
+        // One more than shown: the main thread cuts it (clipLine) where no emoji is split.
+        matches.push([f, i + 1, line.slice(0, job.maxLineLength + 1), line.length])
       }
     }
     parentPort.postMessage({ matches, full, stoppedAt: f, tooLarge })
