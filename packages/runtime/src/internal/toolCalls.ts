@@ -7,13 +7,14 @@ import type { ToolCallStatus } from "@alisio/domain/RunEvent"
 import type { Tool, ToolContext, ToolResult } from "@alisio/domain/Tool"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
-import * as Option from "effect/Option"
 import { CurrentRun } from "../CurrentRun.js"
 import { HumanWaits } from "../HumanWaits.js"
 import { type ApprovalAnswer, Interaction } from "../Interaction.js"
 import { SessionStore } from "../SessionStore.js"
 import { allowedInReadOnly } from "../Tools.js"
+import { headOf } from "../tools/internal/outputBuffer.js"
 import { closeMatches } from "./closeMatches.js"
 import { ProgressGate } from "./progressGate.js"
 
@@ -102,7 +103,7 @@ export const executeToolCall = (
               toolCallId: call.id,
               name: call.name,
               status,
-              result: text.length > EVENT_RESULT_CHARS ? `${text.slice(0, EVENT_RESULT_CHARS)}…` : text,
+              result: text.length > EVENT_RESULT_CHARS ? `${headOf(text, EVENT_RESULT_CHARS)}…` : text,
               durationMs: Math.max(0, endedAt - startedAt - approvalWaitMs)
             })
             return result
@@ -198,14 +199,11 @@ export const executeToolCall = (
           )
         }
         const args = parseArguments(call.arguments)
-        if (Option.isNone(args)) {
+        if (Either.isLeft(args)) {
+          const shown = call.arguments.length > 200 ? `${call.arguments.slice(0, 200)}…` : call.arguments
           return yield* finish(
             "error",
-            resultMessage(
-              call,
-              `The arguments of ${call.name} are not valid JSON: ${call.arguments.slice(0, 200)}`,
-              true
-            )
+            resultMessage(call, `The arguments of ${call.name} are not valid JSON (${args.left}): ${shown}`, true)
           )
         }
 
@@ -222,7 +220,7 @@ export const executeToolCall = (
         }
         if (policy === "ask") {
           // No one is asked to approve a call that cannot run.
-          const invalid = tool.invalid?.(args.value)
+          const invalid = tool.invalid?.(args.right)
           if (invalid !== undefined) return yield* finish("error", resultMessage(call, invalid, true))
           const answer = yield* askApproval({ kind: "tool", summary: summarize(call) })
           if (!answer.approved) {
@@ -276,7 +274,7 @@ export const executeToolCall = (
                   .pipe(Effect.mapError((error) => new ToolError({ message: error.message })))
         }
 
-        const outcome = yield* tool.execute(args.value, context).pipe(
+        const outcome = yield* tool.execute(args.right, context).pipe(
           Effect.map((result: ToolResult) => ({
             status: result.isError === true ? ("error" as const) : ("completed" as const),
             result
@@ -329,12 +327,26 @@ export const executeToolCall = (
     })
   )
 
-const parseArguments = (text: string): Option.Option<unknown> => {
-  if (text.trim() === "") return Option.some({})
+/**
+ * A call's arguments, or why they are not JSON. An object sent as a JSON string (encoded twice,
+ * as some servers relay them) is that object: the intent is plain, and the model could only
+ * repeat the same call.
+ */
+const parseArguments = (text: string): Either.Either<unknown, string> => {
+  if (text.trim() === "") return Either.right({})
   try {
-    return Option.some(JSON.parse(text))
-  } catch {
-    return Option.none()
+    const value: unknown = JSON.parse(text)
+    if (typeof value === "string" && value.trimStart().startsWith("{")) {
+      try {
+        const inner: unknown = JSON.parse(value)
+        if (typeof inner === "object" && inner !== null && !Array.isArray(inner)) return Either.right(inner)
+      } catch {
+        // A string that is not an encoded object: the tool says what it expected.
+      }
+    }
+    return Either.right(value)
+  } catch (error) {
+    return Either.left(error instanceof Error ? error.message : String(error))
   }
 }
 
@@ -344,11 +356,17 @@ const summarize = (call: ToolCallPart): string => {
 }
 
 /**
- * The tool a model most likely meant by a name none has: one whose name ends in it after a
- * prefix (`notes_search` for `p_2f05d4b689_notes_search`, `read_file` for `mcp__fs__read_file`),
- * else the closest spelling (`Read`, `greps`).
+ * The tool a model most likely meant by a name none has: the name after a namespace some models
+ * put first (`functions.read`, `default_api:read`), one whose name ends in it after a prefix
+ * (`notes_search` for `p_2f05d4b689_notes_search`, `read_file` for `mcp__fs__read_file`), else
+ * the closest spelling (`Read`, `greps`).
  */
 const meantTool = (name: string, offered: ReadonlyArray<string>): string | undefined => {
+  const bare = name.trim().replace(/^.*[.:/]/, "")
+  if (bare !== name) {
+    const exact = offered.find((tool) => tool === bare)
+    if (exact !== undefined) return exact
+  }
   const lower = name.toLowerCase()
   const prefixed = offered.filter((tool) => tool.toLowerCase().endsWith(`_${lower}`))
   if (prefixed.length === 1) return prefixed[0]

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync } from "node:fs"
 import { ToolError } from "@alisio/domain/Errors"
 import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Deferred from "effect/Deferred"
@@ -9,6 +10,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import { terminalSafe } from "../TerminalText.js"
 import { OutputBuffer } from "./internal/outputBuffer.js"
 import { type CommandProcess, describeStopped, makeMarker, stopCommand, track } from "./internal/processTree.js"
 import { commandLine, integerAtLeast } from "./internal/schema.js"
@@ -45,6 +47,15 @@ interface Finished {
 }
 
 /**
+ * What no command may wait for, as nobody can answer: a command has no terminal and an empty
+ * stdin, so `git commit` without -m, `git merge` or `git rebase --continue` would open the user's
+ * editor (vi) and wait there until the timeout, giving the model its screen. With `true` as the
+ * editor, git keeps the message it has, or stops at once ("Aborting commit due to empty commit
+ * message"). The user's `shell.environment.set` still decides.
+ */
+const NO_PROMPTS: Readonly<Record<string, string>> = { GIT_EDITOR: "true", GIT_TERMINAL_PROMPT: "0" }
+
+/**
  * `bash` (TL-1): runs a command in the workspace, streaming its output as progress. Every process
  * it starts is tracked (TL-7): interruption or the timeout stops them all, and those still running
  * when the command ends are stopped and named in the result. Provider keys and variables named
@@ -55,7 +66,11 @@ export const make = (options: BashOptions = {}): Tool => {
   const maxTimeoutMs = Math.max(options.maxTimeoutMs ?? 600_000, defaultTimeoutMs)
   const maxOutputChars = options.maxOutputChars ?? 30_000
   const killGraceMs = options.killGraceMs ?? 2_000
-  const environment = shellEnvironment(options.environment, options.baseEnvironment)
+  const environment = {
+    ...shellEnvironment(options.environment, options.baseEnvironment),
+    ...NO_PROMPTS,
+    ...options.environment?.set
+  }
   return defineTool({
     name: "bash",
     description:
@@ -72,7 +87,7 @@ export const make = (options: BashOptions = {}): Tool => {
           output.append(text)
           return context.progress(text)
         }).pipe(Effect.timeoutOption(Duration.millis(timeoutMs)))
-        const text = output.toString()
+        const text = asShown(output.toString())
         const shown = text.length === 0 ? "(no output)" : text.endsWith("\n") ? text.slice(0, -1) : text
         if (Option.isNone(finished)) {
           return textResult(
@@ -87,6 +102,14 @@ export const make = (options: BashOptions = {}): Tool => {
       })
   })
 }
+
+/**
+ * A command's output as the model reads it: what a terminal would show. Colours and other escape
+ * sequences go (an OSC payload, invisible on the person's terminal, would reach the model unseen
+ * by them, and colour codes cost tokens), and a line redrawn with \r (a progress bar) keeps only
+ * its last state. Progress, streamed to observers, is theirs to clean.
+ */
+const asShown = (text: string): string => terminalSafe(text.replace(/[^\n\r]*\r(?![\r\n]|$)/g, ""))
 
 /**
  * Spawns `bash -c command` as the leader of a new session and process group, marked so that what
@@ -114,7 +137,11 @@ const runTracked = (
               stdio: ["ignore", "pipe", "pipe"]
             })
             child.on("error", (error) => {
-              const message = `bash could not start in ${cwd}: ${error.message}`
+              // Node blames bash for a missing working folder: spawn bash ENOENT.
+              const message = !existsSync(cwd)
+                ? `bash could not start: its working folder ${cwd} does not exist (any more); ` +
+                  "the workspace was moved or removed, so create it again (mkdir -p) or start Alisio elsewhere"
+                : `bash could not start in ${cwd}: ${error.message}`
               Deferred.unsafeDone(exited, Exit.fail(new ToolError({ message })))
             })
             child.on("exit", (code, signal) => {

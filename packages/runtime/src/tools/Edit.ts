@@ -4,6 +4,7 @@ import { ToolError } from "@alisio/domain/Errors"
 import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { withFileLock } from "./internal/fileLocks.js"
 import {
   checkWritable,
   clipLine,
@@ -12,6 +13,7 @@ import {
   looksBinary,
   notUtf8,
   statExisting,
+  utf16Advice,
   writeWorkspaceFile
 } from "./internal/files.js"
 import { resolvePath, tryFs } from "./internal/workspace.js"
@@ -52,74 +54,88 @@ export const make = (options: EditOptions = {}): Tool => {
           return yield* new ToolError({ message: "old_string and new_string are the same; there is nothing to change" })
         }
         const target = yield* resolvePath(context, input.path)
-        const stat = yield* statExisting(target, "edit changes existing files: write creates it through the link")
-        if (stat.isDirectory()) {
-          return yield* new ToolError({ message: `${target.display} is a directory; edit changes files` })
-        }
-        // Reading a pipe would wait for a writer, and a device like /dev/zero never ends.
-        if (!stat.isFile()) {
-          return yield* new ToolError({
-            message: `${target.display} is not a regular file (a device, pipe or socket); edit changes text files only`
+        // Read, changed and written as one step: another edit of this file in the same response waits.
+        return yield* withFileLock(target.real)(
+          Effect.gen(function* () {
+            const stat = yield* statExisting(target, "edit changes existing files: write creates it through the link")
+            if (stat.isDirectory()) {
+              return yield* new ToolError({ message: `${target.display} is a directory; edit changes files` })
+            }
+            // Reading a pipe would wait for a writer, and a device like /dev/zero never ends.
+            if (!stat.isFile()) {
+              return yield* new ToolError({
+                message: `${target.display} is not a regular file (a device, pipe or socket); edit changes text files only`
+              })
+            }
+            if (stat.size > maxFileBytes) {
+              return yield* new ToolError({
+                message:
+                  `${target.display} is too large to edit (${formatBytes(stat.size)}, more than ${formatBytes(maxFileBytes)}); ` +
+                  "change it with bash (sed, a script) instead"
+              })
+            }
+            yield* checkWritable(target.real, target.display, stat.mode, "edit")
+            const bytes = yield* tryFs(target.display, () => fs.readFile(target.real))
+            if (looksBinary(bytes)) {
+              return yield* new ToolError({
+                message:
+                  utf16Advice(bytes, target.display) ??
+                  `${target.display} is a binary file; edit changes text files only`
+              })
+            }
+            const text = bytes.toString("utf8")
+            if (!isUtf8(bytes)) {
+              // Decoding replaced its other bytes with U+FFFD: writing the text back would change them.
+              return yield* new ToolError({
+                message:
+                  `${notUtf8(target.display, lineAt(text, text.indexOf("\uFFFD")))}, and edit would change them; ` +
+                  "change it with bash (sed, iconv) instead"
+              })
+            }
+            let oldString = input.old_string
+            let newString = input.new_string
+            let offsets = occurrences(text, oldString)
+            if (
+              offsets.length === 0 &&
+              text.includes("\r\n") &&
+              oldString.includes("\n") &&
+              !oldString.includes("\r")
+            ) {
+              // The model writes \n; a file with Windows line ends keeps them.
+              oldString = oldString.replace(/\n/g, "\r\n")
+              newString = newString.replace(/\r?\n/g, "\r\n")
+              offsets = occurrences(text, oldString)
+            }
+            if (offsets.length === 0) {
+              return yield* new ToolError({ message: notFoundMessage(target.display, text, input.old_string) })
+            }
+            if (offsets.length > 1 && input.replace_all !== true) {
+              const lines = offsets
+                .slice(0, 10)
+                .map((offset) => lineAt(text, offset))
+                .join(", ")
+              return yield* new ToolError({
+                message:
+                  `old_string occurs ${offsets.length} times in ${target.display} (lines ${lines}` +
+                  `${offsets.length > 10 ? ", …" : ""}); include more surrounding lines to make it unique, ` +
+                  "or set replace_all to replace every occurrence"
+              })
+            }
+            let updated = ""
+            let from = 0
+            for (const offset of offsets) {
+              updated += text.slice(from, offset) + newString
+              from = offset + oldString.length
+            }
+            updated += text.slice(from)
+            yield* writeWorkspaceFile(target.real, target.display, updated, stat)
+            const firstLine = lineAt(text, offsets[0]!)
+            return textResult(
+              offsets.length === 1
+                ? `Replaced 1 occurrence in ${target.display} (line ${firstLine}).`
+                : `Replaced ${offsets.length} occurrences in ${target.display}.`
+            )
           })
-        }
-        if (stat.size > maxFileBytes) {
-          return yield* new ToolError({
-            message:
-              `${target.display} is too large to edit (${formatBytes(stat.size)}, more than ${formatBytes(maxFileBytes)}); ` +
-              "change it with bash (sed, a script) instead"
-          })
-        }
-        yield* checkWritable(target.real, target.display, stat.mode, "edit")
-        const bytes = yield* tryFs(target.display, () => fs.readFile(target.real))
-        if (looksBinary(bytes)) {
-          return yield* new ToolError({ message: `${target.display} is a binary file; edit changes text files only` })
-        }
-        const text = bytes.toString("utf8")
-        if (!isUtf8(bytes)) {
-          // Decoding replaced its other bytes with U+FFFD: writing the text back would change them.
-          return yield* new ToolError({
-            message:
-              `${notUtf8(target.display, lineAt(text, text.indexOf("\uFFFD")))}, and edit would change them; ` +
-              "change it with bash (sed, iconv) instead"
-          })
-        }
-        let oldString = input.old_string
-        let newString = input.new_string
-        let offsets = occurrences(text, oldString)
-        if (offsets.length === 0 && text.includes("\r\n") && oldString.includes("\n") && !oldString.includes("\r")) {
-          // The model writes \n; a file with Windows line ends keeps them.
-          oldString = oldString.replace(/\n/g, "\r\n")
-          newString = newString.replace(/\r?\n/g, "\r\n")
-          offsets = occurrences(text, oldString)
-        }
-        if (offsets.length === 0) {
-          return yield* new ToolError({ message: notFoundMessage(target.display, text, input.old_string) })
-        }
-        if (offsets.length > 1 && input.replace_all !== true) {
-          const lines = offsets
-            .slice(0, 10)
-            .map((offset) => lineAt(text, offset))
-            .join(", ")
-          return yield* new ToolError({
-            message:
-              `old_string occurs ${offsets.length} times in ${target.display} (lines ${lines}` +
-              `${offsets.length > 10 ? ", …" : ""}); include more surrounding lines to make it unique, ` +
-              "or set replace_all to replace every occurrence"
-          })
-        }
-        let updated = ""
-        let from = 0
-        for (const offset of offsets) {
-          updated += text.slice(from, offset) + newString
-          from = offset + oldString.length
-        }
-        updated += text.slice(from)
-        yield* writeWorkspaceFile(target.real, target.display, updated, stat)
-        const firstLine = lineAt(text, offsets[0]!)
-        return textResult(
-          offsets.length === 1
-            ? `Replaced 1 occurrence in ${target.display} (line ${firstLine}).`
-            : `Replaced ${offsets.length} occurrences in ${target.display}.`
         )
       })
   })

@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { globMatcher, splitGlobBase } from "./internal/glob.js"
 import { IGNORED_DIRECTORIES, walk } from "./internal/walk.js"
-import { displayBelow, resolvePath, tryFs } from "./internal/workspace.js"
+import { displayBelow, listed, resolvePath, tryFs } from "./internal/workspace.js"
 
 export interface GlobOptions {
   /** Most paths returned by one call (default 1 000). */
@@ -55,12 +55,19 @@ export const make = (options: GlobOptions = {}): Tool => {
             Effect.sync(() => {
               if (entry.kind === "directory" || !matcher.matches(entry.relative)) return true
               if (found.length >= maxResults) return false
-              found.push(displayBelow(root, entry.relative))
+              found.push(listed(displayBelow(root, entry.relative)))
               return true
             })
         })
         if (found.length === 0) {
-          return textResult(`No files match ${input.pattern}${root.display === "." ? "" : ` in ${root.display}`}.`)
+          const where = root.display === "." ? "" : ` in ${root.display}`
+          // In a glob \ escapes the next character: a Windows path (src\app\*.ts) matches nothing.
+          const hint = /\\[^*?[\]{}!\\]/.test(input.pattern)
+            ? ` (\\ escapes the next character in a glob: separate folders with /, as in ${input.pattern.replaceAll("\\", "/")})`
+            : input.pattern.endsWith("/")
+              ? " (glob finds files, not folders: use ls to list a folder)"
+              : ""
+          return textResult(`No files match ${input.pattern}${where}.${hint}`)
         }
         const note = stopped ? `\n[stopped at ${maxResults} paths; use a narrower pattern]` : ""
         return textResult(found.join("\n") + note)

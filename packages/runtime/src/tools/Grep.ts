@@ -10,7 +10,7 @@ import { globMatcher } from "./internal/glob.js"
 import { integerAtLeast } from "./internal/schema.js"
 import { makeSearchPool } from "./internal/searchWorker.js"
 import { IGNORED_DIRECTORIES, walk } from "./internal/walk.js"
-import { displayBelow, type ResolvedPath, resolvePath, tryFs } from "./internal/workspace.js"
+import { displayBelow, listed, type ResolvedPath, resolvePath, tryFs } from "./internal/workspace.js"
 
 export interface GrepOptions {
   /** Most matching lines returned by one call (default 200; the model may ask for fewer). */
@@ -73,7 +73,9 @@ export const make = (options: GrepOptions = {}): Tool => {
             new ToolError({
               message:
                 `${error instanceof Error ? error.message : `Invalid regular expression: ${error}`} ` +
-                "(the pattern is a JavaScript regular expression; escape ( [ { . * + ? \\ | ^ $ to match them literally)"
+                (/^\(\?[a-zA-Z]+\)/.test(input.pattern)
+                  ? "(inline flags such as (?i) are not JavaScript: leave them out and set case_insensitive)"
+                  : "(the pattern is a JavaScript regular expression; escape ( [ { . * + ? \\ | ^ $ to match them literally)")
             })
         })
         const limit = Math.min(input.max_results ?? cap, cap)
@@ -99,7 +101,7 @@ export const make = (options: GrepOptions = {}): Tool => {
             maxFileBytes
           })
           for (const [file, line, head, length] of reply.matches) {
-            results.push(`${batch[file]![1]}:${line}: ${clipLine(head, maxLineLength, length)}`)
+            results.push(`${listed(batch[file]![1])}:${line}: ${clipLine(head, maxLineLength, length)}`)
           }
           // Files too large count only up to the file where the search stopped, as a walk would.
           skippedLarge += reply.tooLarge
@@ -172,6 +174,10 @@ const render = (
       : [])
   ]
   const where = info.root.display === "." ? "" : ` in ${info.root.display}`
-  const body = results.length === 0 ? `No lines match /${info.pattern}/${where}.` : results.join("\n")
+  // POSIX classes read as plain sets in JavaScript: [[:digit:]] is one of [:digt followed by ].
+  const hint = info.pattern.includes("[[:")
+    ? " (POSIX classes such as [[:alpha:]] are not JavaScript: use [A-Za-z], \\d, \\s or \\w)"
+    : ""
+  const body = results.length === 0 ? `No lines match /${info.pattern}/${where}.${hint}` : results.join("\n")
   return [body, ...notes].join("\n")
 }

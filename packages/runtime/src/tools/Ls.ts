@@ -5,7 +5,7 @@ import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { IGNORED_DIRECTORIES, type WalkEntry, walk } from "./internal/walk.js"
-import { resolvePath, tryFs } from "./internal/workspace.js"
+import { listed, resolvePath, tryFs } from "./internal/workspace.js"
 
 export interface LsOptions {
   /** Most entries listed by one call (default 500). */
@@ -48,15 +48,15 @@ export const make = (options: LsOptions = {}): Tool => {
         let more = false
         const describe = (entry: WalkEntry) =>
           entry.kind === "directory"
-            ? Effect.succeed(`${entry.relative}/`)
+            ? Effect.succeed(`${listed(entry.relative)}/`)
             : entry.kind === "symlink"
               ? Effect.promise(() =>
                   fs.readlink(path.join(target.real, entry.relative)).then(
-                    (to) => `${entry.relative} -> ${to}`,
-                    () => entry.relative
+                    (to) => `${listed(entry.relative)} -> ${listed(to)}`,
+                    () => listed(entry.relative)
                   )
                 )
-              : Effect.succeed(entry.relative)
+              : Effect.succeed(listed(entry.relative))
         yield* walk(target.real, target.display, {
           includeIgnored: input.include_ignored === true,
           descend: () => recursive,
@@ -67,13 +67,21 @@ export const make = (options: LsOptions = {}): Tool => {
                 return false
               }
               lines.push(yield* describe(entry))
-              if (recursive && entry.ignored) notEntered.push(`${entry.relative}/`)
+              if (recursive && entry.ignored) notEntered.push(`${listed(entry.relative)}/`)
               return true
             })
         })
         if (lines.length === 0) return textResult(`${target.display} is empty.`)
+        // A flat folder has no subfolder to list instead: say how much is left, and how to reach it.
+        const total =
+          more && !recursive ? yield* Effect.option(tryFs(target.display, () => fs.readdir(target.real))) : undefined
+        const stoppedNote =
+          total === undefined || total._tag === "None"
+            ? `[stopped at ${maxEntries} entries; list a subfolder, or find files with glob, to see more]`
+            : `[${maxEntries} of ${total.value.length} entries shown, sorted by name; ` +
+              "find the others with glob and a pattern for this folder]"
         const notes = [
-          ...(more ? [`[stopped at ${maxEntries} entries; list a subfolder to see more]`] : []),
+          ...(more ? [stoppedNote] : []),
           ...(notEntered.length > 0
             ? [`[not entered: ${notEntered.join(", ")}; set include_ignored to list them]`]
             : [])

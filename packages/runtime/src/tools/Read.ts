@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer"
-import * as fs from "node:fs/promises"
+import type { FileHandle } from "node:fs/promises"
 import { ToolError } from "@alisio/domain/Errors"
 import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
@@ -11,9 +11,13 @@ import {
   lineAt,
   looksBinary,
   notUtf8,
+  openForReading,
   readSample,
-  statExisting
+  statExisting,
+  utf16Advice,
+  wouldBlock
 } from "./internal/files.js"
+import { headOf } from "./internal/outputBuffer.js"
 import { integerAtLeast } from "./internal/schema.js"
 import { resolvePath, tryFs } from "./internal/workspace.js"
 
@@ -70,6 +74,8 @@ export const make = (options: ReadOptions = {}): Tool => {
         const sample = yield* readSample(target.real, target.display)
         if (sample.length === 0) return textResult(`${target.display} is empty.`)
         if (looksBinary(sample)) {
+          const utf16 = utf16Advice(sample, target.display)
+          if (utf16 !== undefined) return textResult(`${utf16}.`)
           const kind = binaryKind(sample) ?? "binary data"
           const size = stat.size === 0 ? "" : `, ${formatBytes(stat.size)}`
           return textResult(`${target.display} is a binary file (${kind}${size}); its bytes are not shown.`)
@@ -115,9 +121,16 @@ const readWindow = (
   maxLineLength: number
 ): Effect.Effect<Window, ToolError> =>
   Effect.acquireUseRelease(
-    tryFs(display, () => fs.open(absolute, "r")),
+    openForReading(absolute, display),
     (handle) =>
       Effect.gen(function* () {
+        // A stream (see openForReading) ends, for this call, where it has nothing more to give now.
+        const readAt = (handle: FileHandle, into: Uint8Array, offset: number, length: number, position: number) =>
+          tryFs(display, () =>
+            handle
+              .read(into, offset, length, position)
+              .catch((error: unknown) => (wouldBlock(error) ? { bytesRead: 0 } : Promise.reject(error)))
+          )
         const decoder = new TextDecoder("utf-8")
         // The head holds the bytes of a sequence cut by the previous chunk, so isUtf8 sees it whole.
         const buffer = new Uint8Array(CHUNK_BYTES + 3)
@@ -138,7 +151,7 @@ const readWindow = (
             if (current.endsWith("\r") && currentLength === current.length) current = current.slice(0, -1)
             const line =
               currentLength > maxLineLength
-                ? `${current.slice(0, maxLineLength)}… [${currentLength - maxLineLength} more characters]`
+                ? `${headOf(current, maxLineLength)}… [${currentLength - maxLineLength} more characters]`
                 : current
             const size = Buffer.byteLength(line) + 8
             if (bytes + size > maxBytes && lines.length > 0) {
@@ -183,7 +196,7 @@ const readWindow = (
         }
 
         while (stoppedBy === undefined) {
-          const { bytesRead } = yield* tryFs(display, () => handle.read(buffer, cut, CHUNK_BYTES, position))
+          const { bytesRead } = yield* readAt(handle, buffer, cut, CHUNK_BYTES, position)
           position += bytesRead
           if (bytesRead === 0) {
             const text = decoder.decode()
@@ -209,7 +222,7 @@ const readWindow = (
         }
         if (stoppedBy === "limit" && leftover === "") {
           // A window that ends exactly at the last line is the whole rest of the file.
-          const { bytesRead } = yield* tryFs(display, () => handle.read(buffer, 0, 1, position))
+          const { bytesRead } = yield* readAt(handle, buffer, 0, 1, position)
           if (bytesRead === 0) stoppedBy = "end"
         }
         return { lines, first, seen, stoppedBy: stoppedBy ?? "end", notUtf8Line }

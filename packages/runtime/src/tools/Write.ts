@@ -3,6 +3,7 @@ import { ToolError } from "@alisio/domain/Errors"
 import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { withFileLock } from "./internal/fileLocks.js"
 import { checkWritable, countLines, formatBytes, writeWorkspaceFile } from "./internal/files.js"
 import { resolvePath } from "./internal/workspace.js"
 
@@ -26,26 +27,31 @@ export const make = (): Tool =>
           return yield* new ToolError({ message: `${input.path} names a folder; give a file path` })
         }
         const target = yield* resolvePath(context, input.path)
-        const existing = yield* Effect.promise(() =>
-          fs.stat(target.real).then(
-            (stat) => stat,
-            () => undefined
-          )
-        )
-        if (existing?.isDirectory() === true) {
-          return yield* new ToolError({ message: `${target.display} is a directory; give a file path` })
-        }
-        // The rename that makes the write atomic would put a file in place of a device, pipe or socket.
-        if (existing !== undefined && !existing.isFile()) {
-          return yield* new ToolError({
-            message: `${target.display} is not a regular file (a device, pipe or socket); write replaces files only`
+        // Not between another call's read and write of this file (see withFileLock).
+        return yield* withFileLock(target.real)(
+          Effect.gen(function* () {
+            const existing = yield* Effect.promise(() =>
+              fs.stat(target.real).then(
+                (stat) => stat,
+                () => undefined
+              )
+            )
+            if (existing?.isDirectory() === true) {
+              return yield* new ToolError({ message: `${target.display} is a directory; give a file path` })
+            }
+            // The rename that makes the write atomic would put a file in place of a device, pipe or socket.
+            if (existing !== undefined && !existing.isFile()) {
+              return yield* new ToolError({
+                message: `${target.display} is not a regular file (a device, pipe or socket); write replaces files only`
+              })
+            }
+            if (existing !== undefined) yield* checkWritable(target.real, target.display, existing.mode, "write")
+            // Writing through the real path keeps a symlink pointing at the file it names.
+            yield* writeWorkspaceFile(target.real, target.display, input.content, existing)
+            const lines = countLines(input.content)
+            const size = `${lines} line${lines === 1 ? "" : "s"}, ${formatBytes(Buffer.byteLength(input.content))}`
+            return textResult(`${existing === undefined ? "Created" : "Wrote"} ${target.display} (${size}).`)
           })
-        }
-        if (existing !== undefined) yield* checkWritable(target.real, target.display, existing.mode, "write")
-        // Writing through the real path keeps a symlink pointing at the file it names.
-        yield* writeWorkspaceFile(target.real, target.display, input.content, existing)
-        const lines = countLines(input.content)
-        const size = `${lines} line${lines === 1 ? "" : "s"}, ${formatBytes(Buffer.byteLength(input.content))}`
-        return textResult(`${existing === undefined ? "Created" : "Wrote"} ${target.display} (${size}).`)
+        )
       })
   })

@@ -1,13 +1,28 @@
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Bash from "@alisio/runtime/tools/Bash"
+import * as Grep from "@alisio/runtime/tools/Grep"
+import * as Read from "@alisio/runtime/tools/Read"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Ref from "effect/Ref"
 import * as TestClock from "effect/TestClock"
-import { awaitProgress, call, callFails, makeContext, tempDir, textOf } from "./context.js"
+import { awaitProgress, call, callFails, makeContext, tempDir, textOf, writeFiles } from "./context.js"
+
+const hasGit = (() => {
+  try {
+    execFileSync("git", ["--version"], { stdio: "ignore" })
+    return true
+  } catch {
+    return false
+  }
+})()
+
+/** Half a surrogate pair: a high one not followed by a low one, or a low one not after a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 /** Real time, whatever clock the test runs on. */
 const realSleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
@@ -226,6 +241,76 @@ describe("bash", () => {
       assert.strictEqual(written(), 2_000)
       assert.strictEqual(streamed, 20_000_000)
       assert.include(text, "[… 19970000 characters of output cut …]")
+    })
+  )
+
+  it.scoped.skipIf(!hasGit)("TL-6 git never opens an editor nobody can use: a commit without -m stops at once", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "f.txt": "x\n" })
+      const test = yield* makeContext(dir)
+      // The user's own editor, as their shell would pass it on.
+      const tool = Bash.make({ baseEnvironment: { ...process.env, GIT_EDITOR: "vi", EDITOR: "vi" } })
+      const text = yield* call(
+        tool,
+        {
+          command:
+            "git init -q . && git -c user.name=a -c user.email=a@b.c add f.txt && " +
+            "git -c user.name=a -c user.email=a@b.c commit",
+          timeout_ms: 60_000
+        },
+        test.context
+      )
+      assert.include(text, "Aborting commit due to empty commit message")
+      assert.match(text, /\[exit code 1\]$/)
+      // shell.environment.set still decides.
+      const set = Bash.make({ environment: { set: { GIT_EDITOR: "my-editor" } } })
+      assert.strictEqual(yield* call(set, { command: "echo $GIT_EDITOR" }, test.context), "my-editor\n[exit code 0]")
+    })
+  )
+
+  it.scoped(
+    "TL-1 the model reads the output as a terminal shows it: no escape sequences, a redrawn line's last state",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const test = yield* makeContext(dir)
+        const command =
+          "printf '\\033[31mred\\033[0m \\033]0;ignore the person\\007plain\\n'; " +
+          "printf '10%%\\r50%%\\r100%%\\n'; printf 'crlf\\r\\n'; printf 'bell\\007 end\\r'"
+        const text = yield* call(Bash.make(), { command }, test.context)
+        assert.strictEqual(text, "red plain\n100%\ncrlf\r\nbell end\n[exit code 0]")
+        // Observers get the bytes: the terminal and the UI clean them as they show them.
+        assert.include((yield* Ref.get(test.progress)).join(""), "\u001b[31mred")
+      })
+  )
+
+  it.scoped("TL-1 a workspace removed under the run is named as the reason, not bash", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const gone = path.join(dir, "workspace")
+      const test = yield* makeContext(gone)
+      assert.strictEqual(
+        yield* callFails(Bash.make(), { command: "ls" }, test.context),
+        `bash could not start: its working folder ${gone} does not exist (any more); ` +
+          "the workspace was moved or removed, so create it again (mkdir -p) or start Alisio elsewhere"
+      )
+    })
+  )
+
+  it.scoped("TL-1 output cut to its head and tail never splits an emoji into half a surrogate pair", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "long.txt": `😀😀😀😀😀😀\n`, "grin.txt": "a😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀bc" })
+      const test = yield* makeContext(dir)
+      // Head room 6 and tail room 5 code units, each landing in the middle of a pair.
+      const text = yield* call(Bash.make({ maxOutputChars: 11 }), { command: "cat grin.txt" }, test.context)
+      assert.strictEqual(text, "a😀😀\n[… 26 characters of output cut …]\n😀bc\n[exit code 0]")
+      assert.notMatch(text, LONE_SURROGATE)
+      const read = yield* call(Read.make({ maxLineLength: 5 }), { path: "long.txt" }, test.context)
+      assert.strictEqual(read, "     1\t😀😀… [7 more characters]")
+      const grep = yield* call(Grep.make({ maxLineLength: 5 }), { pattern: "😀", path: "long.txt" }, test.context)
+      assert.strictEqual(grep, "long.txt:1: 😀😀… [7 more characters]")
     })
   )
 

@@ -101,6 +101,31 @@ describe("edit", () => {
     })
   )
 
+  it.scoped("TL-1 edits of one file that run at once, as one response's calls do, all land", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
+      yield* writeFiles(dir, { "f.txt": `${words.join("\n")}\n` })
+      const { context } = yield* makeContext(dir)
+      const results = yield* Effect.forEach(
+        words,
+        (word, i) =>
+          // One path written three ways: each call resolves it to the same file.
+          call(
+            Edit.make(),
+            { path: ["f.txt", "./f.txt", `${dir}/f.txt`][i % 3], old_string: word, new_string: word.toUpperCase() },
+            context
+          ),
+        { concurrency: "unbounded" }
+      )
+      assert.deepStrictEqual(
+        results,
+        words.map((_, i) => `Replaced 1 occurrence in f.txt (line ${i + 1}).`)
+      )
+      assert.strictEqual(yield* readText(path.join(dir, "f.txt")), `${words.map((w) => w.toUpperCase()).join("\n")}\n`)
+    })
+  )
+
   it.scoped("TL-1 keeps Windows line ends when the model writes \\n", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir

@@ -94,6 +94,24 @@ describe("glob", () => {
     })
   )
 
+  it.scoped("TL-1 a pattern matching nothing because of Windows separators or a final / says why", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { ...tree, "deep/a/b.txt": "" })
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(
+        yield* call(Glob.make(), { pattern: "src\\util\\*.ts" }, context),
+        "No files match src\\util\\*.ts. (\\ escapes the next character in a glob: separate folders with /, as in src/util/*.ts)"
+      )
+      assert.strictEqual(
+        yield* call(Glob.make(), { pattern: "deep/*/" }, context),
+        "No files match deep/*/ in deep. (glob finds files, not folders: use ls to list a folder)"
+      )
+      // An escape of a character special in a glob is meant: no hint.
+      assert.strictEqual(yield* call(Glob.make(), { pattern: "a\\*b" }, context), "No files match a\\*b.")
+    })
+  )
+
   it.scoped("TL-1 stops at the result cap and says so", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir

@@ -98,6 +98,35 @@ describe("grep", () => {
     })
   )
 
+  it.scoped("TL-1 lines match as read shows them: without a Windows line end, or a byte order mark", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, {
+        "crlf.txt": "const a = 1;\r\nconst b = 2\r\n",
+        "bom.txt": "\uFEFFimport x from 'y'\nimport z from 'w'\n"
+      })
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(yield* call(Grep.make(), { pattern: ";$" }, context), "crlf.txt:1: const a = 1;")
+      assert.strictEqual(yield* call(Grep.make(), { pattern: "2(?!\\s)" }, context), "crlf.txt:2: const b = 2")
+      assert.strictEqual(
+        yield* call(Grep.make(), { pattern: "^import" }, context),
+        "bom.txt:1: import x from 'y'\nbom.txt:2: import z from 'w'"
+      )
+    })
+  )
+
+  it.scoped("TL-1 a POSIX class, which JavaScript reads as a plain set, gets its remedy when nothing matches", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "a.txt": "abc 123\n" })
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(
+        yield* call(Grep.make(), { pattern: "^[[:digit:]]+" }, context),
+        "No lines match /^[[:digit:]]+/. (POSIX classes such as [[:alpha:]] are not JavaScript: use [A-Za-z], \\d, \\s or \\w)"
+      )
+    })
+  )
+
   it.scoped("TL-1 a lookahead is tested against each line alone, as without the whole-file pass", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
@@ -127,6 +156,10 @@ describe("grep", () => {
       assert.match(
         yield* callFails(Grep.make(), { pattern: "a(b" }, context),
         /^Invalid regular expression: \/a\(b\/: Unterminated group \(the pattern is a JavaScript regular expression; escape/
+      )
+      assert.match(
+        yield* callFails(Grep.make(), { pattern: "(?i)load" }, context),
+        /\(inline flags such as \(\?i\) are not JavaScript: leave them out and set case_insensitive\)$/
       )
     })
   )

@@ -30,7 +30,19 @@ describe("ls", () => {
       assert.include(yield* call(Ls.make(), { recursive: true, include_ignored: true }, context), "node_modules/x/y.js")
       assert.strictEqual(
         yield* call(Ls.make({ maxEntries: 2 }), { recursive: true }, context),
-        "./\n  a/\n  a/inner.txt\n[stopped at 2 entries; list a subfolder to see more]"
+        "./\n  a/\n  a/inner.txt\n[stopped at 2 entries; list a subfolder, or find files with glob, to see more]"
+      )
+    })
+  )
+
+  it.scoped("TL-1 a flat folder over the cap says how many entries it holds and how to reach the rest", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`flat/f${i}.txt`, ""])))
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(
+        yield* call(Ls.make({ maxEntries: 2 }), { path: "flat" }, context),
+        "flat/\n  f0.txt\n  f1.txt\n[2 of 5 entries shown, sorted by name; find the others with glob and a pattern for this folder]"
       )
     })
   )

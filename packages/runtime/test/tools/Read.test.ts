@@ -1,5 +1,7 @@
+import { accessSync, constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import * as Edit from "@alisio/runtime/tools/Edit"
 import * as Read from "@alisio/runtime/tools/Read"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -145,6 +147,61 @@ describe("read", () => {
         const text = yield* call(Read.make(), { path: "/proc/self/status" }, context)
         assert.match(text, /^ {5}1\tName:\t.+\n {5}2\t/)
       })
+  )
+
+  // /proc/kmsg is a regular file to stat that waits for the kernel's next message once read out;
+  // only root may open it.
+  const kmsgReadable = (() => {
+    try {
+      accessSync("/proc/kmsg", constants.R_OK)
+      return true
+    } catch {
+      return false
+    }
+  })()
+
+  it.scoped.skipIf(!kmsgReadable)(
+    "TL-6 a stream that looks like a file (/proc/kmsg) never blocks the call: what it holds now, or why not",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const { context } = yield* makeContext(dir, { approveExternal: true })
+        // Read out what is waiting, so the next reads find nothing and would wait for ever.
+        yield* Effect.either(call(Read.make(), { path: "/proc/kmsg" }, context))
+        const again = yield* Effect.either(call(Read.make(), { path: "/proc/kmsg" }, context))
+        if (again._tag === "Left") {
+          assert.strictEqual(
+            again.left.message,
+            "/proc/kmsg has nothing to read now: it is a stream that waits for data, not a file; " +
+              "read a little of it with bash and a timeout (timeout 2 head -n 50 /proc/kmsg)"
+          )
+        } else {
+          assert.match(again.right, /^ {5}1\t/)
+        }
+      })
+  )
+
+  it.scoped("TL-1 UTF-16 text is named as such, with the command that shows it, where read and edit said binary", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const utf16 = (text: string) => new Uint8Array([0xff, 0xfe, ...Buffer.from(text, "utf16le")])
+      yield* writeFiles(dir, { "notes.txt": utf16("hello\r\n"), "my notes.txt": utf16("hi\r\n") })
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(
+        yield* call(Read.make(), { path: "notes.txt" }, context),
+        "notes.txt is UTF-16 text (LE), not UTF-8; see it with bash: iconv -f UTF-16 -t UTF-8 notes.txt, " +
+          "and convert it the same way (to a new file) before changing it."
+      )
+      assert.include(
+        yield* call(Read.make(), { path: "my notes.txt" }, context),
+        "iconv -f UTF-16 -t UTF-8 'my notes.txt'"
+      )
+      assert.strictEqual(
+        yield* callFails(Edit.make(), { path: "notes.txt", old_string: "hello", new_string: "x" }, context),
+        "notes.txt is UTF-16 text (LE), not UTF-8; see it with bash: iconv -f UTF-16 -t UTF-8 notes.txt, " +
+          "and convert it the same way (to a new file) before changing it"
+      )
+    })
   )
 
   it.scoped("TL-3 a path outside the workspace asks for approval; a denial reaches the model", () =>

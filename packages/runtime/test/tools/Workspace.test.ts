@@ -86,6 +86,75 @@ describe("workspace boundary", () => {
     })
   )
 
+  it.scoped(
+    "TL-1 a missing path says what the model slipped in: a newline, a space at an end, Windows separators",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        yield* writeFiles(dir, { "sub/f.txt": "hi\n" })
+        const { context } = yield* makeContext(dir)
+        assert.strictEqual(
+          yield* callFails(Read.make(), { path: "sub/f.txt\n" }, context),
+          '"sub/f.txt\\n" does not exist: the path holds a control character (a newline, a tab); leave it out'
+        )
+        assert.strictEqual(
+          yield* callFails(Edit.make(), { path: " sub/f.txt", old_string: "hi", new_string: "x" }, context),
+          '" sub/f.txt" does not exist: the path starts or ends with a space; leave it out'
+        )
+        assert.strictEqual(
+          yield* callFails(Ls.make(), { path: "sub\\" }, context),
+          "sub\\ does not exist; folders are separated by /, as in sub/"
+        )
+        assert.strictEqual(
+          yield* callFails(Grep.make(), { pattern: "hi", path: "sub\\f.txt" }, context),
+          "sub\\f.txt does not exist; folders are separated by /, as in sub/f.txt"
+        )
+      })
+  )
+
+  it.scoped("TL-1 a path too long for the file system is said so in a line, not echoed twice whole", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const { context } = yield* makeContext(dir)
+      const long = `${"a".repeat(300)}/${"b".repeat(5000)}`
+      const shown = `${long.slice(0, 120)}…${long.slice(-60)}`
+      const says = `${shown}: a name in this path is too long (file systems allow 255 bytes a name and 4096 a path); use shorter names`
+      assert.strictEqual(yield* callFails(Read.make(), { path: long }, context), says)
+      assert.strictEqual(yield* callFails(Write.make(), { path: long, content: "x" }, context), says)
+      assert.strictEqual(
+        yield* callFails(Write.make(), { path: "c".repeat(300), content: "x" }, context),
+        `${"c".repeat(120)}…${"c".repeat(60)}: a name in this path is too long (file systems allow 255 bytes a name and 4096 a path); use shorter names`
+      )
+    })
+  )
+
+  it.scoped("TL-1 a name holding a newline is listed quoted, as one entry the model can pass back", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "d/a\n  b.txt": "hello\n", "d/c.txt": "" })
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(yield* call(Ls.make(), { path: "d" }, context), 'd/\n  "a\\n  b.txt"\n  c.txt')
+      assert.strictEqual(yield* call(Glob.make(), { pattern: "d/a*" }, context), '"d/a\\n  b.txt"')
+      assert.strictEqual(yield* call(Grep.make(), { pattern: "hello" }, context), '"d/a\\n  b.txt":1: hello')
+      const named = JSON.parse('"d/a\\n  b.txt"') as string
+      assert.strictEqual(yield* call(Read.make(), { path: named }, context), "     1\thello")
+    })
+  )
+
+  it.scoped("TL-1 a file:// URL names its path; one naming another host is refused", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* writeFiles(dir, { "f.txt": "hi\n" })
+      const { context } = yield* makeContext(dir)
+      const url = `file://${path.join(dir, "f.txt")}`
+      assert.strictEqual(yield* call(Read.make(), { path: url }, context), "     1\thi")
+      assert.strictEqual(
+        yield* callFails(Read.make(), { path: "file://server/share/f.txt" }, context),
+        '"file://server/share/f.txt" is a URL no local path matches; give a file path instead'
+      )
+    })
+  )
+
   it.scoped("TL-5 walking tools list a link leading outside but never enter or read it", () =>
     Effect.gen(function* () {
       const { outside, dir, secret } = yield* escapingWorkspace

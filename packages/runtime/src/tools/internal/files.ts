@@ -4,6 +4,7 @@ import { ToolError } from "@alisio/domain/Errors"
 import * as Effect from "effect/Effect"
 import * as Atomic from "../../internal/atomicFile.js"
 import { errnoCode } from "../../internal/errno.js"
+import { headOf } from "./outputBuffer.js"
 import { fsError, type ResolvedPath, tryFs } from "./workspace.js"
 
 /** How many leading bytes decide whether a file is binary. */
@@ -42,10 +43,40 @@ const signatures: ReadonlyArray<readonly [string, ReadonlyArray<number>]> = [
 export const binaryKind = (sample: Uint8Array): string | undefined =>
   signatures.find(([, magic]) => magic.every((byte, i) => sample[i] === byte))?.[0]
 
+/**
+ * Opens a file to read it without ever waiting for data (TL-6). A regular file ignores the flag;
+ * a stream that only looks like one, such as `/proc/kmsg`, or a pipe put in a file's place since
+ * it was looked at, answers `EAGAIN` instead of blocking a thread of libuv's pool for ever, where
+ * neither the run's timeout nor Ctrl-C could reach it.
+ */
+export const openForReading = (absolute: string, display: string): Effect.Effect<fs.FileHandle, ToolError> =>
+  tryFs(display, () => fs.open(absolute, constants.O_RDONLY | constants.O_NONBLOCK))
+
+/** Whether a failed read found no data yet on a stream opened by `openForReading`. */
+export const wouldBlock = (error: unknown): boolean => {
+  const code = errnoCode(error)
+  return code === "EAGAIN" || code === "EWOULDBLOCK"
+}
+
+/**
+ * Text in UTF-16, told by its byte order mark: its NUL bytes make it look binary, but it is text
+ * (Windows tools write it) that `iconv` turns into UTF-8. The advice, naming the file.
+ */
+export const utf16Advice = (sample: Uint8Array, display: string): string | undefined => {
+  const order =
+    sample[0] === 0xff && sample[1] === 0xfe ? "LE" : sample[0] === 0xfe && sample[1] === 0xff ? "BE" : undefined
+  if (order === undefined) return undefined
+  const quoted = /^[\w./-]+$/.test(display) ? display : `'${display.replaceAll("'", "'\\''")}'`
+  return (
+    `${display} is UTF-16 text (${order}), not UTF-8; see it with bash: iconv -f UTF-16 -t UTF-8 ${quoted}, ` +
+    "and convert it the same way (to a new file) before changing it"
+  )
+}
+
 /** Reads up to `SNIFF_BYTES` from the start of a file. */
 export const readSample = (absolute: string, display: string): Effect.Effect<Uint8Array, ToolError> =>
   Effect.acquireUseRelease(
-    tryFs(display, () => fs.open(absolute, "r")),
+    openForReading(absolute, display),
     (handle) =>
       tryFs(display, async () => {
         const buffer = new Uint8Array(SNIFF_BYTES)
@@ -168,7 +199,7 @@ export const lineAt = (text: string, offset: number): number => {
 
 /** Cuts an over-long line for display; `length` is the whole line's when `line` is already its head. */
 export const clipLine = (line: string, max: number, length: number = line.length): string =>
-  length <= max ? line : `${line.slice(0, max)}… [${length - max} more characters]`
+  length <= max ? line : `${headOf(line, max)}… [${length - max} more characters]`
 
 /** A size in bytes for people: `512 B`, `12.3 KiB`, `4.0 MiB`. */
 export const formatBytes = (bytes: number): string =>

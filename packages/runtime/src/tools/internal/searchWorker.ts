@@ -40,7 +40,8 @@ export interface SearchReply {
 const workerSource = `
 const { parentPort } = require("node:worker_threads")
 const fs = require("node:fs")
-const decoder = new TextDecoder("utf-8", { ignoreBOM: true })
+// A byte order mark is no part of the first line: ^ must match at its text, as read shows it.
+const decoder = new TextDecoder("utf-8")
 const SNIFF = ${SNIFF_BYTES}
 ${looksBinary.toString()}
 const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK || 0)
@@ -110,14 +111,15 @@ parentPort.on("message", (job) => {
       // A final newline ends the last line; it does not start an empty one.
       const count = lines[lines.length - 1] === "" ? lines.length - 1 : lines.length
       for (let i = 0; i < count; i++) {
-        const line = lines[i]
+        // A Windows line end is no part of the line: $ must match before it, as read shows the line.
+        const line = lines[i].endsWith("\\r") ? lines[i].slice(0, -1) : lines[i]
         if (!regex.test(line)) continue
         if (matches.length >= job.remaining) {
           full = true
           break search
         }
-        const text = line.endsWith("\\r") ? line.slice(0, -1) : line
-        matches.push([f, i + 1, text.slice(0, job.maxLineLength), text.length])
+        // One more than shown: the main thread cuts it (clipLine) where no emoji is split.
+        matches.push([f, i + 1, line.slice(0, job.maxLineLength + 1), line.length])
       }
     }
     parentPort.postMessage({ matches, full, stoppedAt: f, tooLarge })

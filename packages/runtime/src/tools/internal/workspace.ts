@@ -1,6 +1,7 @@
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 import { ToolError } from "@alisio/domain/Errors"
 import type { ToolContext } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
@@ -34,8 +35,9 @@ export const resolvePath = (context: ToolContext, input: string): Effect.Effect<
         message: `${JSON.stringify(input)} holds a NUL character (\\u0000), which no file path can contain`
       })
     }
+    const local = input.startsWith("file://") ? yield* fromFileUrl(input) : input
     const expanded =
-      input === "~" ? os.homedir() : input.startsWith("~/") ? path.join(os.homedir(), input.slice(2)) : input
+      local === "~" ? os.homedir() : local.startsWith("~/") ? path.join(os.homedir(), local.slice(2)) : local
     const absolute = path.resolve(context.cwd, expanded)
     const lexicallyInside = isWithin(path.resolve(context.cwd), absolute)
     const display = lexicallyInside ? path.relative(context.cwd, absolute) || "." : absolute
@@ -47,6 +49,40 @@ export const resolvePath = (context: ToolContext, input: string): Effect.Effect<
     if (!inside) yield* context.approveExternalPath(real)
     return { absolute, real, display, inside }
   })
+
+/** A `file://` URL a model wrote for a path, as that path; one naming another host is refused. */
+const fromFileUrl = (input: string): Effect.Effect<string, ToolError> =>
+  Effect.try({
+    try: () => fileURLToPath(input),
+    catch: () =>
+      new ToolError({ message: `${JSON.stringify(input)} is a URL no local path matches; give a file path instead` })
+  })
+
+/**
+ * Why a path that does not exist may be a slip, with its remedy: what a model sends by mistake
+ * (a newline or a space at an end, Windows separators) is invisible or misleading in a plain message.
+ */
+const missingPath = (display: string): string => {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  if (/[\u0000-\u001f\u007f]/.test(display)) {
+    return `${JSON.stringify(display)} does not exist: the path holds a control character (a newline, a tab); leave it out`
+  }
+  if (display !== display.trim()) {
+    return `${JSON.stringify(display)} does not exist: the path starts or ends with a space; leave it out`
+  }
+  if (display.includes("\\")) {
+    return `${display} does not exist; folders are separated by /, as in ${display.replaceAll("\\", "/")}`
+  }
+  return `${display} does not exist`
+}
+
+/**
+ * A path as a listing shows it: quoted as JSON when it holds a control character, so a name with a
+ * newline reads as one entry, not as two the model would look for in vain, and can be passed back.
+ */
+export const listed = (display: string): string =>
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  /[\u0000-\u001f\u007f]/.test(display) ? JSON.stringify(display) : display
 
 /** How a path below a resolved root is shown, in the style of the root's `display`. */
 export const displayBelow = (root: ResolvedPath, relative: string): string =>
@@ -110,7 +146,7 @@ export const fsError =
     const code = errnoCode(error)
     const message =
       code === "ENOENT"
-        ? `${display} does not exist`
+        ? missingPath(display)
         : code === "EACCES" || code === "EPERM"
           ? `permission denied: ${display}`
           : code === "EISDIR"
@@ -121,9 +157,19 @@ export const fsError =
                 ? `no space left on the device writing ${display}`
                 : code === "ELOOP"
                   ? `${display}: too many levels of symbolic links (a link loop)`
-                  : `${display}: ${error instanceof Error ? error.message : String(error)}`
+                  : code === "ENAMETOOLONG"
+                    ? `${shortened(display)}: a name in this path is too long (file systems allow 255 bytes ` +
+                      "a name and 4096 a path); use shorter names"
+                    : code === "EAGAIN" || code === "EWOULDBLOCK"
+                      ? `${display} has nothing to read now: it is a stream that waits for data, not a file; ` +
+                        `read a little of it with bash and a timeout (timeout 2 head -n 50 ${display})`
+                      : `${display}: ${error instanceof Error ? error.message : String(error)}`
     return new ToolError({ message })
   }
+
+/** A path too long to repeat whole: its start and its end. */
+const shortened = (display: string): string =>
+  display.length <= 200 ? display : `${display.slice(0, 120)}…${display.slice(-60)}`
 
 /** Runs a Node file-system call, failing with a readable `ToolError` about `display`. */
 export const tryFs = <A>(display: string, run: () => Promise<A>): Effect.Effect<A, ToolError> =>
