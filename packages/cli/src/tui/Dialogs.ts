@@ -1,18 +1,11 @@
 // The dialogs that take the editor's place while the person is asked something: a tool approval
 // (yes / yes for this session / no), a question with its options or an answer of their own, a plan
 // to approve or send back, and a list to pick from (the session picker of /resume).
-import {
-  type Component,
-  type Focusable,
-  Input,
-  Markdown,
-  matchesKey,
-  truncateToWidth,
-  wrapTextWithAnsi
-} from "@earendil-works/pi-tui"
+import { type Component, type Focusable, Input, Markdown, matchesKey, truncateToWidth } from "@earendil-works/pi-tui"
 import type { GrantOffer } from "./Grants.js"
 import { sanitize } from "./Sanitize.js"
 import type { Theme } from "./Theme.js"
+import { markdownOptions, wrapLine } from "./Wrap.js"
 
 export interface Choice {
   readonly label: string
@@ -24,7 +17,7 @@ export interface Choice {
 const wrapLines = (text: string, width: number, style: (line: string) => string, indent: string) =>
   text
     .split("\n")
-    .flatMap((line) => wrapTextWithAnsi(line, Math.max(1, width - indent.length)))
+    .flatMap((line) => wrapLine(line, Math.max(1, width - indent.length)))
     .map((line) => truncateToWidth(indent + style(line), width, "…"))
 
 /** A list of choices moved through with ↑/↓ (or picked by key), chosen with Enter; Esc cancels. */
@@ -199,7 +192,7 @@ export class PlanDialog extends Framed {
 
   constructor(theme: Theme, plan: string, answer: (approved: boolean, feedback?: string) => void) {
     super(theme)
-    this.markdown = new Markdown(sanitize(plan), 2, 0, theme.markdown)
+    this.markdown = new Markdown(sanitize(plan), 2, 0, theme.markdown, undefined, markdownOptions)
     this.list = new ChoiceList(
       [
         { label: "Approve the plan", key: "y" },
