@@ -125,6 +125,9 @@ const ago = (ms: number): string => {
   return hours < 48 ? `${hours}h ago` : `${Math.floor(hours / 24)}d ago`
 }
 
+/** What `/model` takes, as the catalog's command does, for "back to the usual". */
+const resetWords = new Set(["default", "reset", "auto"])
+
 const surface = (ctx: CommandContext): Effect.Effect<boolean, unknown> =>
   Effect.gen(function* () {
     const { screen } = ctx
@@ -211,12 +214,25 @@ const surface = (ctx: CommandContext): Effect.Effect<boolean, unknown> =>
         if (ctx.args !== "") return false
         yield* pickSession(ctx)
         return true
-      case "model":
-        if (ctx.state.sessionId !== undefined || ctx.args === "") return false
-        ctx.state.modelFlag = Option.some(ctx.args)
-        yield* ctx.resolveModel
-        screen.notice(`The new session will run with ${screen.status.state.model}.`, "command")
+      case "model": {
+        // Before the first message the choice is the UI's own; a name that cannot be used leaves the
+        // previous choice in place, so the next message does not fail on it.
+        if (ctx.state.sessionId !== undefined) return false
+        const previous = ctx.state.modelFlag
+        if (ctx.args !== "") ctx.state.modelFlag = resetWords.has(ctx.args) ? Option.none() : Option.some(ctx.args)
+        yield* Effect.tapError(ctx.resolveModel, () =>
+          Effect.sync(() => {
+            ctx.state.modelFlag = previous
+          })
+        )
+        screen.notice(
+          ctx.args === ""
+            ? `No session yet; the new session will run with ${screen.status.state.model} (/model <provider/model> chooses another).`
+            : `The new session will run with ${screen.status.state.model}.`,
+          "command"
+        )
         return true
+      }
       default:
         return false
     }
