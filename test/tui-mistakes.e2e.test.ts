@@ -67,6 +67,16 @@ describe.skipIf(tmuxPath === undefined)("the UI when a person errs", () => {
       await waitFor(tmux.screen, 'Echo from other: 5 characters, ending "hello".')
       tmux.keys("C-d")
       await waitFor(tmux.screen, "ALISIO EXITED 0")
+      const left = tmux.screen().split("\n")
+      const exited = left.findIndex((line) => line.includes("ALISIO EXITED 0"))
+      assert.strictEqual(
+        left
+          .slice(0, exited)
+          .filter((line) => line !== "")
+          .at(-1),
+        'Echo from other: 5 characters, ending "hello".',
+        "the conversation's last line stays whole"
+      )
     } finally {
       tmux.kill()
       await server.close()

@@ -48,6 +48,19 @@ export class Screen {
     this.tui.setFocus(this.editor)
   }
 
+  /**
+   * The last frame: the conversation stays in the scrollback, the editor and the status line go. A
+   * blank line ends it, where the cursor rests: pi-tui's stop writes a space there, which would
+   * otherwise erase the first character of the conversation's last line.
+   */
+  leave(): void {
+    this.tui.removeChild(this.input)
+    this.tui.removeChild(this.queued)
+    this.tui.removeChild(this.status)
+    this.tui.addChild(new Gap())
+    this.tui.renderNow()
+  }
+
   /** Adds a block to the conversation, with a blank line before it. */
   add(component: Component): void {
     if (this.transcript.children.length > 0) this.transcript.addChild(new Gap())

@@ -36,11 +36,7 @@ const ownTerminal = (screen: Screen) =>
         if (stopped) return
         stopped = true
         process.stderr.write = write
-        // The conversation stays in the scrollback; the editor and the status line go.
-        screen.tui.removeChild(screen.input)
-        screen.tui.removeChild(screen.queued)
-        screen.tui.removeChild(screen.status)
-        screen.tui.renderNow()
+        screen.leave()
         screen.tui.stop()
       }
       process.stderr.write = ((chunk: string | Uint8Array) => {
