@@ -118,9 +118,40 @@ export class ApprovalDialog extends Framed {
   }
 }
 
+const PASTE_START = "\x1b[200~"
+const PASTE_END = "\x1b[201~"
+
+/**
+ * A one-line answer. pi-tui's Input drops the line breaks of a paste, gluing the last word of a
+ * line to the first of the next; here they become spaces, so a pasted log or list stays readable.
+ */
+class AnswerInput extends Input {
+  private pasting = false
+
+  override handleInput(data: string): void {
+    super.handleInput(this.pasting || data.includes(PASTE_START) ? this.spaced(data) : data)
+  }
+
+  private spaced(data: string): string {
+    let out = ""
+    let rest = data
+    while (rest !== "") {
+      const marker = this.pasting ? PASTE_END : PASTE_START
+      const at = rest.indexOf(marker)
+      const before = at === -1 ? rest : rest.slice(0, at)
+      out += this.pasting ? before.replace(/[\r\n]+/g, " ") : before
+      if (at === -1) break
+      out += marker
+      rest = rest.slice(at + marker.length)
+      this.pasting = !this.pasting
+    }
+    return out
+  }
+}
+
 /** A question from the model: its options, or an answer typed by the person. */
 export class QuestionDialog extends Framed {
-  private readonly input = new Input()
+  private readonly input = new AnswerInput()
   private readonly list: ChoiceList | undefined
   private typing: boolean
 
@@ -187,7 +218,7 @@ export class QuestionDialog extends Framed {
 export class PlanDialog extends Framed {
   private readonly markdown: Markdown
   private readonly list: ChoiceList
-  private readonly input = new Input()
+  private readonly input = new AnswerInput()
   private typing = false
 
   constructor(theme: Theme, plan: string, answer: (approved: boolean, feedback?: string) => void) {

@@ -158,6 +158,23 @@ describe("TUI components", () => {
     assert.deepStrictEqual(answers, ["blue", "green", "Ada"])
   })
 
+  it("UI-1 an answer or a plan's feedback pasted over several lines keeps its words apart: the line breaks become spaces", () => {
+    const answers: Array<string> = []
+    const open = new QuestionDialog(plain, "What failed?", [], (text) => answers.push(text))
+    open.focused = true
+    open.handleInput("see: ")
+    open.handleInput("\x1b[200~error one\r\nerror")
+    open.handleInput(" two\n\nerror three\n\x1b[201~")
+    open.handleInput("\r")
+    const decisions: Array<string | undefined> = []
+    const plan = new PlanDialog(plain, "1. read", (_approved, feedback) => decisions.push(feedback))
+    plan.handleInput("n")
+    plan.handleInput("\x1b[200~first\nsecond\x1b[201~")
+    plan.handleInput("\r")
+    assert.deepStrictEqual(answers, ["see: error one error two error three"])
+    assert.deepStrictEqual(decisions, ["first second"])
+  })
+
   it("UI-1 a plan review approves with y, sends back what to change with n, and Esc declines", () => {
     const decisions: Array<readonly [boolean, string | undefined]> = []
     const dialog = () =>
