@@ -22,7 +22,7 @@ const echo = () =>
   })
 
 describe.skipIf(tmuxPath === undefined)("the UI when a person errs", () => {
-  it("CMD-2 UI-1 a /model name that cannot be used is refused and changes nothing; a message that cannot go stays in the editor", async () => {
+  it("CMD-2 UI-1 a /model name that cannot be used is refused and changes nothing; /help <command> shows that one; a message that cannot go stays in the editor", async () => {
     const server = await echo()
     const sandbox = makeSandbox(server.baseURL)
     const tmux = makeTmux(tmuxPath!, `alisio-e2e-mistakes-${process.pid}`)
@@ -40,6 +40,13 @@ describe.skipIf(tmuxPath === undefined)("the UI when a person errs", () => {
       tmux.text("/model")
       tmux.keys("Enter")
       await waitFor(tmux.screen, "No session yet; the new session will run with openai/test-model")
+      tmux.text("/help /model")
+      tmux.keys("Enter")
+      await waitFor(tmux.screen, "/model [provider/model]")
+      tmux.text("/help modle")
+      tmux.keys("Enter")
+      await waitFor(tmux.screen, "No command is named /modle. /help lists the commands.")
+      assert.notInclude(tmux.screen(), "/compact", "/help <command> shows that command alone")
       tmux.text("hello after a typo")
       tmux.keys("Enter")
       await waitFor(tmux.screen, 'Echo from test-model: 18 characters, ending "after a typo".')

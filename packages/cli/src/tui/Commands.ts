@@ -132,9 +132,18 @@ const surface = (ctx: CommandContext): Effect.Effect<boolean, unknown> =>
   Effect.gen(function* () {
     const { screen } = ctx
     switch (ctx.name) {
-      case "help":
-        screen.notice(helpText(yield* ctx.catalog.list("tui")), "command")
+      case "help": {
+        const listings = yield* ctx.catalog.list("tui")
+        const wanted = ctx.args.trim().replace(/^\//, "").toLowerCase()
+        if (wanted === "") {
+          screen.notice(helpText(listings), "command")
+          return true
+        }
+        const listing = listings.find((entry) => entry.name === wanted && entry.shadowedBy === undefined)
+        if (listing === undefined) screen.notice(`No command is named /${wanted}. /help lists the commands.`, "error")
+        else screen.notice(helpText([listing]).split("\n\nKeys:")[0]!, "command")
         return true
+      }
       case "exit":
       case "quit":
         ctx.offer({ _tag: "Exit" })
