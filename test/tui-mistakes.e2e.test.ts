@@ -1,11 +1,12 @@
 // End-to-end: what a person gets wrong or pushes too far in the interactive UI (UI-1, CMD-2), in a
-// real terminal under tmux: a model name that cannot be used, a paste of one enormous line.
-import { writeFileSync } from "node:fs"
+// real terminal under tmux: a model name that cannot be used, a paste of one enormous line, typing
+// on as an approval opens.
+import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { cliBin, makeSandbox } from "./support/cli.js"
 import { type RecordedRequest, startOpenAiServer } from "./support/openaiServer.js"
-import { afterExit, makeTmux, paneEnv, shellQuote, tmuxPath, waitFor } from "./support/tmux.js"
+import { afterExit, makeTmux, paneEnv, readDialog, shellQuote, tmuxPath, waitFor } from "./support/tmux.js"
 
 const lastText = (request: RecordedRequest): string => {
   const content = request.body.messages?.at(-1)?.content
@@ -118,4 +119,41 @@ describe.skipIf(tmuxPath === undefined)("the UI when a person errs", () => {
       sandbox.cleanup()
     }
   }, 90_000)
+
+  it("UI-1 a `y` typed as an approval opens approves nothing: the keys go on into the draft, the dialog waits for an answer", async () => {
+    const server = await startOpenAiServer({
+      replyFor: (request) =>
+        request.body.messages?.at(-1)?.role === "tool"
+          ? { kind: "text", text: "Left it alone." }
+          : { kind: "tool", id: "call_1", name: "bash", args: { command: "echo ran > ran.txt" } }
+    })
+    const sandbox = makeSandbox(server.baseURL)
+    const tmux = makeTmux(tmuxPath!, `alisio-e2e-typeahead-${process.pid}`)
+    try {
+      tmux.start(
+        `env -i ${paneEnv(sandbox, { LANG: "C.UTF-8" })} ${shellQuote(process.execPath)} ${shellQuote(cliBin)}; ${afterExit}`,
+        sandbox.workspace
+      )
+      await waitFor(tmux.screen, "ctrl-d exit")
+      tmux.text("tidy up")
+      tmux.keys("Enter")
+      await waitFor(tmux.screen, "Allow bash")
+      tmux.text("yes and then the docs")
+      await readDialog()
+      assert.include(tmux.screen(), "Allow bash", "the dialog still waits")
+      assert.isFalse(existsSync(join(sandbox.workspace, "ran.txt")), "nothing ran")
+      tmux.text("n")
+      await waitFor(tmux.screen, "Left it alone.")
+      await waitFor(tmux.screen, "yes and then the docs", 10_000, 1)
+      assert.isFalse(existsSync(join(sandbox.workspace, "ran.txt")))
+      assert.include(tmux.screen(), "denied")
+      tmux.keys("C-u")
+      tmux.keys("C-d")
+      await waitFor(tmux.screen, "ALISIO EXITED 0")
+    } finally {
+      tmux.kill()
+      await server.close()
+      sandbox.cleanup()
+    }
+  }, 60_000)
 })

@@ -93,3 +93,9 @@ export const waitUntil = async (done: () => boolean, what: string, timeoutMs = 1
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
+
+/**
+ * A person reads an approval or a question before answering it: keys typed as it opens still go to
+ * the editor (`DIALOG_GRACE_MS` of TuiCommand.ts, 300 ms), so a test pauses longer than that first.
+ */
+export const readDialog = () => new Promise<void>((resolve) => setTimeout(resolve, 500))

@@ -125,6 +125,38 @@ describe("TUI components", () => {
     }
   })
 
+  it("UI-1 keys typed as an approval opens go on into the draft, a `y` among them approves nothing; after a pause the dialog takes them", async () => {
+    let now = 1_000
+    const terminal = new VirtualTerminal(60, 20)
+    const screen = new Screen(terminal, plain, { dialogGraceMs: 300, now: () => now })
+    screen.tui.start()
+    try {
+      const answers: Array<string> = []
+      const offer = { key: "bash:rm", label: "`rm` commands" }
+      const dialog = new ApprovalDialog(plain, "Allow bash?", "rm -rf build", offer, (choice) => answers.push(choice))
+      screen.showDialog(dialog, true)
+      now += 100
+      terminal.send("m")
+      terminal.send("y")
+      now += 250
+      terminal.send(" draft")
+      assert.deepStrictEqual(answers, [], "typed ahead: nothing answered")
+      now += 301
+      terminal.send("n")
+      assert.deepStrictEqual(answers, ["no"])
+      screen.closeDialog(dialog)
+      assert.strictEqual(screen.editor.getText(), "my draft")
+
+      const question = new ApprovalDialog(plain, "Allow bash?", "ls", offer, (choice) => answers.push(choice))
+      screen.showDialog(question)
+      terminal.send("y")
+      assert.deepStrictEqual(answers, ["no", "yes"], "a dialog the person opened takes keys at once")
+      screen.closeDialog(question)
+    } finally {
+      screen.tui.stop()
+    }
+  })
+
   it("UI-1 an approval dialog answers with y, a (for this session) or n and Esc", () => {
     const answers: Array<string> = []
     const offer = { key: "bash:git status", label: "`git status` commands" }
