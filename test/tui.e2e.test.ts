@@ -13,6 +13,7 @@ import {
   makeTmux,
   occurrences,
   paneEnv,
+  readDialog,
   shellQuote,
   tmuxPath,
   waitFor,
@@ -145,6 +146,7 @@ if (tmuxPath === undefined) {
         tmux.text("list files")
         tmux.keys("Enter")
         await waitFor(tmux.screen, "Allow bash")
+        await readDialog()
         tmux.text("y")
         await waitFor(tmux.screen, "Listed the files.")
         assert.include(tmux.screen(), "notes.txt", "the card shows the command's output")
@@ -153,6 +155,7 @@ if (tmuxPath === undefined) {
         tmux.keys("Enter")
         await waitFor(tmux.screen, "rm -f notes.txt")
         await waitFor(tmux.screen, "Allow bash")
+        await readDialog()
         tmux.text("n")
         await waitFor(tmux.screen, "The notes were not removed.")
         assert.isTrue(existsSync(join(sandbox.workspace, "notes.txt")), "a denied command does not run")
@@ -160,6 +163,7 @@ if (tmuxPath === undefined) {
         tmux.text("pick a colour")
         tmux.keys("Enter")
         await waitFor(tmux.screen, "Which colour?")
+        await readDialog()
         tmux.text("2")
         await waitFor(tmux.screen, "You picked blue.")
 
@@ -355,6 +359,7 @@ if (tmuxPath === undefined) {
           sandbox.workspace
         )
         await waitFor(tmux.screen, "Allow bash")
+        await readDialog()
         tmux.text("y")
         for (let i = 0; i < 200 && sleeper === undefined; i++) {
           if (existsSync(pidFile)) {

@@ -31,6 +31,11 @@ export const makeTmux = (tmux: string, socket: string) => {
     /** Copies what the program writes to the pane, escape sequences and all, to a shell command. */
     pipe: (command: string) => run("pipe-pane", "-t", "ui", "-O", command),
     text: (text: string) => run("send-keys", "-t", "ui", "-l", text),
+    /** Pastes a file's text as a terminal delivers a paste (bracketed, when the program asked for it). */
+    paste: (file: string) => {
+      run("load-buffer", file)
+      return run("paste-buffer", "-p", "-t", "ui")
+    },
     /** The whole pane, its scrollback included. */
     screen: () => run("capture-pane", "-p", "-t", "ui", "-S", "-").stdout,
     /** The same, with the escape sequences of colours and attributes. */
@@ -88,3 +93,9 @@ export const waitUntil = async (done: () => boolean, what: string, timeoutMs = 1
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
+
+/**
+ * A person reads an approval or a question before answering it: keys typed as it opens still go to
+ * the editor (`DIALOG_GRACE_MS` of TuiCommand.ts, 300 ms), so a test pauses longer than that first.
+ */
+export const readDialog = () => new Promise<void>((resolve) => setTimeout(resolve, 500))

@@ -125,13 +125,25 @@ const ago = (ms: number): string => {
   return hours < 48 ? `${hours}h ago` : `${Math.floor(hours / 24)}d ago`
 }
 
+/** What `/model` takes, as the catalog's command does, for "back to the usual". */
+const resetWords = new Set(["default", "reset", "auto"])
+
 const surface = (ctx: CommandContext): Effect.Effect<boolean, unknown> =>
   Effect.gen(function* () {
     const { screen } = ctx
     switch (ctx.name) {
-      case "help":
-        screen.notice(helpText(yield* ctx.catalog.list("tui")), "command")
+      case "help": {
+        const listings = yield* ctx.catalog.list("tui")
+        const wanted = ctx.args.trim().replace(/^\//, "").toLowerCase()
+        if (wanted === "") {
+          screen.notice(helpText(listings), "command")
+          return true
+        }
+        const listing = listings.find((entry) => entry.name === wanted && entry.shadowedBy === undefined)
+        if (listing === undefined) screen.notice(`No command is named /${wanted}. /help lists the commands.`, "error")
+        else screen.notice(helpText([listing]).split("\n\nKeys:")[0]!, "command")
         return true
+      }
       case "exit":
       case "quit":
         ctx.offer({ _tag: "Exit" })
@@ -211,12 +223,25 @@ const surface = (ctx: CommandContext): Effect.Effect<boolean, unknown> =>
         if (ctx.args !== "") return false
         yield* pickSession(ctx)
         return true
-      case "model":
-        if (ctx.state.sessionId !== undefined || ctx.args === "") return false
-        ctx.state.modelFlag = Option.some(ctx.args)
-        yield* ctx.resolveModel
-        screen.notice(`The new session will run with ${screen.status.state.model}.`, "command")
+      case "model": {
+        // Before the first message the choice is the UI's own; a name that cannot be used leaves the
+        // previous choice in place, so the next message does not fail on it.
+        if (ctx.state.sessionId !== undefined) return false
+        const previous = ctx.state.modelFlag
+        if (ctx.args !== "") ctx.state.modelFlag = resetWords.has(ctx.args) ? Option.none() : Option.some(ctx.args)
+        yield* Effect.tapError(ctx.resolveModel, () =>
+          Effect.sync(() => {
+            ctx.state.modelFlag = previous
+          })
+        )
+        screen.notice(
+          ctx.args === ""
+            ? `No session yet; the new session will run with ${screen.status.state.model} (/model <provider/model> chooses another).`
+            : `The new session will run with ${screen.status.state.model}.`,
+          "command"
+        )
         return true
+      }
       default:
         return false
     }

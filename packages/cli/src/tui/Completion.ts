@@ -1,6 +1,9 @@
 // What the editor completes: `/` at the start of a message lists the command catalog's commands
 // with their descriptions (CMD-1), `@` a resource of a running MCP server (`@<server>:<uri>`,
 // MCP-1) or a workspace file from the bounded index.
+
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
 import {
   type AutocompleteItem,
   type AutocompleteProvider,
@@ -27,6 +30,32 @@ export interface ResourceEntry {
 const MAX_FILES = 50
 const MAX_RESOURCES = 50
 
+/**
+ * The entries of the folder a query names (`src/tui/Co` → `src/tui/` starting with `Co`), read
+ * from disk: the index is bounded, so in a large workspace a folder it never reached still
+ * completes. Only a folder inside the workspace, links resolved, is read.
+ */
+export const folderMatches = async (cwd: string, query: string): Promise<Array<string>> => {
+  const slash = query.lastIndexOf("/")
+  if (slash <= 0) return []
+  const folder = query.slice(0, slash)
+  const start = query.slice(slash + 1).toLowerCase()
+  try {
+    const root = await fs.realpath(cwd)
+    const real = await fs.realpath(path.resolve(root, folder))
+    const inside = path.relative(root, real)
+    if (path.isAbsolute(folder) || inside.startsWith("..") || path.isAbsolute(inside)) return []
+    const entries = await fs.readdir(real, { withFileTypes: true })
+    return entries
+      .filter((entry) => entry.name.toLowerCase().startsWith(start))
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .slice(0, MAX_FILES)
+      .map((entry) => `${folder}/${entry.name}${entry.isDirectory() ? "/" : ""}`)
+  } catch {
+    return []
+  }
+}
+
 export class Completion implements AutocompleteProvider {
   readonly triggerCharacters = ["@"]
   // Applying a completion (where the cursor goes, quoting, the space after) is pi-tui's own logic.
@@ -35,7 +64,7 @@ export class Completion implements AutocompleteProvider {
   constructor(
     private readonly commands: () => ReadonlyArray<CommandEntry>,
     private readonly files: FileIndex,
-    cwd: string,
+    private readonly cwd: string,
     // Read as they are: the list is kept up to date apart from typing (Session.ts).
     private readonly resources: () => ReadonlyArray<ResourceEntry> = () => []
   ) {
@@ -60,10 +89,11 @@ export class Completion implements AutocompleteProvider {
           description: resource.description === undefined ? resource.name : `${resource.name} — ${resource.description}`
         })
       )
-      const all = await this.files.list()
+      const [all, inFolder] = await Promise.all([this.files.list(), folderMatches(this.cwd, query)])
       if (options.signal.aborted) return null
-      const matches =
-        query === "" ? all.slice(0, MAX_FILES) : fuzzyFilter(all, query, (file) => file).slice(0, MAX_FILES)
+      const fuzzy = query === "" ? all.slice(0, MAX_FILES) : fuzzyFilter(all, query, (file) => file)
+      // What the typed folder holds comes first: an exact path beats a look-alike elsewhere.
+      const matches = [...new Set([...inFolder, ...fuzzy])].slice(0, MAX_FILES)
       const resourceMatches = (
         query === "" ? resources : fuzzyFilter(resources, query, (item) => `${item.label} ${item.description}`)
       ).slice(0, MAX_RESOURCES)

@@ -149,8 +149,12 @@ export const makeConversation = (options: ConversationOptions) =>
           Effect.tapError(() => Effect.sync(() => restoreDraft(prompt)))
         )
         view.user(prompt)
-        const chosen = yield* resolveModel
-        const system = yield* context.build({ sessionId: state.sessionId, prompt, model: chosen.model.model })
+        // A model that cannot be used (or a context that cannot be built) keeps the message to send again.
+        const { chosen, system } = yield* Effect.gen(function* () {
+          const chosen = yield* resolveModel
+          const system = yield* context.build({ sessionId: state.sessionId, prompt, model: chosen.model.model })
+          return { chosen, system }
+        }).pipe(Effect.tapError(() => Effect.sync(() => restoreDraft(prompt))))
         for (const notice of system.notices) screen.notice(notice, "warning")
         const started = yield* Clock.currentTimeMillis
         screen.status.update((s) => {

@@ -1,18 +1,11 @@
 // The dialogs that take the editor's place while the person is asked something: a tool approval
 // (yes / yes for this session / no), a question with its options or an answer of their own, a plan
 // to approve or send back, and a list to pick from (the session picker of /resume).
-import {
-  type Component,
-  type Focusable,
-  Input,
-  Markdown,
-  matchesKey,
-  truncateToWidth,
-  wrapTextWithAnsi
-} from "@earendil-works/pi-tui"
+import { type Component, type Focusable, Input, Markdown, matchesKey, truncateToWidth } from "@earendil-works/pi-tui"
 import type { GrantOffer } from "./Grants.js"
 import { sanitize } from "./Sanitize.js"
 import type { Theme } from "./Theme.js"
+import { markdownOptions, wrapLine } from "./Wrap.js"
 
 export interface Choice {
   readonly label: string
@@ -24,7 +17,7 @@ export interface Choice {
 const wrapLines = (text: string, width: number, style: (line: string) => string, indent: string) =>
   text
     .split("\n")
-    .flatMap((line) => wrapTextWithAnsi(line, Math.max(1, width - indent.length)))
+    .flatMap((line) => wrapLine(line, Math.max(1, width - indent.length)))
     .map((line) => truncateToWidth(indent + style(line), width, "…"))
 
 /** A list of choices moved through with ↑/↓ (or picked by key), chosen with Enter; Esc cancels. */
@@ -125,9 +118,40 @@ export class ApprovalDialog extends Framed {
   }
 }
 
+const PASTE_START = "\x1b[200~"
+const PASTE_END = "\x1b[201~"
+
+/**
+ * A one-line answer. pi-tui's Input drops the line breaks of a paste, gluing the last word of a
+ * line to the first of the next; here they become spaces, so a pasted log or list stays readable.
+ */
+class AnswerInput extends Input {
+  private pasting = false
+
+  override handleInput(data: string): void {
+    super.handleInput(this.pasting || data.includes(PASTE_START) ? this.spaced(data) : data)
+  }
+
+  private spaced(data: string): string {
+    let out = ""
+    let rest = data
+    while (rest !== "") {
+      const marker = this.pasting ? PASTE_END : PASTE_START
+      const at = rest.indexOf(marker)
+      const before = at === -1 ? rest : rest.slice(0, at)
+      out += this.pasting ? before.replace(/[\r\n]+/g, " ") : before
+      if (at === -1) break
+      out += marker
+      rest = rest.slice(at + marker.length)
+      this.pasting = !this.pasting
+    }
+    return out
+  }
+}
+
 /** A question from the model: its options, or an answer typed by the person. */
 export class QuestionDialog extends Framed {
-  private readonly input = new Input()
+  private readonly input = new AnswerInput()
   private readonly list: ChoiceList | undefined
   private typing: boolean
 
@@ -194,12 +218,12 @@ export class QuestionDialog extends Framed {
 export class PlanDialog extends Framed {
   private readonly markdown: Markdown
   private readonly list: ChoiceList
-  private readonly input = new Input()
+  private readonly input = new AnswerInput()
   private typing = false
 
   constructor(theme: Theme, plan: string, answer: (approved: boolean, feedback?: string) => void) {
     super(theme)
-    this.markdown = new Markdown(sanitize(plan), 2, 0, theme.markdown)
+    this.markdown = new Markdown(sanitize(plan), 2, 0, theme.markdown, undefined, markdownOptions)
     this.list = new ChoiceList(
       [
         { label: "Approve the plan", key: "y" },

@@ -1,15 +1,16 @@
 // The blocks of a conversation other than tool cards: what the person wrote, the model's
 // reasoning, notices (retries, errors, command output) and the start-up screen.
-import { type Component, truncateToWidth, wrapTextWithAnsi } from "./PiTuiCore.js"
+import { type Component, truncateToWidth } from "./PiTuiCore.js"
 import { sanitize } from "./Sanitize.js"
 import type { Theme } from "./Theme.js"
+import { wrapLine } from "./Wrap.js"
 
 /** Lines wrapped to the width, each styled on its own (styles never run across lines). */
 const wrapped = (text: string, width: number, style: (line: string) => string, indent = ""): Array<string> => {
   const lines: Array<string> = []
   const room = Math.max(1, width - indent.length)
   for (const line of text.split("\n")) {
-    for (const part of wrapTextWithAnsi(line, room)) lines.push(truncateToWidth(indent + style(part), width, ""))
+    for (const part of wrapLine(line, room)) lines.push(truncateToWidth(indent + style(part), width, ""))
   }
   return lines
 }

@@ -11,6 +11,7 @@ import type { Screen } from "./Screen.js"
 import { compactCount } from "./StatusLine.js"
 import { StreamingMarkdown } from "./StreamingMarkdown.js"
 import { ToolCard } from "./ToolCard.js"
+import { markdownOptions } from "./Wrap.js"
 
 const retryReason: Record<string, string> = {
   first_token_timeout: "no answer yet",
@@ -318,7 +319,7 @@ export class RunView {
             screen.add(entry)
           } else if (part._tag === "text" && part.text.trim() !== "") {
             this.lastAnswer = part.text
-            screen.add(new Markdown(sanitize(part.text), 0, 0, screen.theme.markdown))
+            screen.add(new Markdown(sanitize(part.text), 0, 0, screen.theme.markdown, undefined, markdownOptions))
           } else if (part._tag === "tool_call") {
             const card = this.card(part.id, part.name, part.arguments)
             const result = results.get(part.id)

@@ -6,7 +6,7 @@
 import type { Dialog } from "./Dialogs.js"
 import { LinesEntry, NoticeEntry, type NoticeLevel, UserEntry } from "./Entries.js"
 import { PanelRegion } from "./Panels.js"
-import { type Component, Container, Editor, type Terminal, type TUI, TuiMainScreen } from "./PiTuiCore.js"
+import { type Component, Container, Editor, matchesKey, type Terminal, type TUI, TuiMainScreen } from "./PiTuiCore.js"
 import { StatusLine } from "./StatusLine.js"
 import type { Theme } from "./Theme.js"
 
@@ -16,6 +16,16 @@ class Gap implements Component {
   render(): ReadonlyArray<string> {
     return [""]
   }
+}
+
+export interface ScreenOptions {
+  /**
+   * How long after a wait's dialog (an approval, a question) opens the keys still go to the editor,
+   * and after each such key: the person was typing, not answering, and a `y` in a word must not
+   * approve a command. 0 (the default) gives every key to the dialog at once.
+   */
+  readonly dialogGraceMs?: number
+  readonly now?: () => number
 }
 
 export class Screen {
@@ -28,10 +38,13 @@ export class Screen {
   readonly editor: Editor
   readonly status: StatusLine
   private dialog: Dialog | undefined
+  /** Until when keys go to the editor rather than to the dialog just opened. */
+  private typingUntil = Number.NEGATIVE_INFINITY
 
   constructor(
     terminal: Terminal,
-    readonly theme: Theme
+    readonly theme: Theme,
+    private readonly options: ScreenOptions = {}
   ) {
     this.tui = new TuiMainScreen(terminal)
     this.panels = new PanelRegion(theme)
@@ -46,6 +59,30 @@ export class Screen {
     this.tui.addChild(this.status)
     this.input.addChild(this.editor)
     this.tui.setFocus(this.editor)
+    this.tui.addInputListener((data) => {
+      if (this.dialog === undefined || matchesKey(data, "ctrl+c") || this.now() >= this.typingUntil) return undefined
+      // Typed ahead: the draft goes on (shown again when the dialog closes); the dialog waits for a pause.
+      this.typingUntil = this.now() + (this.options.dialogGraceMs ?? 0)
+      this.editor.handleInput(data)
+      return { consume: true }
+    })
+  }
+
+  private now(): number {
+    return (this.options.now ?? performance.now.bind(performance))()
+  }
+
+  /**
+   * The last frame: the conversation stays in the scrollback, the editor and the status line go. A
+   * blank line ends it, where the cursor rests: pi-tui's stop writes a space there, which would
+   * otherwise erase the first character of the conversation's last line.
+   */
+  leave(): void {
+    this.tui.removeChild(this.input)
+    this.tui.removeChild(this.queued)
+    this.tui.removeChild(this.status)
+    this.tui.addChild(new Gap())
+    this.tui.renderNow()
   }
 
   /** Adds a block to the conversation, with a blank line before it. */
@@ -90,7 +127,9 @@ export class Screen {
     return this.dialog !== undefined
   }
 
-  showDialog(dialog: Dialog): void {
+  /** Shows a dialog in the editor's place; `typedAhead`: keys typed as it opens still go to the editor. */
+  showDialog(dialog: Dialog, typedAhead = false): void {
+    if (typedAhead) this.typingUntil = this.now() + (this.options.dialogGraceMs ?? 0)
     this.dialog = dialog
     this.input.clear()
     this.input.addChild(dialog)

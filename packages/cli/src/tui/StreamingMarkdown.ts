@@ -3,6 +3,7 @@
 // a code fence): the finished blocks are parsed once and cached, only the last block is parsed
 // again as deltas arrive. The lines already shown never change, so the screen is only appended to.
 import { Container, Markdown, type MarkdownTheme, Spacer } from "@earendil-works/pi-tui"
+import { markdownOptions } from "./Wrap.js"
 
 /** Where the text may be cut: after the last blank line that is outside a fenced code block. */
 export const lastBoundary = (text: string, from: number): number => {
@@ -33,7 +34,7 @@ export class StreamingMarkdown extends Container {
     private readonly paddingX = 0
   ) {
     super()
-    this.tail = new Markdown("", paddingX, 0, theme)
+    this.tail = new Markdown("", paddingX, 0, theme, undefined, markdownOptions)
   }
 
   /** Everything received so far. */
@@ -62,7 +63,8 @@ export class StreamingMarkdown extends Container {
     const cut = lastBoundary(this.text, this.frozen)
     if (cut > this.frozen) {
       const block = this.text.slice(this.frozen, cut).replace(/\n+$/, "")
-      if (block.trim() !== "") this.blocks.push(new Markdown(block, this.paddingX, 0, this.theme))
+      if (block.trim() !== "")
+        this.blocks.push(new Markdown(block, this.paddingX, 0, this.theme, undefined, markdownOptions))
       this.frozen = cut
       rebuild = true
     }

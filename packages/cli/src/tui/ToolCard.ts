@@ -2,9 +2,10 @@
 // and how long it took. Collapsed it shows a few lines; expanded (Ctrl-O) the whole result.
 import { formatDuration } from "@alisio/domain/Durations"
 import type { ToolCallStatus } from "@alisio/domain/RunEvent"
-import { type Component, truncateToWidth, visibleWidth, wrapTextWithAnsi } from "@earendil-works/pi-tui"
+import { type Component, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui"
 import { sanitize } from "./Sanitize.js"
 import type { Theme } from "./Theme.js"
+import { wrapLine } from "./Wrap.js"
 
 const COLLAPSED_LINES = 3
 const EXPANDED_LINES = 400
@@ -125,11 +126,8 @@ export class ToolCard implements Component {
     const shown = this.status === "running" ? bodyLines.slice(-limit) : bodyLines.slice(0, limit)
     const indent = "  "
     for (const line of shown) {
-      for (const wrapped of wrapTextWithAnsi(t.dim(line), Math.max(1, width - indent.length)).slice(
-        0,
-        this.expanded ? 20 : 1
-      ))
-        lines.push(truncateToWidth(indent + wrapped, width, "…"))
+      for (const wrapped of wrapLine(line, Math.max(1, width - indent.length), this.expanded ? 20 : 1))
+        lines.push(truncateToWidth(indent + t.dim(wrapped), width, "…"))
     }
     const hidden = bodyLines.length - shown.length
     if (hidden > 0) {

@@ -19,6 +19,9 @@ import { ProcessTerminal } from "./PiTuiCore.js"
 import { Screen } from "./Screen.js"
 import { colorFor, makeTheme, unicodeFor } from "./Theme.js"
 
+/** Keys typed within this long of an approval or a question opening (and of each other) still go to the editor. */
+export const DIALOG_GRACE_MS = 300
+
 /**
  * Owns the terminal for the life of the scope: raw mode and the screen on acquire; on release (a
  * normal exit, an interruption by SIGTERM or SIGHUP, a failure) the screen stops and the terminal
@@ -36,11 +39,7 @@ const ownTerminal = (screen: Screen) =>
         if (stopped) return
         stopped = true
         process.stderr.write = write
-        // The conversation stays in the scrollback; the editor and the status line go.
-        screen.tui.removeChild(screen.input)
-        screen.tui.removeChild(screen.queued)
-        screen.tui.removeChild(screen.status)
-        screen.tui.renderNow()
+        screen.leave()
         screen.tui.stop()
       }
       process.stderr.write = ((chunk: string | Uint8Array) => {
@@ -102,7 +101,7 @@ export const tuiCommand = (flags: TuiFlags) =>
     const color = colorFor(true)
     const unicode = unicodeFor()
     const theme = makeTheme({ color, unicode })
-    const screen = new Screen(new ProcessTerminal(), theme)
+    const screen = new Screen(new ProcessTerminal(), theme, { dialogGraceMs: DIALOG_GRACE_MS })
     screen.status.update((s) => {
       s.readOnly = flags.readOnly
     })

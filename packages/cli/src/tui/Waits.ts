@@ -71,7 +71,7 @@ export const showWaits = (screen: Screen, board: WaitBoard, grants: Grants) =>
         if (current !== undefined) {
           const dialog = dialogFor(screen, current, grants)
           shown = { wait: current, dialog }
-          screen.showDialog(dialog)
+          screen.showDialog(dialog, true)
         }
         screen.status.update((s) => {
           s.waits = board.size

@@ -125,6 +125,38 @@ describe("TUI components", () => {
     }
   })
 
+  it("UI-1 keys typed as an approval opens go on into the draft, a `y` among them approves nothing; after a pause the dialog takes them", async () => {
+    let now = 1_000
+    const terminal = new VirtualTerminal(60, 20)
+    const screen = new Screen(terminal, plain, { dialogGraceMs: 300, now: () => now })
+    screen.tui.start()
+    try {
+      const answers: Array<string> = []
+      const offer = { key: "bash:rm", label: "`rm` commands" }
+      const dialog = new ApprovalDialog(plain, "Allow bash?", "rm -rf build", offer, (choice) => answers.push(choice))
+      screen.showDialog(dialog, true)
+      now += 100
+      terminal.send("m")
+      terminal.send("y")
+      now += 250
+      terminal.send(" draft")
+      assert.deepStrictEqual(answers, [], "typed ahead: nothing answered")
+      now += 301
+      terminal.send("n")
+      assert.deepStrictEqual(answers, ["no"])
+      screen.closeDialog(dialog)
+      assert.strictEqual(screen.editor.getText(), "my draft")
+
+      const question = new ApprovalDialog(plain, "Allow bash?", "ls", offer, (choice) => answers.push(choice))
+      screen.showDialog(question)
+      terminal.send("y")
+      assert.deepStrictEqual(answers, ["no", "yes"], "a dialog the person opened takes keys at once")
+      screen.closeDialog(question)
+    } finally {
+      screen.tui.stop()
+    }
+  })
+
   it("UI-1 an approval dialog answers with y, a (for this session) or n and Esc", () => {
     const answers: Array<string> = []
     const offer = { key: "bash:git status", label: "`git status` commands" }
@@ -156,6 +188,23 @@ describe("TUI components", () => {
     for (const key of "Ada") open.handleInput(key)
     open.handleInput("\r")
     assert.deepStrictEqual(answers, ["blue", "green", "Ada"])
+  })
+
+  it("UI-1 an answer or a plan's feedback pasted over several lines keeps its words apart: the line breaks become spaces", () => {
+    const answers: Array<string> = []
+    const open = new QuestionDialog(plain, "What failed?", [], (text) => answers.push(text))
+    open.focused = true
+    open.handleInput("see: ")
+    open.handleInput("\x1b[200~error one\r\nerror")
+    open.handleInput(" two\n\nerror three\n\x1b[201~")
+    open.handleInput("\r")
+    const decisions: Array<string | undefined> = []
+    const plan = new PlanDialog(plain, "1. read", (_approved, feedback) => decisions.push(feedback))
+    plan.handleInput("n")
+    plan.handleInput("\x1b[200~first\nsecond\x1b[201~")
+    plan.handleInput("\r")
+    assert.deepStrictEqual(answers, ["see: error one error two error three"])
+    assert.deepStrictEqual(decisions, ["first second"])
   })
 
   it("UI-1 a plan review approves with y, sends back what to change with n, and Esc declines", () => {

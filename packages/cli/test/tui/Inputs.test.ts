@@ -68,6 +68,46 @@ describe("TUI inputs", () => {
     }
   })
 
+  it("UI-1 TL-5 @ completion of a path in a folder the bounded index never reached lists that folder first; never one out of the workspace", async () => {
+    const root = tempDir()
+    const outside = tempDir()
+    try {
+      for (const folder of ["a", "b", "c"]) {
+        fs.mkdirSync(path.join(root, folder, "sub"), { recursive: true })
+        for (const name of ["file0400.txt", "file0453.txt", "other.txt"])
+          fs.writeFileSync(path.join(root, folder, "sub", name), "")
+      }
+      fs.writeFileSync(path.join(outside, "file0400.txt"), "")
+      fs.symlinkSync(outside, path.join(root, "elsewhere"))
+      // An index that stops before c/ (a workspace of 50 000 files stops at 20 000).
+      const index = new FileIndex(root, 10_000, { maxEntries: 12, maxDepth: 16, maxMs: 1000 })
+      assert.notInclude(await index.list(), "c/sub/file0400.txt")
+      const completion = new Completion(() => [], index, root)
+      const found = await suggest(completion, "see @c/sub/file04")
+      assert.deepStrictEqual(
+        found?.items.slice(0, 2).map((item) => item.value),
+        ["@c/sub/file0400.txt", "@c/sub/file0453.txt"]
+      )
+      const folder = await suggest(completion, "see @c/")
+      assert.deepStrictEqual(
+        folder?.items.slice(0, 1).map((item) => item.value),
+        ["@c/sub/"]
+      )
+      for (const line of ["see @elsewhere/file", "see @../", `see @${outside}/file`]) {
+        const items = (await suggest(completion, line))?.items ?? []
+        assert.isFalse(
+          items.some(
+            (item) => item.value.includes("file0400") && !item.value.startsWith("@a/") && !item.value.startsWith("@b/")
+          ),
+          line
+        )
+      }
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+      fs.rmSync(outside, { recursive: true, force: true })
+    }
+  })
+
   it("UI-1 TL-5 a .gitignore linked to a pipe is passed over: the walk still lists the files", async () => {
     const root = tempDir()
     try {
