@@ -49,13 +49,17 @@ describe.skipIf(tmuxPath === undefined)("the UI's /connect and /ask", () => {
     }
   }, 60_000)
 
-  it("CMD-2 /ask sends the conversation and the question without tools; the answer is shown and not kept", async () => {
+  it("CMD-2 /ask sends the conversation and the question without tools; the answer streams in and is not kept", async () => {
     const textOf = (request: RecordedRequest) =>
       (request.body.messages ?? []).map((message) => JSON.stringify(message.content ?? "")).join("\n")
+    let rest = () => {}
+    const restAfter = new Promise<void>((resolve) => {
+      rest = resolve
+    })
     const server = await startOpenAiServer({
       replyFor: (request) =>
         textOf(request).includes("what did I ask for")
-          ? { kind: "text", text: "You asked for a haiku about tides." }
+          ? { kind: "text", text: "You asked for a haiku about tides.", chunks: 2, restAfter }
           : { kind: "text", text: "Waves come and go." }
     })
     const sandbox = makeSandbox(server.baseURL)
@@ -71,6 +75,11 @@ describe.skipIf(tmuxPath === undefined)("the UI's /connect and /ask", () => {
       await waitFor(tmux.screen, "Waves come and go.")
       tmux.text("/ask what did I ask for?")
       tmux.keys("Enter")
+      // The first half of the answer shows while the rest is still to come.
+      await waitFor(tmux.screen, "You asked for a h")
+      assert.notInclude(tmux.screen(), "You asked for a haiku")
+      assert.notInclude(tmux.screen(), "(a side question: not kept in the conversation)")
+      rest()
       await waitFor(tmux.screen, "You asked for a haiku about tides.")
       assert.include(tmux.screen(), "(a side question: not kept in the conversation)")
 

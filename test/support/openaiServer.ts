@@ -14,6 +14,8 @@ export type Reply =
       readonly firstDelayMs?: number
       /** Nothing is streamed until this settles (a barrier between concurrent requests). */
       readonly after?: Promise<void>
+      /** After the first chunk of text, nothing more until this settles (to see a stream half-way). */
+      readonly restAfter?: Promise<void>
       /** The finish reason; `stop` unless given. */
       readonly finish?: string
     }
@@ -98,6 +100,7 @@ export const startOpenAiServer = async (options: {
       const size = Math.ceil(reply.text.length / count)
       for (let i = 0; i < reply.text.length && isOpen(); i += size) {
         res.write(chunk({ content: reply.text.slice(i, i + size) }))
+        if (i === 0 && reply.restAfter !== undefined) await reply.restAfter
         if (reply.delayMs !== undefined) await sleep(reply.delayMs)
       }
       if (reply.stallAfter === true) return

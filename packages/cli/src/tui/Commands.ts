@@ -210,13 +210,21 @@ const surface = (ctx: CommandContext): Effect.Effect<boolean, unknown> =>
           return true
         }
         const { ask } = yield* Effect.promise(() => import("@alisio/runtime/SideQuestion"))
+        // The answer shows as it streams, in the place of this line.
+        const shown = screen.notice("Asking the model (a side question)…", "info")
         const answer = yield* Effect.either(
           Effect.flatMap(ctx.resolveModel, ({ model }) =>
-            ask({ sessionId: ctx.state.sessionId, question, service: model.service, model: model.model })
+            ask({
+              sessionId: ctx.state.sessionId,
+              question,
+              service: model.service,
+              model: model.model,
+              onText: (text) => screen.updateNotice(shown, text, "command")
+            })
           ).pipe(Effect.provideService(SessionStore, ctx.store))
         )
-        if (answer._tag === "Left") screen.notice(`/ask: ${messageOf(answer.left)}`, "error")
-        else screen.notice(`${answer.right}\n(a side question: not kept in the conversation)`, "command")
+        if (answer._tag === "Left") screen.updateNotice(shown, `/ask: ${messageOf(answer.left)}`, "error")
+        else screen.updateNotice(shown, `${answer.right}\n(a side question: not kept in the conversation)`, "command")
         return true
       }
       case "resume":

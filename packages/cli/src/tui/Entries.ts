@@ -101,11 +101,17 @@ export type NoticeLevel = "info" | "warning" | "error" | "retry" | "command"
 /** A line (or a few) about the session: a retry, an error, what a command printed. */
 export class NoticeEntry extends Cached {
   constructor(
-    private readonly text: string,
-    private readonly level: NoticeLevel,
+    private text: string,
+    private level: NoticeLevel,
     private readonly theme: Theme
   ) {
     super()
+  }
+  /** Shows other text in its place (an answer as it streams). */
+  update(text: string, level: NoticeLevel = this.level): void {
+    this.text = text
+    this.level = level
+    this.invalidate()
   }
   protected draw(width: number): ReadonlyArray<string> {
     const t = this.theme

@@ -92,8 +92,16 @@ export class Screen {
     this.tui.requestRender()
   }
 
-  notice(text: string, level: NoticeLevel = "info"): void {
-    this.add(new NoticeEntry(text, level, this.theme))
+  notice(text: string, level: NoticeLevel = "info"): NoticeEntry {
+    const entry = new NoticeEntry(text, level, this.theme)
+    this.add(entry)
+    return entry
+  }
+
+  /** Changes a notice shown earlier (a side question's answer as it streams). */
+  updateNotice(entry: NoticeEntry, text: string, level?: NoticeLevel): void {
+    entry.update(text, level)
+    this.tui.requestRender()
   }
 
   setHeader(lines: ReadonlyArray<string>): void {
