@@ -24,11 +24,15 @@ declare const ALISIO_HELP_TREE: string | undefined
 const mayAskHelp = (words: ReadonlyArray<string>) =>
   words[0] === "help" || words.some((word) => word === "--help" || word === "-h")
 
-/** A reader that went away (`alisio --version | true`) is not an error worth a stack trace. */
+/**
+ * A reader that went away (`alisio --version | true`) is not an error worth a stack trace, nor is a
+ * full disk under `> file`: that one is a line on stderr.
+ */
 const quietOnBrokenPipe = () =>
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(0)
-    throw error
+    process.stderr.write(`alisio: could not write to stdout (${error.code ?? error.message})\n`)
+    process.exit(1)
   })
 
 /** `alisio run` from its own build, or from RunMain.ts unbundled; false when main.ts must read the line. */
