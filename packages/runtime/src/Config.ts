@@ -2,6 +2,7 @@ import { join } from "node:path"
 import { ConfigError } from "@alisio/domain/Errors"
 import type { Limits } from "@alisio/domain/Limits"
 import { onFirstCall } from "@alisio/domain/OnFirstUse"
+import type { PlatformError } from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -13,6 +14,7 @@ import * as Schema from "effect/Schema"
 import { type ApprovalSettings, ConfigFile } from "./ConfigSchema.js"
 import { closeMatches } from "./internal/closeMatches.js"
 import { describeIssues, describeValue, duplicateKey, formatPath, locate } from "./internal/configProblems.js"
+import { errnoCode } from "./internal/errno.js"
 import { keysAt, undeclaredAt } from "./internal/schemaKeys.js"
 import { yaml } from "./internal/yaml.js"
 
@@ -233,8 +235,32 @@ export const fromFlags = (flags: ConfigFlags): ConfigFile => {
   return fromFlags as ConfigFile
 }
 
-/** Reads a configuration file; a missing file is an empty configuration. */
+/** Why a configuration file could not be read, in words (the platform's message names the call). */
+const unreadable = (error: PlatformError): string => {
+  const code = error._tag === "SystemError" ? errnoCode(error.cause) : undefined
+  switch (code) {
+    case "ENOTDIR":
+      return "a part of its path is a file, not a folder; check ALISIO_HOME and XDG_CONFIG_HOME"
+    case "ELOOP":
+      return "its symbolic links form a loop"
+    case "EACCES":
+    case "EPERM":
+      return "permission denied; make it readable"
+    default:
+      return error.message
+  }
+}
+
+/** Reads a configuration file; a missing file, or a link to /dev/null, is an empty configuration. */
 const readFile = (fs: FileSystem.FileSystem, file: string) =>
+  fs.realPath(file).pipe(
+    Effect.option,
+    Effect.flatMap((real) =>
+      Option.contains(real, "/dev/null") ? Effect.succeed(Option.none<string>()) : readRegular(fs, file)
+    )
+  )
+
+const readRegular = (fs: FileSystem.FileSystem, file: string) =>
   fs.stat(file).pipe(
     // A link to a device or a pipe (a cloned project's `config.yaml -> /dev/zero`) would never end.
     Effect.filterOrFail(
@@ -256,7 +282,7 @@ const readFile = (fs: FileSystem.FileSystem, file: string) =>
         ? Effect.fail(error)
         : error._tag === "SystemError" && error.reason === "NotFound"
           ? Effect.succeed(Option.none<string>())
-          : Effect.fail(new ConfigError({ message: `${file}: cannot be read (${error.message})`, file }))
+          : Effect.fail(new ConfigError({ message: `${file}: cannot be read: ${unreadable(error)}`, file }))
     )
   )
 

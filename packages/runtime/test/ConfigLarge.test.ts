@@ -1,5 +1,5 @@
-// A configuration file that is large, or full of problems: refused or reported in bounded lines,
-// never minutes of parsing (CFG-1).
+// A configuration file that is large, full of problems or no file at all: refused or reported in
+// bounded lines that say why, never minutes of parsing (CFG-1).
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Config from "@alisio/runtime/Config"
@@ -11,7 +11,7 @@ import { tempDir } from "./helpers/tempDir.js"
 
 const keys = (count: number, value: string) => Array.from({ length: count }, (_, i) => `k${i}: ${value}\n`).join("")
 
-describe("Config with many keys", () => {
+describe("Config files out of the ordinary", () => {
   it("CFG-1: thousands of unknown keys give 20 warnings and a count of the rest", () => {
     const parsed = Config.parse(`limits:\n  maxTurns: 3\n${keys(5_000, "1")}`, "config.yaml")
     assert.isTrue(Either.isRight(parsed))
@@ -61,6 +61,38 @@ describe("Config with many keys", () => {
       assert.strictEqual(
         error.message,
         `${globalFile}: 2.0 MiB is too large for a configuration file (at most 1 MiB); is it the right file?`
+      )
+    })
+  )
+
+  const loadError = (globalFile: string) =>
+    Config.make({ globalFile, trustProject: false }).pipe(Effect.provide(NodeFileSystem.layer), Effect.flip)
+
+  it.scoped("CFG-1: a config.yaml linked to /dev/null is no configuration, not an error", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const globalFile = path.join(dir, "config.yaml")
+      yield* Effect.promise(() => fs.symlink("/dev/null", globalFile))
+      const loaded = yield* Config.make({ globalFile, trustProject: false }).pipe(Effect.provide(NodeFileSystem.layer))
+      assert.deepStrictEqual(loaded.config, {})
+      assert.deepStrictEqual(loaded.files, [])
+    })
+  )
+
+  it.scoped("CFG-1: a config folder that is a file, or looping links, are said in words", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const home = path.join(dir, "home")
+      yield* Effect.promise(() => fs.writeFile(home, ""))
+      assert.strictEqual(
+        (yield* loadError(path.join(home, "config.yaml"))).message,
+        `${home}/config.yaml: cannot be read: a part of its path is a file, not a folder; check ALISIO_HOME and XDG_CONFIG_HOME`
+      )
+      const looping = path.join(dir, "config.yaml")
+      yield* Effect.promise(() => fs.symlink(looping, looping))
+      assert.strictEqual(
+        (yield* loadError(looping)).message,
+        `${looping}: cannot be read: its symbolic links form a loop`
       )
     })
   )
