@@ -137,7 +137,12 @@ const followRun = (run: RunRecord, requestId: string, quiet: boolean, render: (e
         status ??= now.status
       } else if (!(yield* isAlive(now.owner))) {
         if (store.interruptRuns !== undefined) yield* store.interruptRuns()
-        yield* say(`the process running request ${requestId} (pid ${now.owner.pid}) ended before the run finished`)
+        // Said even with --json or -q: it is why the run ends without its terminal event.
+        yield* Effect.sync(() =>
+          process.stderr.write(
+            `alisio: the process running request ${requestId} (pid ${now.owner.pid}) ended before the run finished\n`
+          )
+        )
         status = "interrupted"
       } else {
         yield* Effect.sleep(FOLLOW_EVERY)
