@@ -3,6 +3,7 @@
 import * as nodeModule from "node:module"
 import { fileURLToPath } from "node:url"
 import { requireWithCodeCache } from "./CodeCache.js"
+import { ExitCode } from "./ExitCode.js"
 import { mayLoadExternalPlugins } from "./PluginProbe.js"
 import { loadRunBuiltins, tuneV8 } from "./V8Flags.js"
 import { version } from "./Version.js"
@@ -35,6 +36,16 @@ const quietOnBrokenPipe = () =>
     process.exit(1)
   })
 
+/** Whether the shell's folder is gone (deleted under it): then Node has no current folder to give. */
+const currentFolderGone = (): boolean => {
+  try {
+    process.cwd()
+    return false
+  } catch {
+    return true
+  }
+}
+
 /** `alisio run` from its own build, or from RunMain.ts unbundled; false when main.ts must read the line. */
 const mainRun = async (words: ReadonlyArray<string>): Promise<boolean> => {
   if (typeof ALISIO_RUN_BUILD !== "string" || typeof ALISIO_RUN_BUILD_ID !== "string") {
@@ -60,6 +71,11 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   (await import("./HelpFast.js")).answerHelp(args)
 ) {
   quietOnBrokenPipe()
+} else if (currentFolderGone()) {
+  process.stderr.write(
+    "alisio: the current folder no longer exists (it was deleted or moved); cd into one that exists and try again\n"
+  )
+  process.exitCode = ExitCode.usage
 } else if (args.length === 0 && !mayLoadExternalPlugins(args)) {
   // `alisio` alone: the interactive UI, without the command tree (TuiMain.ts).
   ;(await import("./TuiMain.js")).mainTui()
