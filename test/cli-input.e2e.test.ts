@@ -2,12 +2,13 @@
 // stdout, a headless run, `--yes`, `-m`), against a real OpenAI-protocol server on 127.0.0.1
 // (CLI-1, CLI-2, CLI-3, TL-3).
 
+import { execFile } from "node:child_process"
 import { readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { decodeRunEvent, type KnownRunEvent } from "@alisio/domain/RunEvent"
 import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
-import { type CliResult, type CliSandbox, makeSandbox } from "./support/cli.js"
+import { type CliResult, type CliSandbox, cliBin, makeSandbox } from "./support/cli.js"
 import { type OpenAiTestServer, type RecordedRequest, type Reply, startOpenAiServer } from "./support/openaiServer.js"
 
 const parseJsonl = (stdout: string): ReadonlyArray<KnownRunEvent> =>
@@ -329,5 +330,26 @@ describe("alisio's input (end to end)", () => {
 
     const help = await sandbox.run(["run", "--help"])
     assert.include(help.stdout.replace(/\s+/g, " "), "access to files outside the workspace")
+  })
+
+  it("CLI-1 started in a folder deleted under the shell: one line saying so, exit 2, no stack trace", async () => {
+    const { sandbox } = await setup([{ kind: "text", text: "never asked" }])
+    const gone = join(sandbox.workspace, "gone")
+    const script = `mkdir "$1" && cd "$1" && rmdir "$1" && exec "$2" "$3" run -m openai/test-model hi`
+    const result = await new Promise<CliResult>((resolve) => {
+      const child = execFile(
+        "sh",
+        ["-c", script, "sh", gone, process.execPath, cliBin],
+        { env: sandbox.env },
+        (error, stdout, stderr) =>
+          resolve({ code: error === null ? 0 : Number(error.code), signal: null, stdout, stderr })
+      )
+      child.stdin?.end()
+    })
+    assert.strictEqual(result.code, 2, result.stderr)
+    assert.strictEqual(
+      result.stderr,
+      "alisio: the current folder no longer exists (it was deleted or moved); cd into one that exists and try again\n"
+    )
   })
 })

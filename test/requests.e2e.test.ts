@@ -151,4 +151,24 @@ describe("alisio --request-id (end to end)", () => {
     assert.include(result.stderr, "ended before the run finished")
     assert.deepStrictEqual(rows(sandbox, "SELECT status FROM runs"), [{ status: "interrupted" }])
   })
+
+  it("ST-4 with --json too, a follower whose run's process is killed says why on stderr; stdout stays JSON", async () => {
+    const { sandbox } = await setup([{ kind: "text", text: "partial", stallAfter: true }])
+    const first = sandbox.start(args("req-killed-json"))
+    await first.waitFor('"type":"text_delta"')
+    const repeat = sandbox.start(args("req-killed-json"))
+    await repeat.waitFor('"type":"message"')
+    first.child.kill("SIGKILL")
+    await first.done
+    const result = await repeat.done
+    assert.strictEqual(result.code, 130, result.stderr)
+    assert.match(
+      result.stderr,
+      /^alisio: the process running request req-killed-json \(pid \d+\) ended before the run finished\n$/
+    )
+    assert.deepStrictEqual(
+      parseJsonl(result.stdout).map((event) => event.type),
+      ["run_started", "message"]
+    )
+  })
 })

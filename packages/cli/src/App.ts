@@ -1,4 +1,3 @@
-import * as os from "node:os"
 import * as path from "node:path"
 import type { LanguageModelService } from "@alisio/domain/LanguageModel"
 import * as OpenAiCompatible from "@alisio/providers/OpenAiCompatible"
@@ -191,7 +190,7 @@ export const mcpServersLayer = (setup: Setup, options: { readonly silent?: boole
 
 /** The instruction files of any workspace, for child sessions (the root's are in `SystemContext`). */
 const instructionsLayer = (setup: Setup) =>
-  ProjectInstructions.layer({ configHome: setup.paths.configHome, home: os.homedir() })
+  ProjectInstructions.layer({ configHome: setup.paths.configHome, home: Paths.userHome() })
 
 /** The runtime as the `run` command uses it, composed once, with the plugin host and MCP servers over it. */
 export const runtimeLayer = (

@@ -3,9 +3,14 @@ import * as Effect from "effect/Effect"
 // When the reader of stdout goes away (`alisio run --json | head -1`), writes fail with EPIPE. A
 // run then has nobody to report to: it is cancelled (CLI-2) by whoever waits on `stdoutClosed`;
 // a command that waits on nothing (a listing) just stops, quietly, as `head` expects.
+// Any other failure of stdout (`> out.jsonl` on a full disk: ENOSPC) loses the output just the
+// same: the run is cancelled too, and the person is told why in one line, never a stack trace.
 
-let closed = false
-const waiters = new Set<() => void>()
+/** Why stdout takes no more output: its reader left, or writing to it failed (`code`: `ENOSPC`…). */
+export type StdoutLoss = { readonly _tag: "closed" } | { readonly _tag: "failed"; readonly reason: string }
+
+let lost: StdoutLoss | undefined
+const waiters = new Set<(loss: StdoutLoss) => void>()
 
 const isClosedPipe = (error: NodeJS.ErrnoException) =>
   error.code === "EPIPE" || error.code === "ERR_STREAM_DESTROYED" || error.code === "ECONNRESET"
@@ -14,25 +19,38 @@ const isClosedPipe = (error: NodeJS.ErrnoException) =>
 // the run like SIGHUP). Throwing here, before main.ts's listener runs, crashed the CLI instead.
 const isClosedTerminal = (error: NodeJS.ErrnoException) => error.code === "EIO"
 
+const describe = (error: NodeJS.ErrnoException): string =>
+  error.code === "ENOSPC" || error.code === "EDQUOT"
+    ? "the disk is full"
+    : error.code === "EFBIG"
+      ? "the file is too large"
+      : (error.message || String(error.code)).replace(/, write$/, "")
+
+/** The one line saying stdout failed, for a command that has no run to cancel. */
+export const failureLine = (loss: StdoutLoss & { readonly _tag: "failed" }): string =>
+  `alisio: could not write to stdout (${loss.reason})\n`
+
 /** Installs the handlers once, at the edge: stdout's reader leaving is news, a failing stderr is not. */
 export const watch = (): void => {
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (isClosedTerminal(error)) return
-    if (!isClosedPipe(error)) throw error
-    if (closed) return
-    closed = true
-    if (waiters.size === 0) process.exit(0)
-    for (const wake of waiters) wake()
+    if (lost !== undefined) return
+    const loss: StdoutLoss = isClosedPipe(error) ? { _tag: "closed" } : { _tag: "failed", reason: describe(error) }
+    lost = loss
+    if (waiters.size === 0) {
+      if (loss._tag === "failed") process.stderr.write(failureLine(loss))
+      process.exit(loss._tag === "closed" ? 0 : 1)
+    }
+    for (const wake of waiters) wake(loss)
   })
-  process.stderr.on("error", (error: NodeJS.ErrnoException) => {
-    if (!isClosedPipe(error) && !isClosedTerminal(error)) throw error
-  })
+  // A failing stderr (`2>/dev/full`) leaves nobody to tell: the run goes on, stdout says the rest.
+  process.stderr.on("error", () => {})
 }
 
-/** Succeeds once stdout's reader has gone away. */
-export const stdoutClosed: Effect.Effect<void> = Effect.async<void>((resume) => {
-  if (closed) return resume(Effect.void)
-  const wake = () => resume(Effect.void)
+/** Succeeds once stdout takes no more output: its reader has gone away, or writing to it failed. */
+export const stdoutClosed: Effect.Effect<StdoutLoss> = Effect.async<StdoutLoss>((resume) => {
+  if (lost !== undefined) return resume(Effect.succeed(lost))
+  const wake = (loss: StdoutLoss) => resume(Effect.succeed(loss))
   waiters.add(wake)
   return Effect.sync(() => {
     waiters.delete(wake)

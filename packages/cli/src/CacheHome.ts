@@ -1,6 +1,7 @@
 // Node built-ins only: bin.ts reads it on every start (CodeCache.ts).
-import * as os from "node:os"
+
 import * as path from "node:path"
+import { userHome } from "@alisio/runtime/PathLayout"
 
 /**
  * The cache folder: `$ALISIO_HOME/cache`, else `$XDG_CACHE_HOME/alisio` (absolute values only),
@@ -10,5 +11,5 @@ export const cacheHome = (env: NodeJS.ProcessEnv = process.env): string => {
   const alisioHome = env.ALISIO_HOME?.trim()
   if (alisioHome) return path.join(path.resolve(alisioHome), "cache")
   const xdg = env.XDG_CACHE_HOME?.trim()
-  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), ".cache"), "alisio")
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(userHome(), ".cache"), "alisio")
 }

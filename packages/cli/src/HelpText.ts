@@ -1,4 +1,3 @@
-import * as os from "node:os"
 import * as path from "node:path"
 import * as Paths from "@alisio/runtime/PathLayout"
 import type * as CommandLine from "./CommandLine.js"
@@ -206,7 +205,7 @@ export const layoutFor = (stream: NodeJS.WriteStream): Layout => ({
   paint: paint(stream),
   width: Math.min(100, columns(stream)),
   env: process.env,
-  home: os.homedir()
+  home: Paths.userHome()
 })
 
 /** The help of the command at `path` (found with `find`), as text. */

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { open, rename, rm, stat } from "node:fs/promises"
+import { open, realpath, rename, rm, stat, writeFile } from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { CliError, ExitCode, usageError } from "./CliError.js"
@@ -37,12 +37,16 @@ export const checkFolder = (file: string, flag = "--output-last-message"): Effec
 
 /**
  * Writes `text` to `file` through a temporary file renamed over it, so no reader sees half of it;
- * `mode` is the new file's (the umask applies).
+ * `mode` is the new file's (the umask applies). A link is followed (the file it names is replaced,
+ * the link stays), and what is no file (`/dev/stdout`, a pipe, a device) is written to as it is:
+ * a rename would put a file in its place.
  */
 export const writeAtomically = (file: string, text: string, mode = 0o666): Effect.Effect<void, CliError> =>
   Effect.tryPromise({
     try: async () => {
-      const target = path.resolve(file)
+      const existing = await stat(path.resolve(file)).catch(() => undefined)
+      if (existing !== undefined && !existing.isFile()) return writeFile(path.resolve(file), text)
+      const target = existing === undefined ? path.resolve(file) : await realpath(path.resolve(file))
       const temp = path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.tmp`)
       try {
         const handle = await open(temp, "wx", mode)

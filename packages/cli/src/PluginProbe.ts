@@ -4,8 +4,8 @@
 // "yes" costs a little start-up time, a false "no" would leave an external plugin unloaded.
 // Node built-ins only: this runs on every start.
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
+import { userHome } from "@alisio/runtime/PathLayout"
 
 const listsPlugins = (file: string): boolean => {
   try {
@@ -30,7 +30,7 @@ const configHome = (env: NodeJS.ProcessEnv): string => {
   const home = env.ALISIO_HOME
   if (home !== undefined && home !== "") return path.resolve(home)
   const xdg = env.XDG_CONFIG_HOME
-  return path.join(xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), ".config"), "alisio")
+  return path.join(xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.join(userHome(), ".config"), "alisio")
 }
 
 const flagValue = (args: ReadonlyArray<string>, name: string): string | undefined => {

@@ -137,7 +137,12 @@ const followRun = (run: RunRecord, requestId: string, quiet: boolean, render: (e
         status ??= now.status
       } else if (!(yield* isAlive(now.owner))) {
         if (store.interruptRuns !== undefined) yield* store.interruptRuns()
-        yield* say(`the process running request ${requestId} (pid ${now.owner.pid}) ended before the run finished`)
+        // Said even with --json or -q: it is why the run ends without its terminal event.
+        yield* Effect.sync(() =>
+          process.stderr.write(
+            `alisio: the process running request ${requestId} (pid ${now.owner.pid}) ended before the run finished\n`
+          )
+        )
         status = "interrupted"
       } else {
         yield* Effect.sleep(FOLLOW_EVERY)
@@ -157,13 +162,19 @@ const cancelledWhenStdoutCloses = (runner: Runner["Type"]) => ({
     Effect.scoped(
       Effect.gen(function* () {
         const running = yield* Effect.fork(runner.run(options))
-        const closed = yield* Effect.forkScoped(Effect.zipRight(BrokenPipe.stdoutClosed, Fiber.interrupt(running)))
+        const closed = yield* Effect.forkScoped(Effect.zipLeft(BrokenPipe.stdoutClosed, Fiber.interrupt(running)))
         const exit = yield* Fiber.await(running).pipe(Effect.onInterrupt(() => Fiber.interrupt(running)))
-        if (Exit.isFailure(exit) && Exit.isInterrupted(exit) && Option.isSome(yield* Fiber.poll(closed))) {
-          return yield* new CliError({
-            message: "stdout was closed (broken pipe); the run was cancelled",
-            exitCode: ExitCode.cancelled
-          })
+        const loss = yield* Fiber.poll(closed)
+        if (Exit.isFailure(exit) && Exit.isInterrupted(exit) && Option.isSome(loss) && Exit.isSuccess(loss.value)) {
+          return yield* loss.value.value._tag === "closed"
+            ? new CliError({
+                message: "stdout was closed (broken pipe); the run was cancelled",
+                exitCode: ExitCode.cancelled
+              })
+            : new CliError({
+                message: `could not write to stdout (${loss.value.value.reason}); the run was cancelled`,
+                exitCode: ExitCode.failed
+              })
         }
         return yield* exit
       })

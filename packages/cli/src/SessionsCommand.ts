@@ -1,6 +1,6 @@
-import * as os from "node:os"
 import * as path from "node:path"
 import type { SessionLockedError, SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
+import { userHome } from "@alisio/runtime/PathLayout"
 import { SessionStore, type SessionSummary } from "@alisio/runtime/SessionStore"
 import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Clock from "effect/Clock"
@@ -41,7 +41,7 @@ export const withStore = (
 
 /** A folder as a person reads it: `~/src/app`. */
 export const homeRelative = (folder: string): string => {
-  const home = os.homedir()
+  const home = userHome()
   return folder === home || folder.startsWith(`${home}${path.sep}`) ? `~${folder.slice(home.length)}` : folder
 }
 

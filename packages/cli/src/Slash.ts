@@ -1,11 +1,11 @@
 // Slash commands in `alisio run "/name args"` (CMD-1): the catalog and the system context as the
 // CLI composes them, and what a typed `/name` does headless.
 
-import * as os from "node:os"
 import { type CommandError, CommandOutput, parseSlashCommand } from "@alisio/domain/Command"
 import { onFirstCall } from "@alisio/domain/OnFirstUse"
 import * as CommandCatalog from "@alisio/runtime/CommandCatalog"
 import * as McpServers from "@alisio/runtime/McpServers"
+import { userHome } from "@alisio/runtime/PathLayout"
 import * as SystemContext from "@alisio/runtime/SystemContext"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -31,7 +31,7 @@ export const systemContextLayer = (setup: Setup, trustProject: boolean) =>
   SystemContext.layer({
     cwd: setup.cwd,
     configHome: setup.paths.configHome,
-    home: os.homedir(),
+    home: userHome(),
     trustProject
   })
 

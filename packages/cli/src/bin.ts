@@ -3,6 +3,7 @@
 import * as nodeModule from "node:module"
 import { fileURLToPath } from "node:url"
 import { requireWithCodeCache } from "./CodeCache.js"
+import { ExitCode } from "./ExitCode.js"
 import { mayLoadExternalPlugins } from "./PluginProbe.js"
 import { loadRunBuiltins, tuneV8 } from "./V8Flags.js"
 import { version } from "./Version.js"
@@ -24,12 +25,26 @@ declare const ALISIO_HELP_TREE: string | undefined
 const mayAskHelp = (words: ReadonlyArray<string>) =>
   words[0] === "help" || words.some((word) => word === "--help" || word === "-h")
 
-/** A reader that went away (`alisio --version | true`) is not an error worth a stack trace. */
+/**
+ * A reader that went away (`alisio --version | true`) is not an error worth a stack trace, nor is a
+ * full disk under `> file`: that one is a line on stderr.
+ */
 const quietOnBrokenPipe = () =>
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(0)
-    throw error
+    process.stderr.write(`alisio: could not write to stdout (${error.code ?? error.message})\n`)
+    process.exit(1)
   })
+
+/** Whether the shell's folder is gone (deleted under it): then Node has no current folder to give. */
+const currentFolderGone = (): boolean => {
+  try {
+    process.cwd()
+    return false
+  } catch {
+    return true
+  }
+}
 
 /** `alisio run` from its own build, or from RunMain.ts unbundled; false when main.ts must read the line. */
 const mainRun = async (words: ReadonlyArray<string>): Promise<boolean> => {
@@ -56,6 +71,11 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   (await import("./HelpFast.js")).answerHelp(args)
 ) {
   quietOnBrokenPipe()
+} else if (currentFolderGone()) {
+  process.stderr.write(
+    "alisio: the current folder no longer exists (it was deleted or moved); cd into one that exists and try again\n"
+  )
+  process.exitCode = ExitCode.usage
 } else if (args.length === 0 && !mayLoadExternalPlugins(args)) {
   // `alisio` alone: the interactive UI, without the command tree (TuiMain.ts).
   ;(await import("./TuiMain.js")).mainTui()

@@ -2,6 +2,7 @@ import { join } from "node:path"
 import { ConfigError } from "@alisio/domain/Errors"
 import type { Limits } from "@alisio/domain/Limits"
 import { onFirstCall } from "@alisio/domain/OnFirstUse"
+import type { PlatformError } from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -12,7 +13,8 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { type ApprovalSettings, ConfigFile } from "./ConfigSchema.js"
 import { closeMatches } from "./internal/closeMatches.js"
-import { describeIssues, describeValue, formatPath, locate } from "./internal/configProblems.js"
+import { describeIssues, describeValue, duplicateKey, formatPath, locate } from "./internal/configProblems.js"
+import { errnoCode } from "./internal/errno.js"
 import { keysAt, undeclaredAt } from "./internal/schemaKeys.js"
 import { yaml } from "./internal/yaml.js"
 
@@ -68,13 +70,19 @@ export interface ConfigSources {
   readonly flags?: ConfigFlags | undefined
 }
 
+/** Problems and unknown keys reported of one file, a line each; the rest are counted. */
+const MAX_LINES = 20
+
+/** A configuration file is a page of settings; a larger one is surely not the file meant. */
+const MAX_FILE_BYTES = 1024 * 1024
+
 /** The configuration of one YAML text, with warnings for unknown keys; `file` names it in messages. */
 export const parse = (
   text: string,
   file: string
 ): Either.Either<{ readonly config: ConfigFile; readonly warnings: ReadonlyArray<string> }, ConfigError> => {
   const lineCounter = new (yaml().LineCounter)()
-  const doc = yaml().parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true })
+  const doc = yaml().parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false })
   const at = (offset: number) => {
     const { line, col } = lineCounter.linePos(offset)
     return { line: Math.max(line, 1), col: Math.max(col, 1) }
@@ -84,6 +92,13 @@ export const parse = (
     const { line, col } = at(syntaxError.pos[0])
     const reason = syntaxError.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")
     return Either.left(new ConfigError({ message: `${file}:${line}:${col}: invalid YAML: ${reason}`, file, line }))
+  }
+  const duplicate = duplicateKey(doc)
+  if (duplicate !== undefined) {
+    const { line, col } = at(duplicate)
+    return Either.left(
+      new ConfigError({ message: `${file}:${line}:${col}: invalid YAML: Map keys must be unique`, file, line })
+    )
   }
   let value: unknown
   try {
@@ -111,9 +126,13 @@ export const parse = (
     problems.sort((a, b) => a.line - b.line || a.col - b.col)
     const first = problems[0]!
     // Every problem at once, a line each as compilers write them: one run finds them all.
+    const lines = problems
+      .slice(0, MAX_LINES)
+      .map((problem) => `${file}:${problem.line}:${problem.col}: ${problem.text}`)
+    if (problems.length > MAX_LINES) lines.push(`${file}: ${problems.length - MAX_LINES} more problems`)
     return Either.left(
       new ConfigError({
-        message: problems.map((problem) => `${file}:${problem.line}:${problem.col}: ${problem.text}`).join("\n"),
+        message: lines.join("\n"),
         file,
         path: formatPath(first.path),
         line: first.line
@@ -127,12 +146,14 @@ export const parse = (
       .filter((leaf) => leaf._tag === "Unexpected")
       .map((leaf) => ({ path: leaf.path, ...where(leaf.path, "key") }))
       .sort((a, b) => a.line - b.line || a.col - b.col)
-    for (const { col, line, path } of unknown) {
+    for (const { col, line, path } of unknown.slice(0, MAX_LINES)) {
       const key = String(path.at(-1))
       const [meant] = closeMatches(key, keysAt(ConfigFile.ast, path.slice(0, -1)), 1)
       const hint = meant === undefined ? "" : ` (did you mean ${meant}?)`
       warnings.push(`${file}:${line}:${col}: unknown key ${formatPath(path)} is ignored${hint}`)
     }
+    if (unknown.length > MAX_LINES)
+      warnings.push(`${file}: ${unknown.length - MAX_LINES} more unknown keys are ignored`)
   }
   for (const warning of doc.warnings) {
     const { line, col } = at(warning.pos[0])
@@ -214,13 +235,45 @@ export const fromFlags = (flags: ConfigFlags): ConfigFile => {
   return fromFlags as ConfigFile
 }
 
-/** Reads a configuration file; a missing file is an empty configuration. */
+/** Why a configuration file could not be read, in words (the platform's message names the call). */
+const unreadable = (error: PlatformError): string => {
+  const code = error._tag === "SystemError" ? errnoCode(error.cause) : undefined
+  switch (code) {
+    case "ENOTDIR":
+      return "a part of its path is a file, not a folder; check ALISIO_HOME and XDG_CONFIG_HOME"
+    case "ELOOP":
+      return "its symbolic links form a loop"
+    case "EACCES":
+    case "EPERM":
+      return "permission denied; make it readable"
+    default:
+      return error.message
+  }
+}
+
+/** Reads a configuration file; a missing file, or a link to /dev/null, is an empty configuration. */
 const readFile = (fs: FileSystem.FileSystem, file: string) =>
+  fs.realPath(file).pipe(
+    Effect.option,
+    Effect.flatMap((real) =>
+      Option.contains(real, "/dev/null") ? Effect.succeed(Option.none<string>()) : readRegular(fs, file)
+    )
+  )
+
+const readRegular = (fs: FileSystem.FileSystem, file: string) =>
   fs.stat(file).pipe(
     // A link to a device or a pipe (a cloned project's `config.yaml -> /dev/zero`) would never end.
     Effect.filterOrFail(
       (info) => info.type === "File",
       () => new ConfigError({ message: `${file}: not a regular file; a configuration file must be one`, file })
+    ),
+    Effect.filterOrFail(
+      (info) => Number(info.size) <= MAX_FILE_BYTES,
+      (info) =>
+        new ConfigError({
+          message: `${file}: ${(Number(info.size) / 1024 / 1024).toFixed(1)} MiB is too large for a configuration file (at most 1 MiB); is it the right file?`,
+          file
+        })
     ),
     Effect.zipRight(fs.readFileString(file)),
     Effect.map(Option.some),
@@ -229,7 +282,7 @@ const readFile = (fs: FileSystem.FileSystem, file: string) =>
         ? Effect.fail(error)
         : error._tag === "SystemError" && error.reason === "NotFound"
           ? Effect.succeed(Option.none<string>())
-          : Effect.fail(new ConfigError({ message: `${file}: cannot be read (${error.message})`, file }))
+          : Effect.fail(new ConfigError({ message: `${file}: cannot be read: ${unreadable(error)}`, file }))
     )
   )
 

@@ -1,3 +1,4 @@
+import * as os from "node:os"
 import * as path from "node:path"
 
 // Where the files go, as pure functions of the environment: kept apart from the `Paths` service so
@@ -45,3 +46,20 @@ export const resolve = (env: PathsEnvironment): AlisioPaths => {
 
 /** The session database of a state home. */
 export const databaseFile = (stateHome: string): string => path.join(stateHome, "alisio.db")
+
+/**
+ * The user's home folder: `$HOME`, unless it is empty or relative (`HOME= alisio …` in a service or
+ * a container), which would put the state in whatever folder Alisio starts in; then the account's
+ * own home, and the file system's root when the account has none.
+ */
+export const userHome = (): string => {
+  const home = os.homedir()
+  if (path.isAbsolute(home)) return home
+  try {
+    const own = os.userInfo().homedir
+    if (path.isAbsolute(own)) return own
+  } catch {
+    // No account entry (an arbitrary uid in a container): nothing better is known.
+  }
+  return path.parse(process.cwd()).root
+}

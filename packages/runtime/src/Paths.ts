@@ -1,5 +1,4 @@
 import { readdir } from "node:fs/promises"
-import * as os from "node:os"
 import * as path from "node:path"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
@@ -7,11 +6,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { formatMode, type Tightened, tighten } from "./internal/privateFiles.js"
-import { type AlisioPaths, resolve } from "./PathLayout.js"
+import { type AlisioPaths, resolve, userHome } from "./PathLayout.js"
 
 export type { Tightened } from "./internal/privateFiles.js"
 
-export { type AlisioPaths, databaseFile, type PathsEnvironment, resolve } from "./PathLayout.js"
+export { type AlisioPaths, databaseFile, type PathsEnvironment, resolve, userHome } from "./PathLayout.js"
 
 export class Paths extends Context.Tag("@alisio/runtime/Paths")<Paths, AlisioPaths>() {}
 
@@ -54,7 +53,7 @@ export const make: Effect.Effect<AlisioPaths> = Effect.gen(function* () {
     variable("XDG_CONFIG_HOME"),
     variable("XDG_STATE_HOME")
   ]).pipe(Effect.orDie)
-  return resolve({ ALISIO_HOME, XDG_CONFIG_HOME, XDG_STATE_HOME, home: os.homedir() })
+  return resolve({ ALISIO_HOME, XDG_CONFIG_HOME, XDG_STATE_HOME, home: userHome() })
 })
 
 export const layer: Layer.Layer<Paths> = Layer.effect(Paths, make)

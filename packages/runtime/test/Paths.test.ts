@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { isAbsolute, join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Paths from "../src/Paths.js"
 import { tempDir } from "./fixtures/storeTesting.js"
@@ -52,5 +53,23 @@ describe("Paths", () => {
         assert.deepStrictEqual(yield* Paths.tightenStateHome(stateHome), [], "nothing left to say the next time")
         assert.deepStrictEqual(yield* Paths.tightenStateHome(join(stateHome, "missing")), [])
       })
+  )
+
+  it.effect("ST-6 an empty or relative HOME never puts the state in the folder Alisio starts in", () =>
+    Effect.gen(function* () {
+      const saved = process.env.HOME
+      try {
+        for (const home of ["", "relative/home"]) {
+          process.env.HOME = home
+          const paths = yield* Paths.make.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))
+          assert.isTrue(isAbsolute(paths.stateHome), paths.stateHome)
+          assert.isFalse(paths.stateHome.startsWith(process.cwd()), paths.stateHome)
+          assert.isTrue(isAbsolute(Paths.userHome()))
+        }
+      } finally {
+        if (saved === undefined) delete process.env.HOME
+        else process.env.HOME = saved
+      }
+    })
   )
 })

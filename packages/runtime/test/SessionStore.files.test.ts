@@ -150,6 +150,39 @@ describe("SessionStore", () => {
     })
   )
 
+  // A real full disk needs a small file system of its own: a tmpfs, which only root may mount.
+  const tmpfs = (dir: string): boolean => {
+    if (process.platform !== "linux" || process.getuid?.() !== 0) return false
+    try {
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", dir], { stdio: "ignore" })
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  it.scoped("ST-1 opening a database on a full disk says the disk is full, not `disk I/O error`", () =>
+    Effect.gen(function* () {
+      const dir = join(yield* tempDir, "small")
+      mkdirSync(dir)
+      if (!tmpfs(dir)) return
+      yield* Effect.addFinalizer(() => Effect.sync(() => execFileSync("umount", [dir])))
+      const filename = join(dir, "alisio.db")
+      yield* Effect.scoped(
+        Effect.flatMap(SessionStore.make({ filename }), (store) => store.createSession({ cwd: "/w" }))
+      )
+      // Fills what is left; WAL mode's shared-memory file, made again on open, then cannot grow.
+      try {
+        writeFileSync(join(dir, "filler"), Buffer.alloc(2 * 1024 * 1024))
+      } catch {
+        // ENOSPC: the disk is full, as wanted.
+      }
+      const error = yield* Effect.flip(Effect.scoped(SessionStore.make({ filename })))
+      assert.strictEqual(error.reason, "disk_full", error.message)
+      assert.include(error.message, "Free some disk space")
+    })
+  )
+
   it.scoped("ST-1 a read-only state folder fails with read_only, naming the file", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir

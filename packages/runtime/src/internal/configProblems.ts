@@ -67,6 +67,9 @@ export const describeValue = (value: unknown): string => {
   if (value === undefined || value === null) return "an empty value"
   if (Array.isArray(value)) return "a list"
   if (typeof value === "object") return "a mapping"
+  // JSON writes these as null: `1e400` (or `.inf`) would read "got null".
+  if (typeof value === "number" && Number.isNaN(value)) return "NaN (not a number)"
+  if (typeof value === "number" && !Number.isFinite(value)) return "a number too large to hold (infinite)"
   const text = JSON.stringify(value)
   return text.length > 60 ? `${text.slice(0, 57)}...` : text
 }
@@ -96,6 +99,48 @@ export const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
  * The offset of the YAML node at a decoded path: the key itself (unknown keys), or its value.
  * A path that does not exist (a missing key) points at the deepest key that does.
  */
+// Each mapping's pairs by key, built once: a file of many keys is located in linear time.
+const pairsByMap = new WeakMap<YAML.YAMLMap, Map<string, YAML.Pair>>()
+
+const keyText = (key: unknown): string => (yaml().isScalar(key) ? String(key.value) : String(key))
+
+const pairsOf = (map: YAML.YAMLMap): Map<string, YAML.Pair> => {
+  let pairs = pairsByMap.get(map)
+  if (pairs === undefined) {
+    pairs = new Map()
+    for (const item of map.items) if (!pairs.has(keyText(item.key))) pairs.set(keyText(item.key), item)
+    pairsByMap.set(map, pairs)
+  }
+  return pairs
+}
+
+/**
+ * The offset of the first key written twice in one mapping, in linear time (the `yaml` package's
+ * own check compares every pair with every other: minutes for a file of many keys).
+ */
+export const duplicateKey = (doc: YAML.Document): number | undefined => {
+  let first: number | undefined
+  const nodes: Array<unknown> = [doc.contents]
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i]
+    if (yaml().isMap(node)) {
+      const seen = new Set<string>()
+      for (const item of node.items) {
+        if (yaml().isScalar(item.key)) {
+          const key = keyText(item.key)
+          const offset = item.key.range?.[0] ?? 0
+          if (seen.has(key) && (first === undefined || offset < first)) first = offset
+          seen.add(key)
+        }
+        nodes.push(item.value)
+      }
+    } else if (yaml().isSeq(node)) {
+      for (const item of node.items) nodes.push(item)
+    }
+  }
+  return first
+}
+
 export const locate = (doc: YAML.Document, path: ReadonlyArray<PropertyKey>, target: "key" | "value"): number => {
   const start = (node: unknown): number | undefined =>
     yaml().isNode(node) && node.range !== undefined && node.range !== null ? node.range[0] : undefined
@@ -105,9 +150,7 @@ export const locate = (doc: YAML.Document, path: ReadonlyArray<PropertyKey>, tar
     if (yaml().isAlias(node)) node = node.resolve(doc)
     const key = path[i]!
     if (yaml().isMap(node)) {
-      const pair = node.items.find(
-        (item) => (yaml().isScalar(item.key) ? String(item.key.value) : String(item.key)) === String(key)
-      )
+      const pair = pairsOf(node).get(String(key))
       if (pair === undefined) return offset
       const keyOffset = start(pair.key) ?? offset
       if (i === path.length - 1 && target === "key") return keyOffset

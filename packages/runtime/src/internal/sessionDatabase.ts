@@ -1,6 +1,6 @@
 // The session database's connection: opening checks, pragmas, error mapping and transactions.
 import { constants as fsConstants } from "node:fs"
-import { access, mkdir, open as openFile } from "node:fs/promises"
+import { access, mkdir, open as openFile, statfs } from "node:fs/promises"
 import { dirname } from "node:path"
 import { StoreError } from "@alisio/domain/Errors"
 import * as Reactivity from "@effect/experimental/Reactivity"
@@ -130,8 +130,26 @@ export const fromSqlite = (filename: string, error: unknown): Effect.Effect<Stor
   if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
     return Effect.succeed(storeError(filename, "not_found", `A write to ${file} names a session that does not exist.`))
   }
+  // A full disk is not always SQLITE_FULL: the shared-memory file of WAL mode, created on open,
+  // fails to grow with a plain I/O error, so every command failed as "disk I/O error".
+  if (code.startsWith("SQLITE_IOERR") && filename !== MEMORY) {
+    return Effect.map(diskIsFull(dirname(filename)), (full) =>
+      full
+        ? storeError(filename, "disk_full", `Cannot write ${file}: the disk is full.`)
+        : storeError(filename, "io", `Cannot use ${file} (${detail}).`)
+    )
+  }
   return Effect.succeed(storeError(filename, "io", `Cannot use ${file} (${detail}).`))
 }
+
+/** Whether the file system of `folder` has (next to) no room left for this user. */
+const diskIsFull = (folder: string): Effect.Effect<boolean> =>
+  Effect.promise(() =>
+    statfs(folder).then(
+      (stats) => stats.bavail * stats.bsize < 64 * 1024,
+      () => false
+    )
+  )
 
 /** The files SQLite keeps for a database in WAL mode. */
 export const databaseFiles = (filename: string): ReadonlyArray<string> => [
