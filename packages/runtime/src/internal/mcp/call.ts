@@ -8,6 +8,8 @@ import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import { boundedMessage } from "../resultBounds.js"
+import { UNREADABLE } from "./answers.js"
 import { type Connection, errorCode, messageOf, SDK_TIMEOUT_MS } from "./connection.js"
 import { Deadline } from "./deadlines.js"
 import { McpCallError } from "./errors.js"
@@ -24,12 +26,15 @@ const progressLine = (progress: ProgressUpdate) => {
 const callFailure = (connection: Connection, error: unknown) =>
   Effect.gen(function* () {
     const code = errorCode(error)
-    if (code === -32000 || (yield* Deferred.isDone(connection.closed))) {
+    // The SDK rejects a request with -32000 when the connection closed; a server may answer with
+    // that code too (the first of JSON-RPC's server errors), and then it is still there.
+    if (yield* Deferred.isDone(connection.closed)) {
       const why = yield* connection.whyClosed
       return yield* new McpCallError({ message: `went away during the call (${why})`, closed: true })
     }
-    const text = messageOf(error).replace(/^MCP error -?\d+: /, "")
-    const message = typeof code === "number" ? `refused the call: ${text}` : `failed the call: ${text}`
+    const text = boundedMessage(messageOf(error).replace(/^MCP error -?\d+: /, ""))
+    const refused = typeof code === "number" && (error as { readonly data?: unknown }).data !== UNREADABLE
+    const message = refused ? `refused the call: ${text}` : `failed the call: ${text}`
     return yield* new McpCallError({ message, closed: false })
   })
 
