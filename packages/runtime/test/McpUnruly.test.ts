@@ -88,4 +88,67 @@ describe("MCP servers that answer carelessly", () => {
       }),
     60_000
   )
+
+  it.scopedLive("MCP-1 a tool list with tools no model can take: the others are offered, each bad one named", () =>
+    Effect.gen(function* () {
+      const { context, world } = yield* mcpWorld({
+        unruly: server({ UNRULY_MIXED_LIST: "1" }),
+        quiet: { ...server({ UNRULY_MIXED_LIST: "1" }), disabledTools: ["string_schema", "no_schema", "bad_required"] }
+      })
+      yield* Effect.gen(function* () {
+        const mcp = yield* McpServers
+        yield* mcp.ready
+        const status = new Map((yield* mcp.status).map((report) => [report.name, report]))
+        assert.strictEqual(status.get("unruly")?.status, "connected")
+        assert.strictEqual(status.get("unruly")?.tools.length, 10)
+        assert.strictEqual(
+          status.get("unruly")?.error,
+          '4 of its tools could not be offered: Its tool "string_schema" cannot be offered: its input schema is of type "string", not "object". Its tool "no_schema" cannot be offered: its input schema is not an object. Its tool #13 has no name. Its tool "bad_required" cannot be offered: the required of its input schema is not a list of names.'
+        )
+        assert.strictEqual(status.get("quiet")?.error, "1 of its tools could not be offered: Its tool #13 has no name.")
+        assert.deepStrictEqual(world.diagnostics.map((line) => line.slice(0, 60)).sort(), [
+          "MCP server quiet: 1 of its tools could not be offered: Its t",
+          "MCP server unruly: 4 of its tools could not be offered: Its "
+        ])
+        assert.strictEqual(yield* call("mcp__unruly__fine"), "still here")
+      }).pipe(Effect.provide(context))
+    })
+  )
+
+  it.scopedLive(
+    "MCP-1 a result with blocks that are not valid MCP keeps the valid ones and says what it left out",
+    () =>
+      Effect.gen(function* () {
+        const { context } = yield* mcpWorld({ unruly: server() })
+        yield* Effect.gen(function* () {
+          yield* Effect.flatMap(McpServers, (mcp) => mcp.ready)
+          assert.strictEqual(
+            yield* call("mcp__unruly__bad_image"),
+            'before\n\n[an image (image/png) that is not valid base64 was left out]\n\n[an image of type "text/html", which is not an image type, was left out]\n\nafter'
+          )
+          assert.strictEqual(
+            yield* call("mcp__unruly__bad_blocks"),
+            '[a content block of type "text" that is not valid MCP was left out]\n\n[a content block that is not valid MCP was left out]\n\n[a content block that is not valid MCP was left out]\n\nkept'
+          )
+        }).pipe(Effect.provide(context))
+      })
+  )
+
+  it.scopedLive(
+    "MCP-1 a server offering more tools than a model can take offers the first 100, naming the remedy",
+    () =>
+      Effect.gen(function* () {
+        const { context } = yield* mcpWorld({ unruly: server({ UNRULY_MANY: "5000" }) })
+        yield* Effect.gen(function* () {
+          const mcp = yield* McpServers
+          yield* mcp.ready
+          const [report] = yield* mcp.status
+          assert.strictEqual(report?.tools.length, 100)
+          assert.strictEqual(
+            report?.error,
+            "4910 of its tools could not be offered: It offers 5010 tools, more than the 100 a server may offer (their definitions would fill the model's context): the first 100 are offered; choose the ones you need with allowedTools in its settings."
+          )
+        }).pipe(Effect.provide(context))
+      })
+  )
 })

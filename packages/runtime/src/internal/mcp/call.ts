@@ -15,6 +15,7 @@ import { Deadline } from "./deadlines.js"
 import { McpCallError } from "./errors.js"
 import { type ProgressRoute, type ProgressUpdate, progressToken } from "./progress.js"
 import { type McpCallResult, toToolResult } from "./results.js"
+import { type CallToolResultSchema, ResultSchema } from "./thirdParty.js"
 
 /** A call's progress as one line: `[3/10] copying files`. */
 const progressLine = (progress: ProgressUpdate) => {
@@ -253,7 +254,8 @@ const request = (
   connection.client
     .callTool(
       { name, arguments: args as Record<string, unknown>, _meta: { progressToken: progressToken(call) } },
-      undefined,
+      // The loosest schema: the result is checked block by block as it is converted (`results.ts`).
+      ResultSchema as unknown as typeof CallToolResultSchema,
       { signal: call as unknown as AbortSignal, timeout: SDK_TIMEOUT_MS }
     )
     .then(

@@ -21,11 +21,13 @@ import {
   ListRootsRequestSchema,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
+  ResultSchema,
   SSEClientTransport,
   StreamableHTTPClientTransport,
   ToolListChangedNotificationSchema,
   type Transport
 } from "./thirdParty.js"
+import { type RefusedTool, readTools } from "./toolList.js"
 
 /** What a server says of one of its tools (`tools/list`). */
 export interface McpToolInfo {
@@ -318,15 +320,29 @@ export const allPages = <A>(
     catch: (error) => messageOf(error)
   })
 
-export const listTools = (connection: Connection): Effect.Effect<ReadonlyArray<McpToolInfo>, string> =>
+/** A server's tools (every page), and a sentence for each tool that cannot be offered (`toolList.ts`). */
+export interface ToolList {
+  readonly tools: ReadonlyArray<McpToolInfo>
+  readonly refused: ReadonlyArray<RefusedTool>
+}
+
+export const listTools = (connection: Connection): Effect.Effect<ToolList, string> =>
   connection.hasTools
-    ? allPages(async (cursor) => {
-        const result = await connection.client.listTools(cursor === undefined ? {} : { cursor }, {
-          timeout: SDK_TIMEOUT_MS
-        })
-        return { items: result.tools as ReadonlyArray<McpToolInfo>, next: result.nextCursor }
-      })
-    : Effect.succeed([])
+    ? Effect.map(
+        allPages<ToolList>(async (cursor) => {
+          // Read with the SDK's loosest schema, and tool by tool here.
+          const result = await connection.client.request(
+            { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
+            ResultSchema,
+            { timeout: SDK_TIMEOUT_MS }
+          )
+          const read = readTools(result)
+          if (typeof read === "string") throw new Error(read)
+          return { items: [read], next: typeof result.nextCursor === "string" ? result.nextCursor : undefined }
+        }),
+        (pages) => ({ tools: pages.flatMap((page) => page.tools), refused: pages.flatMap((page) => page.refused) })
+      )
+    : Effect.succeed({ tools: [], refused: [] })
 
 export const listPrompts = (connection: Connection): Effect.Effect<ReadonlyArray<McpPromptInfo>, string> =>
   connection.hasPrompts

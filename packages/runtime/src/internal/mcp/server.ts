@@ -23,7 +23,7 @@ import type {
 import { register, type ToolOrigin } from "../../ToolOrigins.js"
 import { Tools } from "../../Tools.js"
 import type { ToolServer } from "./call.js"
-import type { Connection, McpPromptInfo, McpToolInfo } from "./connection.js"
+import type { Connection, McpPromptInfo, McpToolInfo, ToolList } from "./connection.js"
 import { McpCallError } from "./errors.js"
 import { type Environment, expandServer } from "./expand.js"
 import { logFileOf } from "./logFile.js"
@@ -42,6 +42,9 @@ const loadSdk = Effect.suspend(() =>
         (loaded) => (sdkModule = loaded)
       )
 )
+
+/** The most tools one server offers a model; past it, `allowedTools` chooses. */
+export const MAX_TOOLS = 100
 
 /** What every server shares: the service's settings, the tool registry, where failures go. */
 export interface ServerContext {
@@ -137,15 +140,25 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
     })
 
     /** Registers the tools the server lists (through ToolOrigins), replacing the ones it had. */
-    const registerTools = (infos: ReadonlyArray<McpToolInfo>) =>
+    const registerTools = (list: ToolList) =>
       Effect.gen(function* () {
+        const infos = list.tools
         const sdk = yield* loadSdk
         yield* dropTools
         const scope = yield* Scope.make(ExecutionStrategy.sequential)
         toolsScope = scope
         const reports: Array<McpToolReport> = []
-        const refused: Array<string> = []
-        for (const info of infos.filter(offered)) {
+        // A tool the settings leave out is not reported when it cannot be offered either.
+        const refused = list.refused
+          .filter((tool) => tool.name === undefined || offered({ name: tool.name, inputSchema: {} }))
+          .map((tool) => tool.message)
+        const wanted = infos.filter(offered)
+        if (wanted.length > MAX_TOOLS) {
+          refused.push(
+            `It offers ${wanted.length} tools, more than the ${MAX_TOOLS} a server may offer (their definitions would fill the model's context): the first ${MAX_TOOLS} are offered; choose the ones you need with allowedTools in its settings.`
+          )
+        }
+        for (const info of wanted.slice(0, MAX_TOOLS)) {
           const tool = sdk.toTool(info, origin.server, toolServer)
           const result = yield* register(tool, origin).pipe(
             Scope.extend(scope),
@@ -161,7 +174,8 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
         }
         registered = reports
         if (refused.length > 0) {
-          problem = `${refused.length} of its tools could not be offered: ${refused.join(" ")}`
+          const count = refused.length + Math.max(0, wanted.length - MAX_TOOLS - 1)
+          problem = `${count} of its tools could not be offered: ${refused.join(" ")}`
           yield* context.diagnostic(`MCP server ${name}: ${problem}`)
         }
       })

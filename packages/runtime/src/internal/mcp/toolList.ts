@@ -1,0 +1,70 @@
+// A server's `tools/list` read tool by tool. The SDK checks the whole answer against its schema,
+// so one tool with a bad input schema made the server fail to start, with zod's issues as JSON
+// for a message. Here each tool is checked alone (the SDK's own rules for what matters to a
+// model): the good ones are offered, each bad one is named with why (MCP-1).
+import type { McpToolInfo } from "./connection.js"
+
+const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const optionalString = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
+
+/** A tool of the list that cannot be offered: its name when it has one, and why. */
+export interface RefusedTool {
+  readonly name?: string | undefined
+  readonly message: string
+}
+
+/** Why an input schema cannot be a tool's parameters, or undefined. */
+const schemaProblem = (schema: unknown): string | undefined => {
+  if (!isObject(schema)) return "its input schema is not an object"
+  if (schema.type !== "object")
+    return `its input schema is of type ${JSON.stringify(schema.type) ?? "undefined"}, not "object"`
+  if (schema.properties !== undefined && !isObject(schema.properties))
+    return "the properties of its input schema are not an object"
+  if (
+    schema.properties !== undefined &&
+    Object.values(schema.properties as object).some((property) => !isObject(property) && typeof property !== "boolean")
+  ) {
+    return "a property of its input schema is not a schema"
+  }
+  if (
+    schema.required !== undefined &&
+    (!Array.isArray(schema.required) || schema.required.some((name) => typeof name !== "string"))
+  ) {
+    return "the required of its input schema is not a list of names"
+  }
+  return undefined
+}
+
+/** The usable tools of one page of `tools/list`, and a sentence for each one that is not. */
+export const readTools = (result: {
+  readonly [key: string]: unknown
+}): { readonly tools: ReadonlyArray<McpToolInfo>; readonly refused: ReadonlyArray<RefusedTool> } | string => {
+  if (!Array.isArray(result.tools)) return "its tools/list answer is not valid MCP: it holds no list of tools"
+  const tools: Array<McpToolInfo> = []
+  const refused: Array<RefusedTool> = []
+  for (const [index, tool] of result.tools.entries()) {
+    if (!isObject(tool) || typeof tool.name !== "string" || tool.name === "") {
+      refused.push({ message: `Its tool #${index + 1} has no name.` })
+      continue
+    }
+    const problem = schemaProblem(tool.inputSchema)
+    if (problem !== undefined) {
+      refused.push({ name: tool.name, message: `Its tool "${tool.name.slice(0, 80)}" cannot be offered: ${problem}.` })
+      continue
+    }
+    const annotations = isObject(tool.annotations) ? tool.annotations : undefined
+    tools.push({
+      name: tool.name,
+      title: optionalString(tool.title),
+      description: optionalString(tool.description),
+      inputSchema: tool.inputSchema as McpToolInfo["inputSchema"],
+      annotations:
+        annotations === undefined
+          ? undefined
+          : { readOnlyHint: annotations.readOnlyHint === true, title: optionalString(annotations.title) }
+    })
+  }
+  return { tools, refused }
+}
