@@ -1,5 +1,7 @@
 // MCP servers that answer carelessly (fixtures/mcp/unruly.mjs, a real process): every call gets
 // a bounded, truthful answer at once, never a wait until its timeout (MCP-1).
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
 import { ToolCallId } from "@alisio/domain/Ids"
 import type { McpServer } from "@alisio/runtime/Config"
@@ -148,6 +150,67 @@ describe("MCP servers that answer carelessly", () => {
             report?.error,
             "4910 of its tools could not be offered: It offers 5010 tools, more than the 100 a server may offer (their definitions would fill the model's context): the first 100 are offered; choose the ones you need with allowedTools in its settings."
           )
+        }).pipe(Effect.provide(context))
+      })
+  )
+
+  it.scopedLive(
+    "MCP-1 an HTTP server that is down, answers an HTML page or an error page: one bounded line naming the remedy",
+    () =>
+      Effect.gen(function* () {
+        const web = yield* Effect.acquireRelease(
+          Effect.promise(
+            () =>
+              new Promise<Server>((resolve) => {
+                const server = createServer((request, response) => {
+                  request.resume()
+                  request.on("end", () => {
+                    if (request.url === "/broken") {
+                      response.writeHead(500, { "content-type": "text/html" })
+                      response.end(`<html>\n<body>${"Internal Server Error\n".repeat(500)}</body></html>`)
+                    } else {
+                      response.writeHead(200, { "content-type": "text/html" })
+                      response.end("<html><body>Welcome to nginx!</body></html>")
+                    }
+                  })
+                })
+                server.listen(0, "127.0.0.1", () => resolve(server))
+              })
+          ),
+          (server) => Effect.promise(() => new Promise((resolve) => server.close(resolve)))
+        )
+        const host = `127.0.0.1:${(web.address() as AddressInfo).port}`
+        // A port nothing listens on: one that was just given and let go.
+        const closed = yield* Effect.promise(
+          () =>
+            new Promise<number>((resolve) => {
+              const server = createServer().listen(0, "127.0.0.1", () => {
+                const { port } = server.address() as AddressInfo
+                server.close(() => resolve(port))
+              })
+            })
+        )
+        const { context } = yield* mcpWorld({
+          down: { type: "http", url: `http://127.0.0.1:${closed}/mcp?token=secret` },
+          page: { type: "http", url: `http://${host}/` },
+          broken: { type: "http", url: `http://${host}/broken` }
+        })
+        yield* Effect.gen(function* () {
+          const mcp = yield* McpServers
+          yield* mcp.ready
+          const errors = new Map((yield* mcp.status).map((report) => [report.name, report.error ?? ""]))
+          assert.strictEqual(
+            errors.get("down"),
+            `cannot reach 127.0.0.1:${closed}: connection refused (is the server running, and its url right?)`
+          )
+          assert.strictEqual(
+            errors.get("page"),
+            `${host} did not answer as an MCP server (Streamable HTTP error: Unexpected content type: text/html): is its url the server's MCP endpoint?`
+          )
+          const broken = errors.get("broken")!
+          assert.isTrue(broken.startsWith("the server answered HTTP 500: "), broken)
+          assert.notInclude(broken, "\n")
+          assert.isAtMost(broken.length, 301)
         }).pipe(Effect.provide(context))
       })
   )
