@@ -155,6 +155,27 @@ describe("MCP servers that answer carelessly", () => {
   )
 
   it.scopedLive(
+    "MCP-1 a tool's definition takes a bounded part of the context: a long description is cut, a vast schema left out",
+    () =>
+      Effect.gen(function* () {
+        const { context } = yield* mcpWorld({ unruly: server({ UNRULY_HUGE: "1" }) })
+        yield* Effect.gen(function* () {
+          const mcp = yield* McpServers
+          yield* mcp.ready
+          const wordy = (yield* Effect.flatMap(Tools, (tools) => tools.all)).find(
+            (tool) => tool.name === "mcp__unruly__wordy"
+          )
+          assert.strictEqual(wordy?.description, `${"w".repeat(4_000)}… [1996000 characters cut]`)
+          const [report] = yield* mcp.status
+          assert.strictEqual(
+            report?.error,
+            `1 of its tools could not be offered: Its tool "vast" cannot be offered: its input schema is 500071 characters long, more than the 30000 a tool's may take.`
+          )
+        }).pipe(Effect.provide(context))
+      })
+  )
+
+  it.scopedLive(
     "MCP-1 an HTTP server that is down, answers an HTML page or an error page: one bounded line naming the remedy",
     () =>
       Effect.gen(function* () {

@@ -7,7 +7,20 @@ import type { McpToolInfo } from "./connection.js"
 const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-const optionalString = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
+/**
+ * What one tool's definition may take of every request's context: its description is cut past
+ * `MAX_DESCRIPTION` characters, and a tool whose input schema is longer than `MAX_SCHEMA` as JSON
+ * is left out (a schema cannot be cut). One tool with a 2 MB description failed every run.
+ */
+export const MAX_DESCRIPTION = 4_000
+export const MAX_SCHEMA = 30_000
+
+const optionalString = (value: unknown): string | undefined =>
+  typeof value !== "string"
+    ? undefined
+    : value.length <= MAX_DESCRIPTION
+      ? value
+      : `${value.slice(0, MAX_DESCRIPTION)}… [${value.length - MAX_DESCRIPTION} characters cut]`
 
 /** A tool of the list that cannot be offered: its name when it has one, and why. */
 export interface RefusedTool {
@@ -37,6 +50,13 @@ const schemaProblem = (schema: unknown): string | undefined => {
   return undefined
 }
 
+const sizeProblem = (schema: unknown): string | undefined => {
+  const size = JSON.stringify(schema).length
+  return size <= MAX_SCHEMA
+    ? undefined
+    : `its input schema is ${size} characters long, more than the ${MAX_SCHEMA} a tool's may take`
+}
+
 /** The usable tools of one page of `tools/list`, and a sentence for each one that is not. */
 export const readTools = (result: {
   readonly [key: string]: unknown
@@ -49,7 +69,7 @@ export const readTools = (result: {
       refused.push({ message: `Its tool #${index + 1} has no name.` })
       continue
     }
-    const problem = schemaProblem(tool.inputSchema)
+    const problem = schemaProblem(tool.inputSchema) ?? sizeProblem(tool.inputSchema)
     if (problem !== undefined) {
       refused.push({ name: tool.name, message: `Its tool "${tool.name.slice(0, 80)}" cannot be offered: ${problem}.` })
       continue
