@@ -17,10 +17,14 @@ import { type ProgressRoute, type ProgressUpdate, progressToken } from "./progre
 import { type McpCallResult, toToolResult } from "./results.js"
 import { type CallToolResultSchema, ResultSchema } from "./thirdParty.js"
 
-/** A call's progress as one line: `[3/10] copying files`. */
+/**
+ * A call's progress as one line, `[3/10] copying files\n`: progress is streamed as output, and
+ * surfaces print it as it comes (without the newline, headless runs printed every step on one line).
+ */
 const progressLine = (progress: ProgressUpdate) => {
   const count = progress.total === undefined ? `${progress.progress}` : `${progress.progress}/${progress.total}`
-  return progress.message === undefined || progress.message === "" ? `[${count}]` : `[${count}] ${progress.message}`
+  const message = typeof progress.message === "string" ? progress.message.replace(/[\r\n]+/g, " ").trim() : ""
+  return message === "" ? `[${count}]\n` : `[${count}] ${message}\n`
 }
 
 /** Why a call got no result, as McpCallError says it. */
