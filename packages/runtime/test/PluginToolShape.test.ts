@@ -37,13 +37,19 @@ describe("PluginHost tool shapes", () => {
         [{ parameters: { type: "string" } }, 'are a JSON Schema of type "string", not "object"'],
         [{ parameters: null }, "are not a JSON Schema object"],
         [{ parameters: circular }, "cannot be written as JSON"],
-        [{ execute: 7 }, 'The tool "t" has no execute function.']
+        [{ execute: 7 }, 'The tool "t" has no execute function']
       ]
       for (const [index, [fields, expected]] of cases.entries()) {
         const loaded = yield* host.load({ definition: registering(`odd-${index}`, loose(fields)), external: true })
         assert.isFalse(loaded.loaded, expected)
         assert.include(loaded.diagnostics[0], expected)
       }
+      // One sentence: the refusal's own full stop gives way to the host's clause.
+      const [first] = (yield* host.diagnostics).filter((diagnostic) => diagnostic.pluginId === "odd-0")
+      assert.strictEqual(
+        first?.message,
+        'setup failed: The tool "t" has the effect "nuke": use "read", "write", "external" or "internal" (it decides when a person is asked); everything it registered was removed'
+      )
       const fine = yield* host.load({ definition: registering("fine", loose({ parameters: {} })), external: true })
       assert.isTrue(fine.loaded)
       assert.strictEqual((yield* toolNames).length, 1)
