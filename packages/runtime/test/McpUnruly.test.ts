@@ -175,6 +175,30 @@ describe("MCP servers that answer carelessly", () => {
       })
   )
 
+  it.scopedLive("MCP-1 prompts that cannot be listed cost a server its bad prompts, never its tools", () =>
+    Effect.gen(function* () {
+      const { context, world } = yield* mcpWorld({
+        mixed: server({ UNRULY_PROMPTS: "mixed" }),
+        missing: server({ UNRULY_PROMPTS: "missing" })
+      })
+      yield* Effect.gen(function* () {
+        const mcp = yield* McpServers
+        yield* mcp.ready
+        const status = new Map((yield* mcp.status).map((report) => [report.name, report]))
+        assert.strictEqual(status.get("mixed")?.status, "connected")
+        assert.strictEqual(status.get("missing")?.status, "connected")
+        assert.deepStrictEqual(
+          (yield* mcp.prompts).map((prompt) => [prompt.name, prompt.arguments.map((argument) => argument.name)]),
+          [["mcp__mixed__review", ["file"]]]
+        )
+        assert.deepStrictEqual(world.diagnostics, [
+          "MCP server missing: its prompts could not be listed: MCP error -32601: Method not found"
+        ])
+        assert.strictEqual(yield* call("mcp__missing__fine"), "still here")
+      }).pipe(Effect.provide(context))
+    })
+  )
+
   it.scopedLive(
     "MCP-1 an HTTP server that is down, answers an HTML page or an error page: one bounded line naming the remedy",
     () =>

@@ -27,7 +27,7 @@ import {
   ToolListChangedNotificationSchema,
   type Transport
 } from "./thirdParty.js"
-import { type RefusedTool, readTools } from "./toolList.js"
+import { type RefusedTool, readPrompt, readTools } from "./toolList.js"
 
 /** What a server says of one of its tools (`tools/list`). */
 export interface McpToolInfo {
@@ -367,10 +367,17 @@ export const listTools = (connection: Connection): Effect.Effect<ToolList, strin
 export const listPrompts = (connection: Connection): Effect.Effect<ReadonlyArray<McpPromptInfo>, string> =>
   connection.hasPrompts
     ? allPages(async (cursor) => {
-        const result = await connection.client.listPrompts(cursor === undefined ? {} : { cursor }, {
-          timeout: SDK_TIMEOUT_MS
-        })
-        return { items: result.prompts as ReadonlyArray<McpPromptInfo>, next: result.nextCursor }
+        // Read with the SDK's loosest schema: a prompt without a name is left out, not the list.
+        const result = await connection.client.request(
+          { method: "prompts/list", params: cursor === undefined ? {} : { cursor } },
+          ResultSchema,
+          { timeout: SDK_TIMEOUT_MS }
+        )
+        if (!Array.isArray(result.prompts)) throw new Error("its prompts/list answer holds no list of prompts")
+        return {
+          items: (result.prompts as ReadonlyArray<unknown>).flatMap(readPrompt),
+          next: typeof result.nextCursor === "string" ? result.nextCursor : undefined
+        }
       })
     : Effect.succeed([])
 

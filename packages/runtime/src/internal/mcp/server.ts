@@ -226,7 +226,19 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
             }
           })
           .pipe(Scope.extend(scope))
-        const listed = Effect.all([sdk.listTools(connection), sdk.listPrompts(connection)]).pipe(
+        // Prompts that cannot be listed (a server that says it has some and answers no list) cost
+        // the server its prompts, not its tools.
+        const promptList = sdk
+          .listPrompts(connection)
+          .pipe(
+            Effect.catchAll((why) =>
+              Effect.as(
+                context.diagnostic(`MCP server ${name}: its prompts could not be listed: ${why}`),
+                [] as ReadonlyArray<McpPromptInfo>
+              )
+            )
+          )
+        const listed = Effect.all([sdk.listTools(connection), promptList]).pipe(
           Effect.timeoutFail({
             duration: startupMs,
             onTimeout: () => `it did not list its tools within ${formatDuration(startupMs)}`

@@ -1,8 +1,8 @@
-// A server's `tools/list` read tool by tool. The SDK checks the whole answer against its schema,
+// A server's `tools/list` read tool by tool (and `prompts/list` prompt by prompt). The SDK checks the whole answer against its schema,
 // so one tool with a bad input schema made the server fail to start, with zod's issues as JSON
 // for a message. Here each tool is checked alone (the SDK's own rules for what matters to a
 // model): the good ones are offered, each bad one is named with why (MCP-1).
-import type { McpToolInfo } from "./connection.js"
+import type { McpPromptInfo, McpToolInfo } from "./connection.js"
 
 const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -87,4 +87,28 @@ export const readTools = (result: {
     })
   }
   return { tools, refused }
+}
+
+/** A prompt of `prompts/list` as far as it can be used (a name, arguments with names); else none. */
+export const readPrompt = (prompt: unknown): ReadonlyArray<McpPromptInfo> => {
+  if (!isObject(prompt) || typeof prompt.name !== "string" || prompt.name === "") return []
+  const args = Array.isArray(prompt.arguments) ? prompt.arguments : []
+  return [
+    {
+      name: prompt.name,
+      title: optionalString(prompt.title),
+      description: optionalString(prompt.description),
+      arguments: args.flatMap((argument) =>
+        isObject(argument) && typeof argument.name === "string"
+          ? [
+              {
+                name: argument.name,
+                description: optionalString(argument.description),
+                required: argument.required === true
+              }
+            ]
+          : []
+      )
+    }
+  ]
 }
