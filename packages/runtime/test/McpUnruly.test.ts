@@ -10,7 +10,9 @@ import { Tools } from "@alisio/runtime/Tools"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { mcpWorld } from "./helpers/mcp.js"
+import * as Fiber from "effect/Fiber"
+import { httpFixture, mcpWorld, traceOf } from "./helpers/mcp.js"
+import { makeTempDir } from "./helpers/tempDir.js"
 
 const unruly = fileURLToPath(new URL("./fixtures/mcp/unruly.mjs", import.meta.url))
 const server = (env: { readonly [name: string]: string } = {}): McpServer => ({
@@ -258,5 +260,26 @@ describe("MCP servers that answer carelessly", () => {
           assert.isAtMost(broken.length, 301)
         }).pipe(Effect.provide(context))
       })
+  )
+
+  it.scopedLive(
+    "MCP-1 an HTTP server that dies during a call: the call fails once it cannot be reached, not at its timeout",
+    () =>
+      Effect.gen(function* () {
+        const traces = yield* makeTempDir("alisio-mcp-gone-")
+        const { process: fixture, url } = yield* httpFixture({ MCP_FIXTURE_DIR: traces })
+        const { context } = yield* mcpWorld({ remote: { type: "http", url } }, { callMs: 600_000 })
+        yield* Effect.gen(function* () {
+          yield* Effect.flatMap(McpServers, (mcp) => mcp.ready)
+          const pending = yield* Effect.fork(call("mcp__remote__slow"))
+          while (traceOf(traces, "slow.txt").length === 0) yield* Effect.sleep("20 millis")
+          fixture.kill("SIGKILL")
+          assert.strictEqual(
+            yield* Fiber.join(pending),
+            "error: The MCP server remote went away during the call (it could no longer be reached)"
+          )
+        }).pipe(Effect.provide(context))
+      }),
+    60_000
   )
 })

@@ -237,11 +237,21 @@ export const connect = (options: ConnectOptions): Effect.Effect<Connection, McpS
     client.setNotificationHandler(PromptListChangedNotificationSchema, () => options.onListChanged("prompts"))
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () => options.onListChanged("resources"))
     // Protocol noise (a stray line on stdout, a failed notification) goes to the log, not the terminal.
-    client.onerror = (error) => appendLogNow(log.file, `error: ${messageOf(error)}`)
+    let lost: string | undefined
+    client.onerror = (error) => {
+      const message = messageOf(error)
+      appendLogNow(log.file, `error: ${message}`)
+      // The SDK gave up reaching a streamable HTTP server again (it went away), but leaves the
+      // requests it sent waiting: closed here, they fail at once rather than at their timeout.
+      if (lost === undefined && !isStdio(transport) && message.startsWith("Maximum reconnection attempts")) {
+        lost = "it could no longer be reached"
+        void client.close().catch(() => undefined)
+      }
+    }
 
     // How it ended, and the last thing it said on stderr.
     const closeReason = Effect.gen(function* () {
-      if (!isStdio(transport)) return { how: "its connection closed", said: undefined }
+      if (!isStdio(transport)) return { how: lost ?? "its connection closed", said: undefined }
       const exit = transport.exit
       const how =
         exit === undefined
