@@ -30,6 +30,7 @@ import { logFileOf } from "./logFile.js"
 import { mcpName, promptCommandName, safeName } from "./names.js"
 import type { McpResourceContent, McpResourceInfo } from "./resourceRequests.js"
 import { targetOf, timeoutsOf } from "./serverConfig.js"
+import { chooseTools } from "./toolList.js"
 
 // The SDK (and zod, ajv) load when the first server starts, not with the runtime; once loaded,
 // calls take it from here rather than through `import()` again.
@@ -42,9 +43,6 @@ const loadSdk = Effect.suspend(() =>
         (loaded) => (sdkModule = loaded)
       )
 )
-
-/** The most tools one server offers a model; past it, `allowedTools` chooses. */
-export const MAX_TOOLS = 100
 
 /** What every server shares: the service's settings, the tool registry, where failures go. */
 export interface ServerContext {
@@ -142,23 +140,15 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
     /** Registers the tools the server lists (through ToolOrigins), replacing the ones it had. */
     const registerTools = (list: ToolList) =>
       Effect.gen(function* () {
-        const infos = list.tools
         const sdk = yield* loadSdk
         yield* dropTools
         const scope = yield* Scope.make(ExecutionStrategy.sequential)
         toolsScope = scope
         const reports: Array<McpToolReport> = []
-        // A tool the settings leave out is not reported when it cannot be offered either.
-        const refused = list.refused
-          .filter((tool) => tool.name === undefined || offered({ name: tool.name, inputSchema: {} }))
-          .map((tool) => tool.message)
-        const wanted = infos.filter(offered)
-        if (wanted.length > MAX_TOOLS) {
-          refused.push(
-            `It offers ${wanted.length} tools, more than the ${MAX_TOOLS} a server may offer (their definitions would fill the model's context): the first ${MAX_TOOLS} are offered; choose the ones you need with allowedTools in its settings.`
-          )
-        }
-        for (const info of wanted.slice(0, MAX_TOOLS)) {
+        const chosen = chooseTools(list, offered)
+        const refused = [...chosen.refused]
+        let count = chosen.count
+        for (const info of chosen.wanted) {
           const tool = sdk.toTool(info, origin.server, toolServer)
           const result = yield* register(tool, origin).pipe(
             Scope.extend(scope),
@@ -170,11 +160,11 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
             reports.push({ name: publicName, serverName: info.name, effect, description })
           } else {
             refused.push(result.left.message)
+            count += 1
           }
         }
         registered = reports
         if (refused.length > 0) {
-          const count = refused.length + Math.max(0, wanted.length - MAX_TOOLS - 1)
           problem = `${count} of its tools could not be offered: ${refused.join(" ")}`
           yield* context.diagnostic(`MCP server ${name}: ${problem}`)
         }

@@ -112,3 +112,27 @@ export const readPrompt = (prompt: unknown): ReadonlyArray<McpPromptInfo> => {
     }
   ]
 }
+
+/** The most tools one server offers a model; past it, `allowedTools` chooses. */
+export const MAX_TOOLS = 100
+
+/**
+ * The tools of a list to offer: the ones the settings want, at most `MAX_TOOLS`; and what could
+ * not be offered, as sentences and as a count of tools. A tool the settings leave out is not
+ * reported when it cannot be offered either.
+ */
+export const chooseTools = (
+  list: { readonly tools: ReadonlyArray<McpToolInfo>; readonly refused: ReadonlyArray<RefusedTool> },
+  offered: (info: McpToolInfo) => boolean
+): { readonly wanted: ReadonlyArray<McpToolInfo>; readonly refused: ReadonlyArray<string>; readonly count: number } => {
+  const unusable = list.refused.filter(
+    (tool) => tool.name === undefined || offered({ name: tool.name, inputSchema: {} })
+  )
+  const refused = unusable.map((tool) => tool.message)
+  const wanted = list.tools.filter(offered)
+  if (wanted.length <= MAX_TOOLS) return { wanted, refused, count: unusable.length }
+  refused.push(
+    `It offers ${wanted.length} tools, more than the ${MAX_TOOLS} a server may offer (their definitions would fill the model's context): the first ${MAX_TOOLS} are offered; choose the ones you need with allowedTools in its settings.`
+  )
+  return { wanted: wanted.slice(0, MAX_TOOLS), refused, count: unusable.length + wanted.length - MAX_TOOLS }
+}
