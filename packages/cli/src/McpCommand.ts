@@ -163,6 +163,8 @@ export const getServer = (flags: Where & { readonly json: boolean; readonly name
   })
 
 const namePattern = /^[A-Za-z0-9_-]+$/
+// What leaves a tool's own name room in the 64 characters of mcp__<server>__<tool>.
+const MAX_NAME = 40
 
 /** `K=V` or `K: V` (as Claude Code's `--header` takes it): split at the first `=` or `:`. */
 const pairOf = (flag: string, text: string): Effect.Effect<readonly [string, string], CliError> => {
@@ -202,6 +204,11 @@ export const addServer = (flags: {
     if (!namePattern.test(flags.name)) {
       return yield* usageError(
         `The server name "${flags.name}" may hold only letters, digits, "_" and "-": its tools are named mcp__${flags.name}__<tool> ${remedy}`
+      )
+    }
+    if (flags.name.length > MAX_NAME) {
+      return yield* usageError(
+        `The server name "${flags.name.slice(0, 20)}…" is ${flags.name.length} characters: its tools are named mcp__<server>__<tool>, which models accept up to 64 characters; use at most ${MAX_NAME} ${remedy}`
       )
     }
     const [command, ...args] = flags.command

@@ -45,7 +45,7 @@ describe("MCP over streamable HTTP", () => {
         )
         assert.deepStrictEqual(
           ofType(events, "tool_progress").map((event) => event.data.text),
-          ["[1/2] step 1", "[2/2] step 2"]
+          ["[1/2] step 1\n", "[2/2] step 2\n"]
         )
         const [report] = yield* Effect.flatMap(McpServers, (mcp) => mcp.status)
         assert.deepStrictEqual([report?.transport, report?.status], ["http", "connected"])

@@ -118,12 +118,12 @@ describe("MCP tools in a run", () => {
     })
   )
 
-  it.scopedLive("MCP-1 progress notifications become tool_progress", () =>
+  it.scopedLive("MCP-1 progress notifications become tool_progress, a line each", () =>
     Effect.gen(function* () {
       const { events } = yield* runWith([call("mcp__fixture__progress", { steps: 3 }), Fake.answer("ok")])
       assert.deepStrictEqual(
         ofType(events, "tool_progress").map((event) => event.data.text),
-        ["[1/3] step 1", "[2/3] step 2", "[3/3] step 3"]
+        ["[1/3] step 1\n", "[2/3] step 2\n", "[3/3] step 3\n"]
       )
       const progressAt = events.findIndex((event) => event.type === "tool_progress")
       const completedAt = events.findIndex((event) => event.type === "tool_call_completed")
@@ -139,7 +139,7 @@ describe("MCP tools in a run", () => {
       })
       assert.deepStrictEqual(
         ofType(events, "tool_progress").map((event) => event.data.text),
-        ["[1/3] step 1", "[2/3] step 2", "[3/3] step 3"]
+        ["[1/3] step 1\n", "[2/3] step 2\n", "[3/3] step 3\n"]
       )
       assert.strictEqual(ofType(events, "tool_call_completed")[0]?.data.result, "burst done")
       const types = events.map((event) => event.type)

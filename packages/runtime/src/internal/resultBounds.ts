@@ -14,6 +14,13 @@ export const capped = (text: string, maxChars: number): string => {
   return buffer.toString()
 }
 
+/**
+ * An error message as the model reads it: bounded as a result's text is, so a tool that fails
+ * with megabytes of text does not fill the context.
+ */
+export const boundedMessage = (message: string, maxChars: number = MAX_RESULT_CHARS): string =>
+  message.length <= maxChars ? message : capped(message, maxChars)
+
 /** The line that says how many images were left out. */
 export const imagesLeftOut = (count: number): string =>
   `[${count} image${count === 1 ? "" : "s"} left out: more than ${MAX_IMAGES}, or over ${MAX_IMAGE_CHARS / 1024 / 1024} MiB]`

@@ -8,28 +8,38 @@ import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import { boundedMessage } from "../resultBounds.js"
+import { UNREADABLE } from "./answers.js"
 import { type Connection, errorCode, messageOf, SDK_TIMEOUT_MS } from "./connection.js"
 import { Deadline } from "./deadlines.js"
 import { McpCallError } from "./errors.js"
 import { type ProgressRoute, type ProgressUpdate, progressToken } from "./progress.js"
 import { type McpCallResult, toToolResult } from "./results.js"
+import { type CallToolResultSchema, ResultSchema } from "./thirdParty.js"
 
-/** A call's progress as one line: `[3/10] copying files`. */
+/**
+ * A call's progress as one line, `[3/10] copying files\n`: progress is streamed as output, and
+ * surfaces print it as it comes (without the newline, headless runs printed every step on one line).
+ */
 const progressLine = (progress: ProgressUpdate) => {
   const count = progress.total === undefined ? `${progress.progress}` : `${progress.progress}/${progress.total}`
-  return progress.message === undefined || progress.message === "" ? `[${count}]` : `[${count}] ${progress.message}`
+  const message = typeof progress.message === "string" ? progress.message.replace(/[\r\n]+/g, " ").trim() : ""
+  return message === "" ? `[${count}]\n` : `[${count}] ${message}\n`
 }
 
 /** Why a call got no result, as McpCallError says it. */
 const callFailure = (connection: Connection, error: unknown) =>
   Effect.gen(function* () {
     const code = errorCode(error)
-    if (code === -32000 || (yield* Deferred.isDone(connection.closed))) {
+    // The SDK rejects a request with -32000 when the connection closed; a server may answer with
+    // that code too (the first of JSON-RPC's server errors), and then it is still there.
+    if (yield* Deferred.isDone(connection.closed)) {
       const why = yield* connection.whyClosed
       return yield* new McpCallError({ message: `went away during the call (${why})`, closed: true })
     }
-    const text = messageOf(error).replace(/^MCP error -?\d+: /, "")
-    const message = typeof code === "number" ? `refused the call: ${text}` : `failed the call: ${text}`
+    const text = boundedMessage(messageOf(error).replace(/^MCP error -?\d+: /, ""))
+    const refused = typeof code === "number" && (error as { readonly data?: unknown }).data !== UNREADABLE
+    const message = refused ? `refused the call: ${text}` : `failed the call: ${text}`
     return yield* new McpCallError({ message, closed: false })
   })
 
@@ -248,7 +258,8 @@ const request = (
   connection.client
     .callTool(
       { name, arguments: args as Record<string, unknown>, _meta: { progressToken: progressToken(call) } },
-      undefined,
+      // The loosest schema: the result is checked block by block as it is converted (`results.ts`).
+      ResultSchema as unknown as typeof CallToolResultSchema,
       { signal: call as unknown as AbortSignal, timeout: SDK_TIMEOUT_MS }
     )
     .then(

@@ -14,6 +14,7 @@ import type { Environment, Launch } from "./expand.js"
 import { stopPretenuring } from "./heap.js"
 import { appendLog, appendLogNow, closeFd, lastLine, openLog, type ServerLog } from "./logFile.js"
 import { type ProgressRoutes, routeProgress } from "./progress.js"
+import { errorCode, messageOf, startFailure } from "./startFailure.js"
 import { type StdioTransport, spawnServer, stopServer, waitAtMost } from "./stdioTransport.js"
 import {
   AjvJsonSchemaValidator,
@@ -21,11 +22,13 @@ import {
   ListRootsRequestSchema,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
+  ResultSchema,
   SSEClientTransport,
   StreamableHTTPClientTransport,
   ToolListChangedNotificationSchema,
   type Transport
 } from "./thirdParty.js"
+import { type RefusedTool, readPrompt, readTools } from "./toolList.js"
 
 /** What a server says of one of its tools (`tools/list`). */
 export interface McpToolInfo {
@@ -111,24 +114,7 @@ export const SDK_TIMEOUT_MS = 2_147_483_647
 const describe = (launch: Launch): string =>
   launch.type === "stdio" ? [launch.command, ...launch.args].join(" ") : `${launch.type} ${launch.url}`
 
-export const errorCode = (error: unknown): unknown =>
-  typeof error === "object" && error !== null ? (error as { readonly code?: unknown }).code : undefined
-
-export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
-
-/** A start that failed, said as a clause. */
-const startFailure = (error: unknown, launch: Launch): string => {
-  const code = errorCode(error)
-  if (launch.type === "stdio" && code === "ENOENT") {
-    return `cannot run "${launch.command}": no such command (check its "command" and PATH)`
-  }
-  if (launch.type === "stdio" && code === "EACCES") return `cannot run "${launch.command}": permission denied`
-  if (typeof code === "number" && code >= 400 && code < 600) {
-    const hint = code === 401 || code === 403 ? " (check its headers: does it need a token?)" : ""
-    return `the server answered HTTP ${code}${hint}: ${messageOf(error)}`
-  }
-  return messageOf(error)
-}
+export { errorCode, messageOf }
 
 /** Opens the transport for a launch; a stdio server is spawned here, its stderr into its log. */
 const openTransport = (options: ConnectOptions, log: { readonly fd: number | "ignore" }) => {
@@ -215,11 +201,21 @@ export const connect = (options: ConnectOptions): Effect.Effect<Connection, McpS
     client.setNotificationHandler(PromptListChangedNotificationSchema, () => options.onListChanged("prompts"))
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () => options.onListChanged("resources"))
     // Protocol noise (a stray line on stdout, a failed notification) goes to the log, not the terminal.
-    client.onerror = (error) => appendLogNow(log.file, `error: ${messageOf(error)}`)
+    let lost: string | undefined
+    client.onerror = (error) => {
+      const message = messageOf(error)
+      appendLogNow(log.file, `error: ${message}`)
+      // The SDK gave up reaching a streamable HTTP server again (it went away), but leaves the
+      // requests it sent waiting: closed here, they fail at once rather than at their timeout.
+      if (lost === undefined && !isStdio(transport) && message.startsWith("Maximum reconnection attempts")) {
+        lost = "it could no longer be reached"
+        void client.close().catch(() => undefined)
+      }
+    }
 
     // How it ended, and the last thing it said on stderr.
     const closeReason = Effect.gen(function* () {
-      if (!isStdio(transport)) return { how: "its connection closed", said: undefined }
+      if (!isStdio(transport)) return { how: lost ?? "its connection closed", said: undefined }
       const exit = transport.exit
       const how =
         exit === undefined
@@ -318,23 +314,44 @@ export const allPages = <A>(
     catch: (error) => messageOf(error)
   })
 
-export const listTools = (connection: Connection): Effect.Effect<ReadonlyArray<McpToolInfo>, string> =>
+/** A server's tools (every page), and a sentence for each tool that cannot be offered (`toolList.ts`). */
+export interface ToolList {
+  readonly tools: ReadonlyArray<McpToolInfo>
+  readonly refused: ReadonlyArray<RefusedTool>
+}
+
+export const listTools = (connection: Connection): Effect.Effect<ToolList, string> =>
   connection.hasTools
-    ? allPages(async (cursor) => {
-        const result = await connection.client.listTools(cursor === undefined ? {} : { cursor }, {
-          timeout: SDK_TIMEOUT_MS
-        })
-        return { items: result.tools as ReadonlyArray<McpToolInfo>, next: result.nextCursor }
-      })
-    : Effect.succeed([])
+    ? Effect.map(
+        allPages<ToolList>(async (cursor) => {
+          // Read with the SDK's loosest schema, and tool by tool here.
+          const result = await connection.client.request(
+            { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
+            ResultSchema,
+            { timeout: SDK_TIMEOUT_MS }
+          )
+          const read = readTools(result)
+          if (typeof read === "string") throw new Error(read)
+          return { items: [read], next: typeof result.nextCursor === "string" ? result.nextCursor : undefined }
+        }),
+        (pages) => ({ tools: pages.flatMap((page) => page.tools), refused: pages.flatMap((page) => page.refused) })
+      )
+    : Effect.succeed({ tools: [], refused: [] })
 
 export const listPrompts = (connection: Connection): Effect.Effect<ReadonlyArray<McpPromptInfo>, string> =>
   connection.hasPrompts
     ? allPages(async (cursor) => {
-        const result = await connection.client.listPrompts(cursor === undefined ? {} : { cursor }, {
-          timeout: SDK_TIMEOUT_MS
-        })
-        return { items: result.prompts as ReadonlyArray<McpPromptInfo>, next: result.nextCursor }
+        // Read with the SDK's loosest schema: a prompt without a name is left out, not the list.
+        const result = await connection.client.request(
+          { method: "prompts/list", params: cursor === undefined ? {} : { cursor } },
+          ResultSchema,
+          { timeout: SDK_TIMEOUT_MS }
+        )
+        if (!Array.isArray(result.prompts)) throw new Error("its prompts/list answer holds no list of prompts")
+        return {
+          items: (result.prompts as ReadonlyArray<unknown>).flatMap(readPrompt),
+          next: typeof result.nextCursor === "string" ? result.nextCursor : undefined
+        }
       })
     : Effect.succeed([])
 

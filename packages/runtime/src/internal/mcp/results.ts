@@ -42,43 +42,64 @@ export const approximateBytes = (base64: string) => Math.floor((base64.length * 
 const describeResource = (uri: string, mimeType: string | undefined) =>
   mimeType === undefined ? uri : `${uri} (${mimeType})`
 
-/** One content block as text, or as an image part. */
+/** A server's string shown in a line of ours: quoted, and short. */
+const shown = (value: string) => JSON.stringify(value.length > 100 ? `${value.slice(0, 100)}…` : value)
+
+/**
+ * One content block as text, or as an image part. The SDK does not check a call's result (a
+ * block it finds malformed would fail the whole result): a block without the fields its type
+ * needs is a line saying it was left out.
+ */
 const partOf = (block: McpContent): { readonly text: string } | { readonly image: ImagePart } => {
+  if (typeof block !== "object" || block === null || typeof block.type !== "string") {
+    return { text: "[a content block that is not valid MCP was left out]" }
+  }
+  const fields = block as { readonly [key: string]: unknown }
+  const invalid = { text: `[a content block of type ${shown(block.type)} that is not valid MCP was left out]` }
   switch (block.type) {
     case "text":
-      return { text: (block as { readonly text: string }).text }
+      return typeof fields.text === "string" ? { text: fields.text } : invalid
     case "image": {
-      const { data, mimeType } = block as { readonly data: string; readonly mimeType: string }
+      const { data, mimeType } = fields
+      if (typeof data !== "string" || typeof mimeType !== "string") return invalid
       const mediaType = mimeType.toLowerCase()
-      if (mediaTypePattern.test(mediaType) && base64Pattern.test(data))
-        return { image: { _tag: "image", mediaType, data } }
-      return { text: `[an image (${mimeType}) that is not valid base64 was left out]` }
+      if (!mediaTypePattern.test(mediaType)) {
+        return { text: `[an image of type ${shown(mimeType)}, which is not an image type, was left out]` }
+      }
+      if (base64Pattern.test(data)) return { image: { _tag: "image", mediaType, data } }
+      return { text: `[an image (${mediaType}) that is not valid base64 was left out]` }
     }
     case "audio": {
-      const { data, mimeType } = block as { readonly data: string; readonly mimeType: string }
+      const { data, mimeType } = fields
+      if (typeof data !== "string") return invalid
       return {
-        text: `[audio (${mimeType}), ${approximateBytes(data)} bytes, left out: audio is not sent to the model]`
+        text: `[audio (${typeof mimeType === "string" ? mimeType.slice(0, 100) : "no type"}), ${approximateBytes(data)} bytes, left out: audio is not sent to the model]`
       }
     }
     case "resource_link": {
       const link = block as Extract<McpContent, { readonly type: "resource_link" }>
-      const name = link.title ?? link.name
-      const about = link.description === undefined ? "" : ` — ${link.description}`
+      if (typeof link.uri !== "string") return invalid
+      const name = text(link.title) ?? text(link.name)
+      const description = text(link.description)
+      const about = description === undefined ? "" : ` — ${description}`
       return {
-        text: `[resource link${name === undefined ? "" : ` "${name}"`}: ${describeResource(link.uri, link.mimeType)}${about}]`
+        text: `[resource link${name === undefined ? "" : ` "${name}"`}: ${describeResource(link.uri, text(link.mimeType))}${about}]`
       }
     }
     case "resource": {
       const { resource } = block as Extract<McpContent, { readonly type: "resource" }>
-      const where = describeResource(resource.uri, resource.mimeType)
+      if (typeof resource !== "object" || resource === null || typeof resource.uri !== "string") return invalid
+      const where = describeResource(resource.uri, text(resource.mimeType))
       if (typeof resource.text === "string") return { text: `[resource ${where}]\n${resource.text}` }
       const bytes = typeof resource.blob === "string" ? approximateBytes(resource.blob) : 0
       return { text: `[resource ${where}: ${bytes} bytes of binary content, left out]` }
     }
     default:
-      return { text: `[content of type "${block.type}" left out]` }
+      return { text: `[content of type ${shown(block.type)} left out]` }
   }
 }
+
+const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
 
 /**
  * The result as the model sees it: texts joined (a blank line between blocks) and capped at
@@ -87,8 +108,24 @@ const partOf = (block: McpContent): { readonly text: string } | { readonly image
  */
 export const toToolResult = (result: McpCallResult, maxChars: number = MAX_RESULT_CHARS): ToolResult => {
   const blocks = result.content
+  if (blocks !== undefined && !Array.isArray(blocks)) {
+    return {
+      content: [
+        {
+          _tag: "text",
+          text: "The server answered with a result that is not valid MCP: its content is not a list of blocks."
+        }
+      ],
+      isError: true
+    }
+  }
   // The common result, one text block, without the lists below (every MCP call makes one).
-  if (blocks !== undefined && blocks.length === 1 && blocks[0]!.type === "text") {
+  if (
+    blocks !== undefined &&
+    blocks.length === 1 &&
+    blocks[0]?.type === "text" &&
+    typeof (blocks[0] as { readonly text?: unknown }).text === "string"
+  ) {
     const text = (blocks[0] as { readonly text: string }).text
     const shown = text === "" ? "(no output)" : text.length <= maxChars ? text : capped(text, maxChars)
     const content: Array<ToolResultContent> = [{ _tag: "text", text: shown }]

@@ -23,13 +23,14 @@ import type {
 import { register, type ToolOrigin } from "../../ToolOrigins.js"
 import { Tools } from "../../Tools.js"
 import type { ToolServer } from "./call.js"
-import type { Connection, McpPromptInfo, McpToolInfo } from "./connection.js"
+import type { Connection, McpPromptInfo, McpToolInfo, ToolList } from "./connection.js"
 import { McpCallError } from "./errors.js"
 import { type Environment, expandServer } from "./expand.js"
 import { logFileOf } from "./logFile.js"
 import { mcpName, promptCommandName, safeName } from "./names.js"
 import type { McpResourceContent, McpResourceInfo } from "./resourceRequests.js"
 import { targetOf, timeoutsOf } from "./serverConfig.js"
+import { chooseTools } from "./toolList.js"
 
 // The SDK (and zod, ajv) load when the first server starts, not with the runtime; once loaded,
 // calls take it from here rather than through `import()` again.
@@ -137,15 +138,17 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
     })
 
     /** Registers the tools the server lists (through ToolOrigins), replacing the ones it had. */
-    const registerTools = (infos: ReadonlyArray<McpToolInfo>) =>
+    const registerTools = (list: ToolList) =>
       Effect.gen(function* () {
         const sdk = yield* loadSdk
         yield* dropTools
         const scope = yield* Scope.make(ExecutionStrategy.sequential)
         toolsScope = scope
         const reports: Array<McpToolReport> = []
-        const refused: Array<string> = []
-        for (const info of infos.filter(offered)) {
+        const chosen = chooseTools(list, offered)
+        const refused = [...chosen.refused]
+        let count = chosen.count
+        for (const info of chosen.wanted) {
           const tool = sdk.toTool(info, origin.server, toolServer)
           const result = yield* register(tool, origin).pipe(
             Scope.extend(scope),
@@ -157,11 +160,12 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
             reports.push({ name: publicName, serverName: info.name, effect, description })
           } else {
             refused.push(result.left.message)
+            count += 1
           }
         }
         registered = reports
         if (refused.length > 0) {
-          problem = `${refused.length} of its tools could not be offered: ${refused.join(" ")}`
+          problem = `${count} of its tools could not be offered: ${refused.join(" ")}`
           yield* context.diagnostic(`MCP server ${name}: ${problem}`)
         }
       })
@@ -212,7 +216,19 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
             }
           })
           .pipe(Scope.extend(scope))
-        const listed = Effect.all([sdk.listTools(connection), sdk.listPrompts(connection)]).pipe(
+        // Prompts that cannot be listed (a server that says it has some and answers no list) cost
+        // the server its prompts, not its tools.
+        const promptList = sdk
+          .listPrompts(connection)
+          .pipe(
+            Effect.catchAll((why) =>
+              Effect.as(
+                context.diagnostic(`MCP server ${name}: its prompts could not be listed: ${why}`),
+                [] as ReadonlyArray<McpPromptInfo>
+              )
+            )
+          )
+        const listed = Effect.all([sdk.listTools(connection), promptList]).pipe(
           Effect.timeoutFail({
             duration: startupMs,
             onTimeout: () => `it did not list its tools within ${formatDuration(startupMs)}`

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { makeMarker, stopCommand, type TrackedCommand, track } from "../../tools/internal/processTree.js"
+import { normalizeMessage, oversizedAnswer } from "./answers.js"
 import { type JSONRPCMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage, type Transport } from "./thirdParty.js"
 
 /** How a server process ended. */
@@ -46,8 +47,13 @@ const parseLine = (line: string): JSONRPCMessage => {
   ) {
     throw new Error(`Not a JSON-RPC 2.0 message: ${line.length > 200 ? `${line.slice(0, 200)}…` : line}`)
   }
-  return message as JSONRPCMessage
+  return normalizeMessage(message as { readonly [key: string]: unknown })
 }
+
+/** How much of a line too long to read is kept at each end: enough for its `jsonrpc` and `id`. */
+const EDGE_BYTES = 512
+const lastBytes = (buffer: Buffer): Buffer =>
+  buffer.length <= EDGE_BYTES ? buffer : buffer.subarray(buffer.length - EDGE_BYTES)
 
 export class StdioTransport implements Transport {
   onclose?: (() => void) | undefined
@@ -63,6 +69,8 @@ export class StdioTransport implements Transport {
 
   /** What the server wrote after its last complete line. */
   private pending: Buffer | undefined
+  /** The start and the end so far of a line past the limit, while the rest of it is skipped. */
+  private skipping: { readonly head: string; tail: Buffer } | undefined
   private readonly spawned: Promise<void>
   private readonly closedProcess: Promise<void>
   private closeReported = false
@@ -104,35 +112,53 @@ export class StdioTransport implements Transport {
       })
     })
     // Each complete line, in order; the rest is kept for the next chunk.
-    child.stdout?.on("data", (chunk: Buffer) => {
-      const size = (this.pending?.length ?? 0) + chunk.length
-      if (size > STDIO_DEFAULT_MAX_BUFFER_SIZE) {
-        // As the SDK's transport does: the line so far is dropped, and said so.
-        this.pending = undefined
-        this.onerror?.(new Error(`ReadBuffer exceeded maximum size of ${STDIO_DEFAULT_MAX_BUFFER_SIZE} bytes`))
-        return
-      }
-      const buffer = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk])
-      this.pending = undefined
-      let start = 0
-      for (let end = buffer.indexOf(10); end !== -1; end = buffer.indexOf(10, start)) {
-        const line = buffer.toString("utf8", start, end > start && buffer[end - 1] === 13 ? end - 1 : end)
-        start = end + 1
-        let message: JSONRPCMessage
-        try {
-          message = parseLine(line)
-        } catch (error) {
-          // A line that is not JSON-RPC (a server printing to stdout): reported, then skipped.
-          this.onerror?.(error as Error)
-          continue
-        }
-        this.onmessage?.(message)
-      }
-      if (start < buffer.length) this.pending = start === 0 ? buffer : buffer.subarray(start)
-    })
+    child.stdout?.on("data", (chunk: Buffer) => this.read(chunk))
     child.stdout?.on("error", (error) => this.onerror?.(error))
     // EPIPE when the server went away: its close says so.
     child.stdin?.on("error", () => undefined)
+  }
+
+  /**
+   * One chunk of stdout: its complete lines delivered in order, the rest kept for the next one. A
+   * line past the limit is skipped to its end, keeping its start and end: if they tell the request
+   * it answers, that request fails at once rather than waiting for its timeout (`answers.ts`).
+   */
+  private read(chunk: Buffer) {
+    let data = chunk
+    const skipping = this.skipping
+    if (skipping !== undefined) {
+      const end = data.indexOf(10)
+      skipping.tail = lastBytes(Buffer.concat([skipping.tail, end === -1 ? data : data.subarray(0, end)]))
+      if (end === -1) return
+      this.skipping = undefined
+      this.onerror?.(new Error(`ReadBuffer exceeded maximum size of ${STDIO_DEFAULT_MAX_BUFFER_SIZE} bytes`))
+      const answer = oversizedAnswer(skipping.head, skipping.tail.toString("utf8"), STDIO_DEFAULT_MAX_BUFFER_SIZE)
+      if (answer !== undefined) this.onmessage?.(answer)
+      data = data.subarray(end + 1)
+    }
+    const buffer = this.pending === undefined ? data : Buffer.concat([this.pending, data])
+    this.pending = undefined
+    let start = 0
+    for (let end = buffer.indexOf(10); end !== -1; end = buffer.indexOf(10, start)) {
+      const line = buffer.toString("utf8", start, end > start && buffer[end - 1] === 13 ? end - 1 : end)
+      start = end + 1
+      let message: JSONRPCMessage
+      try {
+        message = parseLine(line)
+      } catch (error) {
+        // A line that is not JSON-RPC (a server printing to stdout): reported, then skipped.
+        this.onerror?.(error as Error)
+        continue
+      }
+      this.onmessage?.(message)
+    }
+    if (start >= buffer.length) return
+    const rest = start === 0 ? buffer : buffer.subarray(start)
+    if (rest.length <= STDIO_DEFAULT_MAX_BUFFER_SIZE) {
+      this.pending = rest
+    } else {
+      this.skipping = { head: rest.toString("utf8", 0, EDGE_BYTES), tail: lastBytes(rest) }
+    }
   }
 
   start(): Promise<void> {

@@ -9,10 +9,12 @@ export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 export { STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
 export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 export {
+  type CallToolResultSchema,
   type JSONRPCMessage,
   ListRootsRequestSchema,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
+  ResultSchema,
   ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
 export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"

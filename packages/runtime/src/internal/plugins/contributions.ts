@@ -7,6 +7,7 @@ import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
+import { sanitizeLines } from "../terminalText.js"
 import { causeMessage } from "./definition.js"
 import { diagnose, type HostInternals } from "./host.js"
 import type { Lifecycle } from "./lifecycle.js"
@@ -62,6 +63,9 @@ export const contextSection = (section: { readonly pluginId: string; readonly te
 export const contextFor = (host: HostInternals, lifecycle: Lifecycle) => (input: ContextInput) =>
   Effect.map(contextSections(host, lifecycle)(input), (sections) => sections.map(contextSection).join("\n\n"))
 
+const shapeOf = (value: unknown): string =>
+  value === null ? "null" : Array.isArray(value) ? "a list" : typeof value === "object" ? "an object" : typeof value
+
 /** Runs a plugin command; a failure is a `PluginError`, a crash also a diagnostic. */
 export const runCommand =
   (host: HostInternals, lifecycle: Lifecycle) => (name: string, args: string, context: PluginCommandContext) =>
@@ -71,7 +75,18 @@ export const runCommand =
         return yield* new PluginError({ pluginId: "host", message: `No plugin command named "${name}".` })
       }
       const { command, pluginId } = registered
-      return yield* Effect.suspend(() => command.execute(args, context)).pipe(
+      return yield* Effect.suspend(() => {
+        const result: unknown = command.execute(args, context)
+        return Effect.isEffect(result)
+          ? (result as Effect.Effect<unknown, unknown>)
+          : Effect.die(new Error(`its execute returned ${shapeOf(result)}, not an Effect`))
+      }).pipe(
+        Effect.flatMap((output) =>
+          typeof output === "string"
+            ? // What a surface prints as it is: no escape sequence of a plugin reaches the terminal.
+              Effect.succeed(sanitizeLines(output).join("\n"))
+            : Effect.die(new Error(`it returned ${shapeOf(output)}, not a string`))
+        ),
         Effect.catchAllCause((cause) => {
           if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
           const message = `The command ${name} failed: ${causeMessage(cause)}`

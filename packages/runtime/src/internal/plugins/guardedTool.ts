@@ -9,17 +9,22 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { CurrentRun } from "../../CurrentRun.js"
-import { boundedResult } from "../resultBounds.js"
+import { boundedMessage, boundedResult, MAX_RESULT_CHARS } from "../resultBounds.js"
 import { causeMessage, messageOf } from "./definition.js"
 import { diagnose, type HostInternals, type PluginRecord } from "./host.js"
 
 /** An error a tool failed with, as the model will read it. */
 const asToolError = (toolName: string, error: unknown): ToolError => {
-  if (Schema.is(ToolError)(error)) return error
+  if (Schema.is(ToolError)(error)) {
+    return error.message.length <= MAX_RESULT_CHARS ? error : new ToolError({ message: boundedMessage(error.message) })
+  }
   // The plugin's own Schema.TaggedError (one Effect runtime: its classes are the host's).
-  if (error instanceof Cause.YieldableError) return new ToolError({ message: messageOf(error) })
-  return new ToolError({ message: `The tool ${toolName} failed: ${messageOf(error)}` })
+  if (error instanceof Cause.YieldableError) return new ToolError({ message: boundedMessage(messageOf(error)) })
+  return new ToolError({ message: boundedMessage(`The tool ${toolName} failed: ${messageOf(error)}`) })
 }
+
+/** What a crash's diagnostic, event and tool error say of it: a line, not the plugin's megabytes. */
+const CRASH_CHARS = 2_000
 
 const isToolResult: (value: unknown) => value is ToolResult = onFirstCall(() =>
   Schema.is(
@@ -73,7 +78,10 @@ export const guardTool = (
         if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
         const failure = Cause.failureOption(cause)
         if (Option.isSome(failure)) return Effect.fail(asToolError(tool.name, failure.value))
-        const message = `The tool ${tool.name} of the plugin ${record.id} crashed: ${causeMessage(cause)}`
+        const message = boundedMessage(
+          `The tool ${tool.name} of the plugin ${record.id} crashed: ${causeMessage(cause)}`,
+          CRASH_CHARS
+        )
         return Effect.gen(function* () {
           yield* diagnose(host, record, "tool", message)
           const run = yield* Effect.serviceOption(CurrentRun)

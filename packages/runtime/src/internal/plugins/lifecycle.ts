@@ -137,7 +137,7 @@ export const makeLifecycle = (host: HostInternals, disabled: ReadonlySet<string>
           host,
           entry.record,
           "setup",
-          `${Cause.isFailure(exit.cause) ? "setup failed" : "setup crashed"}: ${causeMessage(exit.cause)}; everything it registered was removed`
+          `${Cause.isFailure(exit.cause) ? "setup failed" : "setup crashed"}: ${causeMessage(exit.cause).replace(/\.$/, "")}; everything it registered was removed`
         )
         return entry
       }

@@ -29,6 +29,7 @@ import {
   type RegisteredContext
 } from "./host.js"
 import { observe } from "./observers.js"
+import { toolDefect } from "./toolShape.js"
 
 const OBSERVER_CAPACITY = 256
 const commandNamePattern = /^[a-z0-9][a-z0-9_-]{0,63}$/
@@ -81,8 +82,10 @@ export const makeApi = (
     yield* Effect.all([paths.state, paths.config, paths.cache].map((dir) => privateFolder(pluginId, dir)))
 
     const tools: PluginApiService["tools"] = {
-      register: (tool) =>
-        owned(
+      register: (tool) => {
+        const defect = toolDefect(tool)
+        if (defect !== undefined) return Effect.fail(fail(defect))
+        return owned(
           scope,
           Effect.provideService(
             Scope.extend(
@@ -97,6 +100,7 @@ export const makeApi = (
           Effect.tap((registered) => Effect.sync(() => record.tools.push(registered.name))),
           Effect.asVoid
         )
+      }
     }
 
     const commands: PluginApiService["commands"] = {
