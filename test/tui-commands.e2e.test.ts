@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { cliBin, makeSandbox } from "./support/cli.js"
 import { type RecordedRequest, startOpenAiServer } from "./support/openaiServer.js"
-import { afterExit, makeTmux, paneEnv, shellQuote, tmuxPath, waitFor } from "./support/tmux.js"
+import { afterExit, launch, makeTmux, paneEnv, shellQuote, tmuxPath, waitFor } from "./support/tmux.js"
 
 // tui.e2e.test.ts fails when CI lacks tmux; here its absence only skips.
 describe.skipIf(tmuxPath === undefined)("the UI's /connect and /ask", () => {
@@ -65,10 +65,7 @@ describe.skipIf(tmuxPath === undefined)("the UI's /connect and /ask", () => {
     const sandbox = makeSandbox(server.baseURL)
     const tmux = makeTmux(tmuxPath!, `alisio-e2e-ask-${process.pid}`)
     try {
-      tmux.start(
-        `env -i ${paneEnv(sandbox, { LANG: "C.UTF-8" })} ${shellQuote(process.execPath)} ${shellQuote(cliBin)}; ${afterExit}`,
-        sandbox.workspace
-      )
+      launch(tmux, sandbox, "", { LANG: "C.UTF-8" })
       await waitFor(tmux.screen, "ctrl-d exit")
       tmux.text("a haiku about tides")
       tmux.keys("Enter")

@@ -4,9 +4,9 @@
 import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { cliBin, makeSandbox } from "./support/cli.js"
+import { makeSandbox } from "./support/cli.js"
 import { type RecordedRequest, startOpenAiServer } from "./support/openaiServer.js"
-import { afterExit, makeTmux, paneEnv, readDialog, shellQuote, tmuxPath, waitFor } from "./support/tmux.js"
+import { launch, makeTmux, readDialog, tmuxPath, waitFor } from "./support/tmux.js"
 
 const lastText = (request: RecordedRequest): string => {
   const content = request.body.messages?.at(-1)?.content
@@ -27,13 +27,9 @@ describe.skipIf(tmuxPath === undefined)("the UI when a person errs", () => {
     const server = await echo()
     const sandbox = makeSandbox(server.baseURL)
     const tmux = makeTmux(tmuxPath!, `alisio-e2e-mistakes-${process.pid}`)
-    const launch = (args: string) =>
-      tmux.start(
-        `env -i ${paneEnv(sandbox, { LANG: "C.UTF-8" })} ${shellQuote(process.execPath)} ${shellQuote(cliBin)} ${args}; ${afterExit}`,
-        sandbox.workspace
-      )
+    const start = (args: string) => launch(tmux, sandbox, args, { LANG: "C.UTF-8" })
     try {
-      launch("")
+      start("")
       await waitFor(tmux.screen, "ctrl-d exit")
       tmux.text("/model nope")
       tmux.keys("Enter")
@@ -56,7 +52,7 @@ describe.skipIf(tmuxPath === undefined)("the UI when a person errs", () => {
       await waitFor(tmux.screen, "ALISIO EXITED 0")
       tmux.kill()
 
-      launch("-m nope")
+      start("-m nope")
       await waitFor(tmux.screen, "ctrl-d exit")
       tmux.text("keep this draft")
       tmux.keys("Enter")
@@ -99,10 +95,7 @@ describe.skipIf(tmuxPath === undefined)("the UI when a person errs", () => {
     const pasted = join(sandbox.workspace, "..", "paste.txt")
     writeFileSync(pasted, `${"A".repeat(50_000)}中文🎉${"B".repeat(49_990)}the end`)
     try {
-      tmux.start(
-        `env -i ${paneEnv(sandbox, { LANG: "C.UTF-8" })} ${shellQuote(process.execPath)} ${shellQuote(cliBin)}; ${afterExit}`,
-        sandbox.workspace
-      )
+      launch(tmux, sandbox, "", { LANG: "C.UTF-8" })
       await waitFor(tmux.screen, "ctrl-d exit")
       tmux.paste(pasted)
       await waitFor(tmux.screen, "[paste #1 ")
@@ -130,10 +123,7 @@ describe.skipIf(tmuxPath === undefined)("the UI when a person errs", () => {
     const sandbox = makeSandbox(server.baseURL)
     const tmux = makeTmux(tmuxPath!, `alisio-e2e-typeahead-${process.pid}`)
     try {
-      tmux.start(
-        `env -i ${paneEnv(sandbox, { LANG: "C.UTF-8" })} ${shellQuote(process.execPath)} ${shellQuote(cliBin)}; ${afterExit}`,
-        sandbox.workspace
-      )
+      launch(tmux, sandbox, "", { LANG: "C.UTF-8" })
       await waitFor(tmux.screen, "ctrl-d exit")
       tmux.text("tidy up")
       tmux.keys("Enter")

@@ -9,6 +9,7 @@ import { cliBin, makeSandbox } from "./support/cli.js"
 import { type RecordedRequest, type Reply, startOpenAiServer } from "./support/openaiServer.js"
 import {
   afterExit,
+  launch,
   launchRecorded,
   makeTmux,
   occurrences,
@@ -607,10 +608,7 @@ if (tmuxPath === undefined) {
         const id = (JSON.parse(listed.stdout.trim().split("\n")[0] ?? "{}") as { readonly id?: string }).id!.slice(0, 8)
         await refusedBeforeDrawing(`-s ${id}`, `alisio: Session ${id} works in ${other}, not in this folder`)
 
-        tmux.start(
-          `env -i ${paneEnv(sandbox)} ${shellQuote(process.execPath)} ${shellQuote(cliBin)} --cwd . -s ${id}; ${afterExit}`,
-          sandbox.workspace
-        )
+        launch(tmux, sandbox, `--cwd . -s ${id}`)
         const moved = await waitFor(tmux.screen, `moved from ${other} to this folder`)
         assert.include(moved, "Hello from the model.", "the moved session's conversation is shown")
         tmux.keys("C-d")
@@ -620,10 +618,7 @@ if (tmuxPath === undefined) {
         tmux.kill()
 
         // A -m that names no model is said at once, not only when the first message fails.
-        tmux.start(
-          `env -i ${paneEnv(sandbox)} ${shellQuote(process.execPath)} ${shellQuote(cliBin)} -m openai/nope; ${afterExit}`,
-          sandbox.workspace
-        )
+        launch(tmux, sandbox, "-m openai/nope")
         const unknown = await waitFor(tmux.screen, "chooses another.")
         assert.include(unknown.replace(/\n/g, " "), 'Unknown model "openai/nope"')
         // So is a command that does not exist, with where to find those that do.

@@ -55,6 +55,18 @@ export const paneEnv = (sandbox: CliSandbox, extra: Readonly<Record<string, stri
     .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`)
     .join(" ")
 
+/** Starts `alisio <args>` in a new pane, in the sandbox's workspace; `afterExit` runs when it ends. */
+export const launch = (
+  tmux: ReturnType<typeof makeTmux>,
+  sandbox: CliSandbox,
+  args = "",
+  env: Readonly<Record<string, string>> = {}
+): void =>
+  tmux.start(
+    `env -i ${paneEnv(sandbox, env)} ${shellQuote(process.execPath)} ${shellQuote(cliBin)}${args === "" ? "" : ` ${args}`}; ${afterExit}`,
+    sandbox.workspace
+  )
+
 /**
  * Starts `alisio <args>` in a new pane with every byte it writes to the terminal copied to a file,
  * escape sequences and all; returns the file. The pane waits until the copy is set up.
