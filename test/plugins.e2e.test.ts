@@ -251,6 +251,29 @@ export default definePlugin({
     assert.notInclude(listed.stdout, "\u001b")
   })
 
+  it("PL-6 `plugins list` shows a plugin whose setup failed, with why, and exits 1 as `mcp list` does", async () => {
+    const { sandbox } = await setup({ replies: [] })
+    const plugin = writePluginPackage(sandbox.home, "../broken", {
+      name: "broken",
+      source: `import { definePlugin } from "@alisio/domain/Plugin"
+import * as Effect from "effect/Effect"
+export default definePlugin({ id: "broken", version: "1.0.0", setup: Effect.die(new Error("no config for broken")) })
+`
+    })
+    const listed = await sandbox.run(["plugins", "list", "--plugin", plugin])
+    assert.strictEqual(listed.code, 1, listed.stderr)
+    assert.include(listed.stdout, "broken 1.0.0  (external, --plugin")
+    assert.match(listed.stdout, /^broken 1\.0\.0 .* failed$/m)
+    assert.include(listed.stdout, "no config for broken")
+    const json = await sandbox.run(["plugins", "list", "--json", "--plugin", plugin])
+    assert.strictEqual(json.code, 1, json.stderr)
+    assert.isFalse(
+      (JSON.parse(json.stdout) as { plugins: ReadonlyArray<{ id: string; loaded: boolean }> }).plugins.find(
+        (report) => report.id === "broken"
+      )!.loaded
+    )
+  })
+
   it("PL-5 the memory plugin round-trips through two `alisio run` processes", async () => {
     const { sandbox, server } = await setup({
       replyFor: (request, index) => {

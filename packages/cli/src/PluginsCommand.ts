@@ -3,6 +3,7 @@ import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { loadSetup, runtimeLayer } from "./App.js"
+import { ExitCode, setExitCode } from "./CliError.js"
 import type { PluginFlags } from "./Plugins.js"
 
 const encodeReport = Schema.encodeSync(PluginHost.PluginReport)
@@ -30,6 +31,8 @@ export const listPlugins = (flags: {
       const host = yield* PluginHost.PluginHost
       const reports = yield* host.plugins
       const winners = yield* host.extensions.winners
+      // As `mcp list`: a script checking its plugins learns of a failed one from the exit code.
+      if (reports.some((report) => status(report) === "failed")) setExitCode(ExitCode.failed)
       if (flags.json) {
         const document = {
           plugins: reports.map((report) => encodeReport(report)),
