@@ -211,7 +211,7 @@ describe("slash commands (end to end)", () => {
     assert.deepStrictEqual(messagesOf(chats(server)[0]!, "user"), ["Deploy web to staging."])
   })
 
-  it("CMD-2 /stats with -s prints the session's turns, tokens and time without calling the model; plugin commands run headless", async () => {
+  it("CMD-2 /stats with -s prints the session's turns, tokens and time without calling the model; plugin commands run headless, LIM-1 held to --timeout", async () => {
     const { sandbox, server } = await setup({ replies: [{ kind: "text", text: "answer" }] })
     const session = await runTask(sandbox, "First task")
     assert.strictEqual(chats(server).length, 1)
@@ -240,6 +240,19 @@ describe("slash commands (end to end)", () => {
     const hello = ok(await sandbox.run(["run", "--plugin", plugin, "/greeter:hello Ada"]))
     assert.strictEqual(hello.stdout, "hello Ada\n")
     assert.strictEqual(chats(server).length, 1)
+
+    // LIM-1: a plugin command that never ends is held to the run's --timeout.
+    const stuck = join(sandbox.home, "..", "stuck.mjs")
+    write(
+      stuck,
+      greeterPlugin.replace('"greeter"', '"stuck"').replace('Effect.succeed("hello " + args)', "Effect.never")
+    )
+    const stopped = await sandbox.run(["run", "--plugin", stuck, "--timeout", "1s", "/stuck:hello"])
+    assert.strictEqual(stopped.code, 1, stopped.stderr)
+    assert.strictEqual(
+      stopped.stderr,
+      "alisio: /stuck:hello did not finish within 1s (--timeout, limits.timeoutMs) and was stopped.\n"
+    )
   })
 
   it("CMD-2 /effort and /model set for a session are what its next run sends", async () => {

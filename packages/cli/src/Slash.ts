@@ -2,6 +2,7 @@
 // CLI composes them, and what a typed `/name` does headless.
 
 import { type CommandError, CommandOutput, parseSlashCommand } from "@alisio/domain/Command"
+import { formatDuration } from "@alisio/domain/Durations"
 import { onFirstCall } from "@alisio/domain/OnFirstUse"
 import * as CommandCatalog from "@alisio/runtime/CommandCatalog"
 import * as McpServers from "@alisio/runtime/McpServers"
@@ -134,10 +135,22 @@ export const runTypedCommand = (
     }
     // `/model` checks the name against the providers; the other core commands need none.
     if (command.execution === "core") yield* Effect.ignore(registerProviders(setup))
-    const output = yield* Effect.mapError(
+    const executed = Effect.mapError(
       catalog.execute(typed.name, typed.args, { sessionId, cwd: setup.cwd, surface: "api" }),
       (error) => commandFailure(error)
     )
+    // A command is held to the run's active time as a model's turns are (a plugin's may never end).
+    const timeoutMs = setup.config.limits?.timeoutMs
+    const output = yield* timeoutMs === undefined
+      ? executed
+      : Effect.timeoutFail(executed, {
+          duration: timeoutMs,
+          onTimeout: () =>
+            new CliError({
+              exitCode: ExitCode.failed,
+              message: `/${typed.name} did not finish within ${formatDuration(timeoutMs)} (--timeout, limits.timeoutMs) and was stopped.`
+            })
+        })
     if (output._tag === "Prompt") return Option.some(output.prompt)
     printOutput(typed.name, output, flags)
     return Option.none<string>()
