@@ -13,7 +13,7 @@ describe("mcp add (end to end)", () => {
     sandbox = undefined
   })
 
-  it("MCP-1 a server name too long for its tools' names is a usage error naming the limit", async () => {
+  it("MCP-1 a server name too long for its tools' names is a usage error naming the limit, which --help states", async () => {
     sandbox = makeSandbox("http://127.0.0.1:9/v1")
     const long = "x".repeat(200)
     const refused = await sandbox.run(["mcp", "add", long, "--", "node", "server.js"])
@@ -26,5 +26,7 @@ describe("mcp add (end to end)", () => {
     assert.isFalse(existsSync(file) && readFileSync(file, "utf8").includes("xxxx"), "nothing was added")
     const added = await sandbox.run(["mcp", "add", "y".repeat(40), "--", "node", "server.js"])
     assert.strictEqual(added.code, 0, added.stderr)
+    const help = await sandbox.run(["mcp", "add", "--help"])
+    assert.match(help.stdout.replace(/\s+/g, " "), /letters, digits, _ and -, at most 40/)
   })
 })

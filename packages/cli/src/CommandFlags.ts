@@ -160,7 +160,9 @@ export const mcpAddFlags = {
     ),
     Options.repeated
   ),
-  name: mcpName,
+  name: Args.text({ name: "name" }).pipe(
+    Args.withDescription("The server's name: letters, digits, _ and -, at most 40 (its tools are mcp__<name>__<tool>)")
+  ),
   command: Args.text({ name: "command" }).pipe(
     Args.withDescription("After --: the command that starts the server, and its arguments"),
     Args.repeated

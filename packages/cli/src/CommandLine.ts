@@ -204,7 +204,8 @@ export const check = (shape: Shape, words: ReadonlyArray<string>): Either.Either
       positional.push(...words.slice(index + 1))
       break
     }
-    if (!looksLikeFlag(word)) {
+    // A negative number no flag is named after is a value (`config set limits.maxTurns -1`).
+    if (!looksLikeFlag(word) || (isNegativeNumber(word) && !current.flags.has(word))) {
       positional.push(word)
       continue
     }

@@ -48,6 +48,12 @@ describe("CommandLine", () => {
     assert.deepStrictEqual(argv("sessions"), ["sessions"])
   })
 
+  it("CLI-3 a negative number is a word, not an unknown option (config set limits.maxTurns -1)", () => {
+    assert.deepStrictEqual(argv("sessions", "show", "-1"), ["sessions", "show", "--", "-1"])
+    assert.deepStrictEqual(argv("run", "-2.5", "--json"), ["run", "--json", "--", "-2.5"])
+    assert.strictEqual(mistake("run", "-x1"), "unknown option -x1 for run")
+  })
+
   it("CLI-3 words after -- are words, whatever they look like", () => {
     assert.deepStrictEqual(argv("run", "-m", "x", "--", "-x", "--bogus", "--"), [
       "run",

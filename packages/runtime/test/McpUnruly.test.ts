@@ -177,28 +177,36 @@ describe("MCP servers that answer carelessly", () => {
       })
   )
 
-  it.scopedLive("MCP-1 prompts that cannot be listed cost a server its bad prompts, never its tools", () =>
-    Effect.gen(function* () {
-      const { context, world } = yield* mcpWorld({
-        mixed: server({ UNRULY_PROMPTS: "mixed" }),
-        missing: server({ UNRULY_PROMPTS: "missing" })
+  it.scopedLive(
+    "MCP-1 prompts that cannot be listed cost a server its bad prompts, never its tools, and its report says so",
+    () =>
+      Effect.gen(function* () {
+        const { context, world } = yield* mcpWorld({
+          mixed: server({ UNRULY_PROMPTS: "mixed" }),
+          missing: server({ UNRULY_PROMPTS: "missing" })
+        })
+        yield* Effect.gen(function* () {
+          const mcp = yield* McpServers
+          yield* mcp.ready
+          const status = new Map((yield* mcp.status).map((report) => [report.name, report]))
+          assert.strictEqual(status.get("mixed")?.status, "connected")
+          assert.strictEqual(status.get("missing")?.status, "connected")
+          assert.deepStrictEqual(
+            (yield* mcp.prompts).map((prompt) => [prompt.name, prompt.arguments.map((argument) => argument.name)]),
+            [["mcp__mixed__review", ["file"]]]
+          )
+          assert.deepStrictEqual(world.diagnostics, [
+            "MCP server missing: its prompts could not be listed: MCP error -32601: Method not found"
+          ])
+          // `mcp list` shows what the diagnostic said (its layer is silent).
+          assert.strictEqual(
+            status.get("missing")?.error,
+            "its prompts could not be listed: MCP error -32601: Method not found"
+          )
+          assert.strictEqual(status.get("mixed")?.error, undefined)
+          assert.strictEqual(yield* call("mcp__missing__fine"), "still here")
+        }).pipe(Effect.provide(context))
       })
-      yield* Effect.gen(function* () {
-        const mcp = yield* McpServers
-        yield* mcp.ready
-        const status = new Map((yield* mcp.status).map((report) => [report.name, report]))
-        assert.strictEqual(status.get("mixed")?.status, "connected")
-        assert.strictEqual(status.get("missing")?.status, "connected")
-        assert.deepStrictEqual(
-          (yield* mcp.prompts).map((prompt) => [prompt.name, prompt.arguments.map((argument) => argument.name)]),
-          [["mcp__mixed__review", ["file"]]]
-        )
-        assert.deepStrictEqual(world.diagnostics, [
-          "MCP server missing: its prompts could not be listed: MCP error -32601: Method not found"
-        ])
-        assert.strictEqual(yield* call("mcp__missing__fine"), "still here")
-      }).pipe(Effect.provide(context))
-    })
   )
 
   it.scopedLive(

@@ -115,6 +115,8 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
     let registered: ReadonlyArray<McpToolReport> = []
     let promptInfos: ReadonlyArray<McpPromptInfo> = []
     let problem: string | undefined
+    // Prompts that could not be listed: told apart from `problem`, which tools and restarts reset.
+    let promptProblem: string | undefined
     let restarted = false
     // Bumped by the server's list_changed notifications; a list is read again when it moved on.
     const versions = { tools: 0, prompts: 0, resources: 0 }
@@ -218,16 +220,18 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
           .pipe(Scope.extend(scope))
         // Prompts that cannot be listed (a server that says it has some and answers no list) cost
         // the server its prompts, not its tools.
-        const promptList = sdk
-          .listPrompts(connection)
-          .pipe(
-            Effect.catchAll((why) =>
-              Effect.as(
-                context.diagnostic(`MCP server ${name}: its prompts could not be listed: ${why}`),
-                [] as ReadonlyArray<McpPromptInfo>
-              )
+        const promptList = sdk.listPrompts(connection).pipe(
+          Effect.tap(() => {
+            promptProblem = undefined
+          }),
+          Effect.catchAll((why) => {
+            promptProblem = `its prompts could not be listed: ${why}`
+            return Effect.as(
+              context.diagnostic(`MCP server ${name}: ${promptProblem}`),
+              [] as ReadonlyArray<McpPromptInfo>
             )
-          )
+          })
+        )
         const listed = Effect.all([sdk.listTools(connection), promptList]).pipe(
           Effect.timeoutFail({
             duration: startupMs,
@@ -316,18 +320,21 @@ export const makeServer = (name: string, config: McpServer, context: ServerConte
       timeoutMs: callMs
     }
 
-    const report = Effect.sync(
-      (): McpServerReport => ({
+    const report = Effect.sync((): McpServerReport => {
+      const problems = [problem, state._tag === "Connected" ? promptProblem : undefined].filter(
+        (text) => text !== undefined
+      )
+      return {
         name,
         transport: config.type,
         target: targetOf(config),
         status: statusOf[state._tag],
         tools: registered,
         prompts: promptInfos.map((prompt) => promptCommandName(name, prompt.name)),
-        ...(problem === undefined ? {} : { error: problem }),
+        ...(problems.length === 0 ? {} : { error: problems.join("; ") }),
         ...(log === undefined ? {} : { log })
-      })
-    )
+      }
+    })
 
     const prompts = lock.withPermits(1)(
       Effect.gen(function* () {
