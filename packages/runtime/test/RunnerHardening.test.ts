@@ -28,7 +28,7 @@ import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import { ProgressGate } from "../src/internal/progressGate.js"
 import { isWholeArguments } from "../src/internal/truncation.js"
-import { layerFailing } from "./helpers/failingStore.js"
+import { diskFull, layerFailing } from "./helpers/failingStore.js"
 import {
   assertContract,
   assertPairs,
@@ -162,6 +162,28 @@ describe("EV-5 exactly one terminal event, even when the store fails", () => {
         ),
         Effect.provide(logs.layer)
       )
+  )
+
+  it.effect("EV-5 a disk that fills up mid-run fails the run once: its ending's failed writes log no second line", () =>
+    Effect.gen(function* () {
+      const runner = yield* Runner.Runner
+      const outcome = yield* runner.run(baseOptions)
+      assert.strictEqual(outcome.status, "failed")
+      assert.strictEqual(outcome.error, diskFull.message)
+      assert.deepStrictEqual(
+        logs.lines.filter((line) => line.includes(diskFull.message)),
+        [],
+        "the run's failure already says the disk is full"
+      )
+    }).pipe(
+      Effect.provide(
+        runnerLayer({
+          script: [Fake.answer("ok")],
+          store: layerFailing({ fullFrom: (event) => event.type === "message" })
+        })
+      ),
+      Effect.provide(logs.layer)
+    )
   )
 
   it.effect(

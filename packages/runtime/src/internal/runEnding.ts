@@ -3,6 +3,7 @@ import type { RunEventDataMap, RunStatus } from "@alisio/domain/RunEvent"
 import type { Usage } from "@alisio/domain/Usage"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as FiberMap from "effect/FiberMap"
 import * as Option from "effect/Option"
@@ -101,17 +102,9 @@ export const finalize = (
   Effect.gen(function* () {
     yield* FiberMap.clear(children)
     const ending = describeEnd(exit, { turns: state.turns, usage: state.usage, maxTurns: state.limits.maxTurns })
-    yield* state.emitter
-      .emitFinal(ending.type, ending.data as never)
-      .pipe(
-        Effect.catchAll((error) =>
-          Effect.logError(
-            `Run ${state.runId}: its ${ending.type} event was published but could not be stored: ${error.message}`
-          )
-        )
-      )
+    const stored = yield* Effect.either(state.emitter.emitFinal(ending.type, ending.data as never))
     const { store } = state
-    const ended =
+    const ended = yield* Effect.either(
       store.endRun === undefined
         ? store.setSessionStatus(state.sessionId, ending.status)
         : store.endRun(state.runId, {
@@ -119,7 +112,12 @@ export const finalize = (
             usage: state.usage,
             ...(ending.error === undefined ? {} : { error: ending.error })
           })
-    yield* Effect.catchAll(ended, (error) =>
-      Effect.logError(`Run ${state.runId}: could not record its end (${ending.status}): ${error.message}`)
     )
+    // One line for what could not be stored, none when it is the run's own failure (a full disk
+    // that failed the run fails its ending too, and the user was told once).
+    const problem = Either.isLeft(stored) ? stored.left : Either.isLeft(ended) ? ended.left : undefined
+    if (problem !== undefined && !(ending.error ?? "").includes(problem.message)) {
+      const what = Either.isLeft(stored) ? `its ${ending.type} event was published but` : `its end (${ending.status})`
+      yield* Effect.logError(`Run ${state.runId}: ${what} could not be stored: ${problem.message}`)
+    }
   })

@@ -13,6 +13,11 @@ export interface Faults {
   readonly failEvent?: (event: KnownRunEvent) => boolean
   /** Fails the first session-status write that matches. */
   readonly failStatus?: (id: SessionId, status: RunStatus) => boolean
+  /**
+   * A disk that fills up and stays full: from the first matching event on, every event, status
+   * and run-end write fails with the same `disk_full` error.
+   */
+  readonly fullFrom?: (event: KnownRunEvent) => boolean
   /** Runs after the first matching event is committed, before the append returns (e.g. a wait). */
   readonly afterCommit?: { readonly match: (event: KnownRunEvent) => boolean; readonly run: Effect.Effect<void> }
   /** Runs after the first matching session is created, before `createSession` returns. */
@@ -21,6 +26,11 @@ export interface Faults {
     readonly run: Effect.Effect<void>
   }
 }
+
+export const diskFull = new StoreError({
+  reason: "disk_full",
+  message: "Cannot write /x/alisio.db: the disk is full. Free some disk space and try again."
+})
 
 const injected = (what: string) => new StoreError({ reason: "io", message: `injected failure: ${what}` })
 
@@ -42,16 +52,30 @@ export const layerFailing = (faults: Faults): Layer.Layer<SessionStore.SessionSt
       const failStatus = once(faults.failStatus)
       const afterCommit = once(faults.afterCommit?.match)
       const afterCreate = once(faults.afterCreate?.match)
+      let full = false
+      const fill = (event: KnownRunEvent) => {
+        full ||= faults.fullFrom?.(event) === true
+        return full
+      }
       return SessionStore.SessionStore.of({
         ...real,
+        ...(real.endRun === undefined
+          ? {}
+          : { endRun: (id, end) => (full ? Effect.fail(diskFull) : real.endRun!(id, end)) }),
         appendEvent: (event) =>
-          failEvent(event)
-            ? Effect.fail(injected(`storing ${event.type}`))
-            : afterCommit(event)
-              ? Effect.tap(real.appendEvent(event), () => faults.afterCommit!.run)
-              : real.appendEvent(event),
+          fill(event)
+            ? Effect.fail(diskFull)
+            : failEvent(event)
+              ? Effect.fail(injected(`storing ${event.type}`))
+              : afterCommit(event)
+                ? Effect.tap(real.appendEvent(event), () => faults.afterCommit!.run)
+                : real.appendEvent(event),
         setSessionStatus: (id, status) =>
-          failStatus(id, status) ? Effect.fail(injected(`setting ${status}`)) : real.setSessionStatus(id, status),
+          full
+            ? Effect.fail(diskFull)
+            : failStatus(id, status)
+              ? Effect.fail(injected(`setting ${status}`))
+              : real.setSessionStatus(id, status),
         createSession: (input) =>
           afterCreate(input)
             ? Effect.tap(real.createSession(input), () => faults.afterCreate!.run)

@@ -102,11 +102,11 @@ export const makeLocks = (sql: Sql) => {
     )
 
   const release = (id: SessionId, owner: ProcessOwner) =>
-    db
-      .use(q.release({ session_id: id, pid: owner.pid, token: owner.token }))
-      .pipe(
-        Effect.catchAll((error) => Effect.logWarning(`Could not release the lock of session ${id}: ${error.message}`))
-      )
+    db.use(q.release({ session_id: id, pid: owner.pid, token: owner.token })).pipe(
+      // Nothing for the user to do: the lock names this process, and the next run takes over the
+      // lock of a process that is gone. The cause (a full disk, say) was reported where it hit.
+      Effect.catchAll((error) => Effect.logDebug(`Could not release the lock of session ${id}: ${error.message}`))
+    )
 
   const lockSession: SessionStoreService["lockSession"] = (id, owner) =>
     Effect.uninterruptibleMask((restore) =>
