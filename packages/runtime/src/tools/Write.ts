@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { withFileLock } from "./internal/fileLocks.js"
 import { checkWritable, countLines, formatBytes, writeWorkspaceFile } from "./internal/files.js"
-import { resolvePath } from "./internal/workspace.js"
+import { newNameSlip, resolvePath } from "./internal/workspace.js"
 
 const Input = Schema.Struct({
   path: Schema.String.annotations({ description: "The file, relative to the workspace (or absolute)." }),
@@ -45,6 +45,8 @@ export const make = (): Tool =>
                 message: `${target.display} is not a regular file (a device, pipe or socket); write replaces files only`
               })
             }
+            const slip = existing === undefined ? yield* newNameSlip(target.absolute, target.display) : undefined
+            if (slip !== undefined) return yield* new ToolError({ message: slip })
             if (existing !== undefined) yield* checkWritable(target.real, target.display, existing.mode, "write")
             // Writing through the real path keeps a symlink pointing at the file it names.
             yield* writeWorkspaceFile(target.real, target.display, input.content, existing)

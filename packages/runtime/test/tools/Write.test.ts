@@ -51,6 +51,27 @@ describe("write", () => {
     })
   )
 
+  it.scoped("TL-1 a new name with a Windows separator, a newline or an edge space is a slip named, not a file", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* Effect.promise(() => fs.mkdir(path.join(dir, "odd\\folder")))
+      const { context } = yield* makeContext(dir)
+      assert.strictEqual(
+        yield* callFails(Write.make(), { path: "sub\\new.txt", content: "x" }, context),
+        'sub\\new.txt would be created with "\\" in its name; folders are separated by /, as in sub/new.txt'
+      )
+      assert.strictEqual(
+        yield* callFails(Write.make(), { path: "notes.md\n", content: "x" }, context),
+        '"notes.md\\n" would be created with a control character or a space at an end of a name; leave it out'
+      )
+      assert.include(yield* callFails(Write.make(), { path: "docs /a.md", content: "x" }, context), "a space at an end")
+      assert.deepStrictEqual(yield* Effect.promise(() => fs.readdir(dir)), ["odd\\folder"])
+      // A folder that already has such a name is the person's own: writing into it is fine.
+      yield* call(Write.make(), { path: "odd\\folder/ok.txt", content: "x" }, context)
+      assert.strictEqual(yield* readText(path.join(dir, "odd\\folder/ok.txt")), "x")
+    })
+  )
+
   it.scoped("TL-1 writes through a symlink to the file it names", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir

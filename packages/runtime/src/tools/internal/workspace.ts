@@ -77,6 +77,32 @@ const missingPath = (display: string): string => {
 }
 
 /**
+ * Why a file about to be created is likely a slip, as for a missing path: on this system a `\\`
+ * or a newline in the part of the path that does not exist yet makes a strange name, not a folder
+ * or nothing. A name that really needs one is made with bash.
+ */
+export const newNameSlip = (absolute: string, display: string): Effect.Effect<string | undefined> =>
+  Effect.promise(async () => {
+    let existing = path.dirname(absolute)
+    while (existing !== path.dirname(existing) && !(await exists(existing))) existing = path.dirname(existing)
+    const created = path.relative(existing, absolute)
+    if (path.sep === "/" && created.includes("\\")) {
+      return `${display} would be created with "\\" in its name; folders are separated by /, as in ${display.replaceAll("\\", "/")}`
+    }
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+    if (/[\u0000-\u001f\u007f]/.test(created) || created.split(path.sep).some((name) => name !== name.trim())) {
+      return `${JSON.stringify(display)} would be created with a control character or a space at an end of a name; leave it out`
+    }
+    return undefined
+  })
+
+const exists = (file: string) =>
+  fs.lstat(file).then(
+    () => true,
+    () => false
+  )
+
+/**
  * A path as a listing shows it: quoted as JSON when it holds a control character, so a name with a
  * newline reads as one entry, not as two the model would look for in vain, and can be passed back.
  */
