@@ -112,20 +112,27 @@ describe("core commands", () => {
     )
   )
 
-  it.scoped("CMD-2 a command acting on a session needs one, and names the session it cannot find", () =>
-    withCatalog(() =>
-      Effect.gen(function* () {
-        const catalog = yield* CommandCatalog
-        const none = yield* failure(catalog.execute("stats", ""))
-        assert.deepInclude(none, { reason: "usage", command: "stats" })
-        assert.strictEqual(
-          none.message,
-          "/stats acts on a session, and there is none yet (in `alisio run`, give -s <id> or -c)."
-        )
-        const unknown = yield* failure(catalog.execute("effort", "high", { sessionId: "no-such-session" }))
-        assert.deepInclude(unknown, { reason: "usage", message: "No session no-such-session; /sessions lists them." })
-      })
-    )
+  it.scoped(
+    "CMD-2 a command acting on a session needs one, with the remedy of the surface asking, and names the session it cannot find",
+    () =>
+      withCatalog(() =>
+        Effect.gen(function* () {
+          const catalog = yield* CommandCatalog
+          const none = yield* failure(catalog.execute("stats", ""))
+          assert.deepInclude(none, { reason: "usage", command: "stats" })
+          assert.strictEqual(
+            none.message,
+            "/stats acts on a session, and there is none yet (in `alisio run`, give -s <id> or -c)."
+          )
+          const inTheUi = yield* failure(catalog.execute("stats", "", { surface: "tui" }))
+          assert.strictEqual(
+            inTheUi.message,
+            "/stats acts on a session, and there is none yet (send a message to start one, or /resume one)."
+          )
+          const unknown = yield* failure(catalog.execute("effort", "high", { sessionId: "no-such-session" }))
+          assert.deepInclude(unknown, { reason: "usage", message: "No session no-such-session; /sessions lists them." })
+        })
+      )
   )
 
   it.scoped(

@@ -1,4 +1,3 @@
-import type { Limits } from "@alisio/domain/Limits"
 // The shapes the catalog is built from: a command as any source gives it, a core command (a
 // value, run with the catalog's services), a surface command (declared for the UIs only).
 
@@ -11,6 +10,7 @@ import type {
   CommandSurface
 } from "@alisio/domain/Command"
 import type { SessionId } from "@alisio/domain/Ids"
+import type { Limits } from "@alisio/domain/Limits"
 import type * as Effect from "effect/Effect"
 import type { SessionStore } from "../../SessionStore.js"
 import type { SystemContext } from "../../SystemContext.js"
@@ -53,6 +53,8 @@ export interface CoreInvocation {
   readonly defaultModel: string | undefined
   /** The user's limits, when the surface knows them. */
   readonly limits?: Limits | undefined
+  /** The surface asking, when known: its remedies differ (`-s <id>` in a shell, `/resume` in the UI). */
+  readonly surface?: CommandSurface | undefined
 }
 
 /** What core commands may use; optional services (`Providers`, `PluginHost`, `Compaction`) through `Effect.serviceOption`. */

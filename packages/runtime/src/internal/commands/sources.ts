@@ -38,7 +38,8 @@ export const fromCore = (command: CoreCommand, environment: CoreEnvironment): Ca
         sessionId: invocation.sessionId === undefined ? undefined : SessionId.make(invocation.sessionId),
         cwd: invocation.cwd ?? environment.cwd,
         defaultModel: environment.defaultModel,
-        limits: environment.limits
+        limits: environment.limits,
+        surface: invocation.surface
       }),
       environment.services
     )

@@ -50,7 +50,11 @@ export const requireSession = (invocation: CoreInvocation) =>
     ? Effect.fail(
         usage(
           invocation.name,
-          `/${invocation.name} acts on a session, and there is none yet (in \`alisio run\`, give -s <id> or -c).`
+          `/${invocation.name} acts on a session, and there is none yet ${
+            invocation.surface === "tui"
+              ? "(send a message to start one, or /resume one)."
+              : "(in `alisio run`, give -s <id> or -c)."
+          }`
         )
       )
     : findSession(invocation.name, invocation.sessionId)
