@@ -66,22 +66,24 @@ export const exportSession = (flags: {
   readonly format: Option.Option<ExportFormat>
   readonly output: Option.Option<string>
 }) =>
-  withStore((store) =>
-    Effect.gen(function* () {
-      if (Option.isSome(flags.output)) yield* checkFolder(flags.output.value, "--output")
-      const session = yield* findSession(store, flags.sessionId)
-      const format = Option.getOrElse(flags.format, () =>
-        Option.isSome(flags.output) && /\.(md|markdown)$/i.test(flags.output.value) ? "md" : "jsonl"
-      )
-      const sessions = yield* subtree(store, session)
-      const text = format === "md" ? yield* markdown(store, sessions) : yield* jsonl(store, sessions)
-      if (Option.isNone(flags.output)) {
-        process.stdout.write(text)
-        return
-      }
-      const file = path.resolve(flags.output.value)
-      // A transcript may hold secrets a tool printed: only its owner reads it.
-      yield* writeAtomically(file, text, 0o600)
-      process.stderr.write(`alisio: exported ${shortId(session.id)} to ${file} (${format})\n`)
-    })
+  withStore(
+    (store) =>
+      Effect.gen(function* () {
+        if (Option.isSome(flags.output)) yield* checkFolder(flags.output.value, "--output")
+        const session = yield* findSession(store, flags.sessionId)
+        const format = Option.getOrElse(flags.format, () =>
+          Option.isSome(flags.output) && /\.(md|markdown)$/i.test(flags.output.value) ? "md" : "jsonl"
+        )
+        const sessions = yield* subtree(store, session)
+        const text = format === "md" ? yield* markdown(store, sessions) : yield* jsonl(store, sessions)
+        if (Option.isNone(flags.output)) {
+          process.stdout.write(text)
+          return
+        }
+        const file = path.resolve(flags.output.value)
+        // A transcript may hold secrets a tool printed: only its owner reads it.
+        yield* writeAtomically(file, text, 0o600)
+        process.stderr.write(`alisio: exported ${shortId(session.id)} to ${file} (${format})\n`)
+      }),
+    { readOnly: true }
   )
