@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { loadSetup, type Setup, storeLayer } from "./App.js"
 import { CliError, ExitCode, usageError } from "./CliError.js"
+import { forEachStoredEvent } from "./EventPages.js"
 import { relativeTime } from "./RelativeTime.js"
 import { writeJsonLine } from "./Render.js"
 import { displayTitle, SessionListItem, sessionRecord, writeRecord } from "./SessionRecords.js"
@@ -139,14 +140,15 @@ export const sessionEvents = (flags: { readonly json: boolean; readonly sessionI
     (store) =>
       Effect.gen(function* () {
         const session = yield* findSession(store, flags.sessionId)
-        const events = yield* store.events(session.id)
-        for (const event of events) {
-          if (flags.json) writeJsonLine(event)
-          else
-            process.stdout.write(
-              `${event.eventId.padStart(6)} ${event.time} ${event.runId.slice(0, 8)} ${event.type}\n`
-            )
-        }
+        yield* forEachStoredEvent(store, [session.id], (event) =>
+          Effect.sync(() => {
+            if (flags.json) writeJsonLine(event)
+            else
+              process.stdout.write(
+                `${event.eventId.padStart(6)} ${event.time} ${event.runId.slice(0, 8)} ${event.type}\n`
+              )
+          })
+        )
       }),
     { readOnly: true }
   )
