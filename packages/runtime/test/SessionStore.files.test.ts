@@ -197,6 +197,19 @@ describe("SessionStore", () => {
     })
   )
 
+  it.scoped("ST-1 a folder where the database file goes is refused in one line naming the remedy", () =>
+    Effect.gen(function* () {
+      const filename = join(yield* tempDir, "alisio.db")
+      mkdirSync(filename)
+      const error = yield* Effect.flip(Effect.scoped(SessionStore.make({ filename })))
+      assert.strictEqual(error.reason, "not_a_database")
+      assert.strictEqual(
+        error.message,
+        `${filename} is a folder, not a SQLite database file. Move the file aside (Alisio then starts a new database there) or point Alisio at another state directory.`
+      )
+    })
+  )
+
   it.scoped(
     "ST-1 a reader (readOnlyFallback) reads a database on a read-only folder, which WAL mode needs for its -shm file; writes still fail as read_only",
     () =>

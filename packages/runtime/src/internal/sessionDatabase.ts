@@ -205,7 +205,10 @@ const checkHeader = (filename: string): Effect.Effect<void, StoreError> =>
         await handle.close()
       }
     },
-    catch: (error) => storeError(filename, errnoReason(error), `Cannot read ${filename} (${errorDetail(error)}).`)
+    catch: (error) =>
+      errnoCode(error) === "EISDIR"
+        ? storeError(filename, "not_a_database", `${filename} is a folder, not a SQLite database file.`)
+        : storeError(filename, errnoReason(error), `Cannot read ${filename} (${errorDetail(error)}).`)
   }).pipe(
     Effect.filterOrFail(
       (isSqlite) => isSqlite,
