@@ -152,7 +152,7 @@ describe("alisio --request-id (end to end)", () => {
     assert.deepStrictEqual(rows(sandbox, "SELECT status FROM runs"), [{ status: "interrupted" }])
   })
 
-  it("ST-4 with --json too, a follower whose run's process is killed says why on stderr; stdout stays JSON", async () => {
+  it("ST-4/EV-3 with --json too, a follower whose run's process is killed says why on stderr; stdout stays JSON and ends with the stored run_failed (interrupted)", async () => {
     const { sandbox } = await setup([{ kind: "text", text: "partial", stallAfter: true }])
     const first = sandbox.start(args("req-killed-json"))
     await first.waitFor('"type":"text_delta"')
@@ -166,9 +166,16 @@ describe("alisio --request-id (end to end)", () => {
       result.stderr,
       /^alisio: the process running request req-killed-json \(pid \d+\) ended before the run finished\n$/
     )
+    const events = parseJsonl(result.stdout)
     assert.deepStrictEqual(
-      parseJsonl(result.stdout).map((event) => event.type),
-      ["run_started", "message"]
+      events.map((event) => event.type),
+      ["run_started", "message", "run_failed"]
     )
+    const ending = events.at(-1)
+    assert.strictEqual(ending?.type === "run_failed" && ending.data.code, "interrupted")
+    assert.strictEqual(ending?.seq, 3)
+    // The replay of the session ends the same way.
+    const replay = await sandbox.run(["sessions", "events", ending!.sessionId, "--json"])
+    assert.deepStrictEqual(parseJsonl(replay.stdout).at(-1), ending)
   })
 })

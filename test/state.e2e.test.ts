@@ -1,11 +1,28 @@
 // End-to-end: the state home is private (ST-6) — new files 0600 in 0700 folders, and what an
 // older Alisio left readable by others is narrowed, which the CLI says once on stderr.
 
-import { chmodSync, statSync, writeFileSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { chmodSync, existsSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import { type CliSandbox, makeSandbox } from "./support/cli.js"
 import { type OpenAiTestServer, startOpenAiServer } from "./support/openaiServer.js"
+
+/** Makes the state folder and its database files read-only for the CLI (root ignores modes: the immutable flag); returns the undo. */
+const readOnly = (state: string): (() => void) => {
+  const files = [
+    state,
+    ...["alisio.db", "alisio.db-wal", "alisio.db-shm"].map((f) => join(state, f)).filter(existsSync)
+  ]
+  if (process.getuid?.() === 0) {
+    execFileSync("chattr", ["+i", ...files])
+    return () => execFileSync("chattr", ["-i", ...files])
+  }
+  for (const file of files) chmodSync(file, file === state ? 0o500 : 0o400)
+  return () => {
+    for (const file of files) chmodSync(file, file === state ? 0o700 : 0o600)
+  }
+}
 
 const mode = (path: string) => statSync(path).mode & 0o777
 const notice = "was readable by other users; made it private"
@@ -52,5 +69,60 @@ describe("alisio state permissions (end to end)", () => {
     const again = await run()
     assert.strictEqual(again.code, 0, again.stderr)
     assert.notInclude(again.stderr, notice)
+  })
+
+  it("ST-1/ST-4 a read-only state home is still read by the sessions commands, even with a run a killed process left running", async () => {
+    server = await startOpenAiServer({
+      replies: [
+        { kind: "text", text: "first answer" },
+        { kind: "text", text: "partial", stallAfter: true }
+      ]
+    })
+    sandbox = makeSandbox(server.baseURL)
+    const state = join(sandbox.home, "state")
+    const first = await sandbox.run(["run", "--json", "--final", "-m", "openai/test-model", "hello"])
+    assert.strictEqual(first.code, 0, first.stderr)
+    const { sessionId } = JSON.parse(first.stdout) as { sessionId: string }
+    const reads = [
+      ["sessions", "list"],
+      ["sessions", "show", sessionId],
+      ["sessions", "events", sessionId],
+      ["sessions", "export", sessionId, "--format", "md"]
+    ]
+
+    // Closed cleanly: only alisio.db is left, and a WAL database cannot make its -shm file here.
+    let undo = readOnly(state)
+    try {
+      for (const args of reads) {
+        const result = await sandbox.run(args)
+        assert.strictEqual(result.code, 0, `${args.join(" ")}: ${result.stderr}`)
+        assert.strictEqual(result.stderr, "", args.join(" "))
+      }
+      assert.include((await sandbox.run(["sessions", "show", sessionId])).stdout, "first answer")
+      const write = await sandbox.run(["run", "-m", "openai/test-model", "-s", sessionId, "more"])
+      assert.strictEqual(write.code, 1)
+      assert.match(
+        write.stderr,
+        /^alisio: Cannot write .*alisio\.db: its folder .* is read-only\. Make the file and its folder writable/
+      )
+    } finally {
+      undo()
+    }
+
+    // A run killed mid-answer leaves its run running, which reading would reconcile by writing.
+    const running = sandbox.start(["run", "--json", "-m", "openai/test-model", "-s", sessionId, "hang"])
+    await running.waitFor("text_delta")
+    running.child.kill("SIGKILL")
+    await running.done
+    undo = readOnly(state)
+    try {
+      for (const args of reads) {
+        const result = await sandbox.run(args)
+        assert.strictEqual(result.code, 0, `${args.join(" ")}: ${result.stderr}`)
+      }
+      assert.include((await sandbox.run(["sessions", "show", sessionId])).stdout, "you: hang")
+    } finally {
+      undo()
+    }
   })
 })

@@ -62,14 +62,18 @@ export const loadSetup = (options: {
 /**
  * The session database of the state home. State an older Alisio left readable by others is made
  * private first (ST-6), and the person is told once: the next start finds nothing to narrow.
+ * `readOnly`: the command only reads, so a database on a read-only folder is read as it is.
  */
-export const storeLayer = (setup: Setup) =>
+export const storeLayer = (setup: Setup, options: { readonly readOnly?: boolean } = {}) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const { stateHome } = setup.paths
       const tightened = yield* Paths.tightenStateHome(stateHome)
       if (tightened.length > 0) process.stderr.write(`alisio: ${Paths.describeTightened(stateHome, tightened)}\n`)
-      return SessionStore.layer({ filename: Paths.databaseFile(stateHome) })
+      return SessionStore.layer({
+        filename: Paths.databaseFile(stateHome),
+        ...(options.readOnly === true ? { readOnlyFallback: true } : {})
+      })
     })
   ).pipe(Layer.mapError((error) => new CliError({ message: error.message, exitCode: ExitCode.failed })))
 

@@ -64,3 +64,42 @@ export const writeAtomically = (file: string, text: string, mode = 0o666): Effec
     },
     catch: (cause) => new CliError({ message: `could not write ${file} (${reason(cause)})`, exitCode: ExitCode.failed })
   }).pipe(Effect.uninterruptible)
+
+/**
+ * As `writeAtomically`, for output made piece by piece (an export larger than a string can hold):
+ * `body` gets `append`, whose pieces go to the temporary file as they come; the file is renamed
+ * over `file` only when `body` succeeds, and removed otherwise.
+ */
+export const writeAtomicallyWith = <E, R>(
+  file: string,
+  mode: number,
+  body: (append: (text: string) => Effect.Effect<void, CliError>) => Effect.Effect<void, E, R>
+): Effect.Effect<void, E | CliError, R> => {
+  const failed = (cause: unknown) =>
+    new CliError({ message: `could not write ${file} (${reason(cause)})`, exitCode: ExitCode.failed })
+  return Effect.gen(function* () {
+    const existing = yield* Effect.promise(() => stat(path.resolve(file)).catch(() => undefined))
+    const direct = existing !== undefined && !existing.isFile()
+    const target = direct
+      ? path.resolve(file)
+      : existing === undefined
+        ? path.resolve(file)
+        : yield* Effect.tryPromise({ try: () => realpath(path.resolve(file)), catch: failed })
+    const temp = direct ? target : path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID()}.tmp`)
+    const removeTemp = direct ? Effect.void : Effect.promise(() => rm(temp, { force: true }))
+    yield* Effect.acquireUseRelease(
+      Effect.tryPromise({ try: () => open(temp, direct ? "w" : "wx", mode), catch: failed }),
+      (handle) =>
+        Effect.gen(function* () {
+          yield* body((text) => Effect.tryPromise({ try: () => handle.write(text), catch: failed }))
+          if (!direct) yield* Effect.tryPromise({ try: () => handle.sync(), catch: failed })
+        }),
+      (handle) => Effect.promise(() => handle.close())
+    ).pipe(Effect.onError(() => removeTemp))
+    if (!direct) {
+      yield* Effect.tryPromise({ try: () => rename(temp, target), catch: failed }).pipe(
+        Effect.onError(() => removeTemp)
+      )
+    }
+  })
+}

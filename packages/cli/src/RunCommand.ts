@@ -102,7 +102,12 @@ const followRun = (run: RunRecord, requestId: string, quiet: boolean, render: (e
         if (event.runId !== run.id) continue
         seen += 1
         render(event)
-        if (isTerminalType(event.type)) status = statusOfTerminal[event.type]
+        if (isTerminalType(event.type)) {
+          status =
+            event.type === "run_failed" && event.data.code === "interrupted"
+              ? "interrupted"
+              : statusOfTerminal[event.type]
+        }
       }
     }
     const stored = yield* store.events(run.sessionId, run.id)
@@ -136,13 +141,17 @@ const followRun = (run: RunRecord, requestId: string, quiet: boolean, render: (e
         show(yield* newer())
         status ??= now.status
       } else if (!(yield* isAlive(now.owner))) {
-        if (store.interruptRuns !== undefined) yield* store.interruptRuns()
-        // Said even with --json or -q: it is why the run ends without its terminal event.
+        // Said even with --json or -q: it is why the run ends early.
         yield* Effect.sync(() =>
           process.stderr.write(
             `alisio: the process running request ${requestId} (pid ${now.owner.pid}) ended before the run finished\n`
           )
         )
+        // Reconciliation stores the run's ending (`run_failed`, code `interrupted`): shown as the last event.
+        if (store.interruptRuns !== undefined) {
+          yield* store.interruptRuns()
+          show(yield* newer())
+        }
         status = "interrupted"
       } else {
         yield* Effect.sleep(FOLLOW_EVERY)

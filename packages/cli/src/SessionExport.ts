@@ -5,7 +5,8 @@ import type { Session, SessionStoreService } from "@alisio/runtime/SessionStore"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { conversation, renderMarkdown } from "./Conversation.js"
-import { checkFolder, writeAtomically } from "./OutputFile.js"
+import { forEachStoredEvent } from "./EventPages.js"
+import { checkFolder, writeAtomically, writeAtomicallyWith } from "./OutputFile.js"
 import { localTime } from "./RelativeTime.js"
 import { displayTitle } from "./SessionRecords.js"
 import { withStore } from "./SessionsCommand.js"
@@ -22,16 +23,19 @@ const subtree = (store: SessionStoreService, session: Session): Effect.Effect<Re
     (below) => [session, ...below.flat()]
   )
 
-/** Every stored event of the sessions, in the order they were stored (their global eventId). */
-const jsonl = (store: SessionStoreService, sessions: ReadonlyArray<Session>) =>
-  Effect.map(
-    Effect.forEach(sessions, (session) => store.events(session.id)),
-    (events) =>
-      events
-        .flat()
-        .sort((a, b) => Number(a.eventId) - Number(b.eventId))
-        .map((event) => `${JSON.stringify(encodeRunEvent(event))}\n`)
-        .join("")
+/**
+ * Every stored event of the sessions, in the order they were stored (their global eventId), given
+ * to `write` a line at a time: an export may hold more than memory, or one string, can.
+ */
+const jsonl = <E>(
+  store: SessionStoreService,
+  sessions: ReadonlyArray<Session>,
+  write: (line: string) => Effect.Effect<void, E>
+) =>
+  forEachStoredEvent(
+    store,
+    sessions.map((session) => session.id),
+    (event) => write(`${JSON.stringify(encodeRunEvent(event))}\n`)
   )
 
 const markdown = (store: SessionStoreService, sessions: ReadonlyArray<Session>) =>
@@ -66,22 +70,25 @@ export const exportSession = (flags: {
   readonly format: Option.Option<ExportFormat>
   readonly output: Option.Option<string>
 }) =>
-  withStore((store) =>
-    Effect.gen(function* () {
-      if (Option.isSome(flags.output)) yield* checkFolder(flags.output.value, "--output")
-      const session = yield* findSession(store, flags.sessionId)
-      const format = Option.getOrElse(flags.format, () =>
-        Option.isSome(flags.output) && /\.(md|markdown)$/i.test(flags.output.value) ? "md" : "jsonl"
-      )
-      const sessions = yield* subtree(store, session)
-      const text = format === "md" ? yield* markdown(store, sessions) : yield* jsonl(store, sessions)
-      if (Option.isNone(flags.output)) {
-        process.stdout.write(text)
-        return
-      }
-      const file = path.resolve(flags.output.value)
-      // A transcript may hold secrets a tool printed: only its owner reads it.
-      yield* writeAtomically(file, text, 0o600)
-      process.stderr.write(`alisio: exported ${shortId(session.id)} to ${file} (${format})\n`)
-    })
+  withStore(
+    (store) =>
+      Effect.gen(function* () {
+        if (Option.isSome(flags.output)) yield* checkFolder(flags.output.value, "--output")
+        const session = yield* findSession(store, flags.sessionId)
+        const format = Option.getOrElse(flags.format, () =>
+          Option.isSome(flags.output) && /\.(md|markdown)$/i.test(flags.output.value) ? "md" : "jsonl"
+        )
+        const sessions = yield* subtree(store, session)
+        if (Option.isNone(flags.output)) {
+          if (format === "md") process.stdout.write(yield* markdown(store, sessions))
+          else yield* jsonl(store, sessions, (line) => Effect.sync(() => process.stdout.write(line)))
+          return
+        }
+        const file = path.resolve(flags.output.value)
+        // A transcript may hold secrets a tool printed: only its owner reads it.
+        if (format === "md") yield* writeAtomically(file, yield* markdown(store, sessions), 0o600)
+        else yield* writeAtomicallyWith(file, 0o600, (append) => jsonl(store, sessions, append))
+        process.stderr.write(`alisio: exported ${shortId(session.id)} to ${file} (${format})\n`)
+      }),
+    { readOnly: true }
   )

@@ -51,29 +51,31 @@ const header = (session: Session, runs: number, now: number): ReadonlyArray<stri
 
 /** `alisio sessions show <id>`: the whole conversation, readable; `--json` with the messages themselves. */
 export const showSession = (flags: { readonly json: boolean; readonly sessionId: string }) =>
-  withStore((store) =>
-    Effect.gen(function* () {
-      const session = yield* findSession(store, flags.sessionId)
-      const runs = store.runs === undefined ? [] : yield* store.runs(session.id)
-      const messages = yield* store.messages(session.id)
-      const children = yield* childTree(store, session.id)
-      if (flags.json) {
-        writeRecord(SessionDetail, {
-          ...sessionRecord(session),
-          runs: runs.map(runJson),
-          messages: messages.map(messageJson),
-          children
-        })
-        return
-      }
-      const now = yield* Clock.currentTimeMillis
-      const when = (ms: number) => relativeTime(ms, now)
-      const lines = [
-        ...header(session, runs.length, now),
-        ...renderText(conversation(messages, runs), when),
-        ...(children.length === 0 ? [] : ["", "child sessions", ...treeLines(children)])
-      ]
-      // What the model and the tools wrote, to read: never an escape sequence (--json keeps it all).
-      process.stdout.write(`${terminalSafe(lines.join("\n"))}\n`)
-    })
+  withStore(
+    (store) =>
+      Effect.gen(function* () {
+        const session = yield* findSession(store, flags.sessionId)
+        const runs = store.runs === undefined ? [] : yield* store.runs(session.id)
+        const messages = yield* store.messages(session.id)
+        const children = yield* childTree(store, session.id)
+        if (flags.json) {
+          writeRecord(SessionDetail, {
+            ...sessionRecord(session),
+            runs: runs.map(runJson),
+            messages: messages.map(messageJson),
+            children
+          })
+          return
+        }
+        const now = yield* Clock.currentTimeMillis
+        const when = (ms: number) => relativeTime(ms, now)
+        const lines = [
+          ...header(session, runs.length, now),
+          ...renderText(conversation(messages, runs), when),
+          ...(children.length === 0 ? [] : ["", "child sessions", ...treeLines(children)])
+        ]
+        // What the model and the tools wrote, to read: never an escape sequence (--json keeps it all).
+        process.stdout.write(`${terminalSafe(lines.join("\n"))}\n`)
+      }),
+    { readOnly: true }
   )

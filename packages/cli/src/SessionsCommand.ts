@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { loadSetup, type Setup, storeLayer } from "./App.js"
 import { CliError, ExitCode, usageError } from "./CliError.js"
+import { forEachStoredEvent } from "./EventPages.js"
 import { relativeTime } from "./RelativeTime.js"
 import { writeJsonLine } from "./Render.js"
 import { displayTitle, SessionListItem, sessionRecord, writeRecord } from "./SessionRecords.js"
@@ -15,21 +16,30 @@ import { findSession, shortId } from "./ShortIds.js"
 
 /**
  * Runs `body` with the session database of this state home, after reconciling what dead
- * processes left running (ST-4); store failures become one line.
+ * processes left running (ST-4); store failures become one line. A database that cannot be
+ * written (read-only, or a full disk) is still read: reconciling is then left to a later start,
+ * and with `readOnly` (the command only reads) a database on a read-only folder opens read-only.
  */
 export const withStore = (
   body: (
     store: SessionStore["Type"],
     setup: Setup
   ) => Effect.Effect<void, CliError | SessionNotFoundError | SessionLockedError | StoreError>,
-  options: { readonly cwd?: string | undefined } = {}
+  options: { readonly cwd?: string | undefined; readonly readOnly?: boolean } = {}
 ) =>
   Effect.gen(function* () {
     const setup = yield* loadSetup(options.cwd === undefined ? {} : { cwd: options.cwd, cwdMayBeGone: true })
     const reconciled = (store: SessionStore["Type"]) =>
-      store.interruptRuns === undefined ? Effect.void : store.interruptRuns()
+      store.interruptRuns === undefined
+        ? Effect.void
+        : Effect.asVoid(store.interruptRuns()).pipe(
+            Effect.catchIf(
+              (error) => error.reason === "read_only" || error.reason === "disk_full",
+              () => Effect.void
+            )
+          )
     yield* Effect.flatMap(SessionStore, (store) => Effect.zipRight(reconciled(store), body(store, setup))).pipe(
-      Effect.provide(storeLayer(setup)),
+      Effect.provide(storeLayer(setup, options.readOnly === true ? { readOnly: true } : {})),
       Effect.catchTags({
         SessionNotFoundError: (error) =>
           Effect.fail(usageError(`No session ${error.sessionId}. \`alisio sessions list --all\` shows every session.`)),
@@ -121,21 +131,26 @@ export const listSessions = (flags: ListFlags) =>
           process.stderr.write(`alisio: more sessions than these ${limit}; --limit <n> shows more\n`)
         }
       }),
-    { cwd: Option.getOrUndefined(flags.cwd) }
+    { cwd: Option.getOrUndefined(flags.cwd), readOnly: true }
   )
 
 /** `alisio sessions events <id>`: the stored events, as JSONL with --json. */
 export const sessionEvents = (flags: { readonly json: boolean; readonly sessionId: string }) =>
-  withStore((store) =>
-    Effect.gen(function* () {
-      const session = yield* findSession(store, flags.sessionId)
-      const events = yield* store.events(session.id)
-      for (const event of events) {
-        if (flags.json) writeJsonLine(event)
-        else
-          process.stdout.write(`${event.eventId.padStart(6)} ${event.time} ${event.runId.slice(0, 8)} ${event.type}\n`)
-      }
-    })
+  withStore(
+    (store) =>
+      Effect.gen(function* () {
+        const session = yield* findSession(store, flags.sessionId)
+        yield* forEachStoredEvent(store, [session.id], (event) =>
+          Effect.sync(() => {
+            if (flags.json) writeJsonLine(event)
+            else
+              process.stdout.write(
+                `${event.eventId.padStart(6)} ${event.time} ${event.runId.slice(0, 8)} ${event.type}\n`
+              )
+          })
+        )
+      }),
+    { readOnly: true }
   )
 
 const MAX_TITLE = 200

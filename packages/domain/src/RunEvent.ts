@@ -28,13 +28,17 @@ export const RunStatus = Schema.Literal(
 )
 export type RunStatus = typeof RunStatus.Type
 
-/** Why a run failed. */
+/**
+ * Why a run failed. `interrupted`: the process running it ended (killed, crashed, the machine
+ * stopped) before the run did; the next start of Alisio stores this ending for it (ST-4).
+ */
 export const RunFailureCode = Schema.Literal(
   "timeout",
   "output_truncated",
   "provider_error",
   "context_exhausted",
-  "internal"
+  "internal",
+  "interrupted"
 )
 export type RunFailureCode = typeof RunFailureCode.Type
 

@@ -324,6 +324,8 @@ export class SessionStore extends Context.Tag("@alisio/runtime/SessionStore")<Se
 /** Where the database lives; `":memory:"` keeps it in memory. */
 export interface SessionStoreOptions {
   readonly filename: string
+  /** Only reads follow: a database on a read-only folder is opened read-only instead of failing. */
+  readonly readOnlyFallback?: boolean
 }
 
 /**
@@ -331,7 +333,13 @@ export interface SessionStoreOptions {
  * not an Alisio database, or one from a newer Alisio, fails with a `StoreError` and is left as it was.
  */
 export const make = (options: SessionStoreOptions): Effect.Effect<SessionStoreService, StoreError, Scope.Scope> =>
-  Effect.flatMap(Database.open(options.filename), makeWithDatabase)
+  Effect.flatMap(
+    Database.open(
+      options.filename,
+      options.readOnlyFallback === undefined ? {} : { readOnlyFallback: options.readOnlyFallback }
+    ),
+    makeWithDatabase
+  )
 
 /** The store over an opened database: migrates it to the current version first. */
 export const makeWithDatabase = (db: Database.Database): Effect.Effect<SessionStoreService, StoreError> =>

@@ -196,6 +196,55 @@ describe("SessionStore", () => {
       assert.include(error.message, filename)
     })
   )
+
+  it.scoped("ST-1 a folder where the database file goes is refused in one line naming the remedy", () =>
+    Effect.gen(function* () {
+      const filename = join(yield* tempDir, "alisio.db")
+      mkdirSync(filename)
+      const error = yield* Effect.flip(Effect.scoped(SessionStore.make({ filename })))
+      assert.strictEqual(error.reason, "not_a_database")
+      assert.strictEqual(
+        error.message,
+        `${filename} is a folder, not a SQLite database file. Move the file aside (Alisio then starts a new database there) or point Alisio at another state directory.`
+      )
+    })
+  )
+
+  it.scoped(
+    "ST-1 a reader (readOnlyFallback) reads a database on a read-only folder, which WAL mode needs for its -shm file; writes still fail as read_only",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const filename = join(dir, "alisio.db")
+        const made = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const store = yield* SessionStore.make({ filename })
+            const session = yield* store.createSession({ cwd: "/w", title: "kept" })
+            yield* store.appendMessages(session.id, [user("hello")])
+            return session
+          })
+        )
+        // Closed cleanly: SQLite removed the -wal and -shm files, and cannot make them again here.
+        assert.isFalse(existsSync(`${filename}-shm`))
+        yield* makeReadOnly(dir, filename)
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const store = yield* SessionStore.make({ filename, readOnlyFallback: true })
+            assert.deepStrictEqual(
+              (yield* store.sessions()).map((s) => [s.id, s.title]),
+              [[made.id, "kept"]]
+            )
+            assert.strictEqual((yield* store.messages(made.id)).length, 1)
+            const refused = yield* Effect.flip(store.createSession({ cwd: "/w" }))
+            assert.strictEqual(refused.reason, "read_only")
+            assert.include(refused.message, filename)
+          })
+        )
+        // Without it (a run, which writes) the open fails as before, naming the remedy.
+        const error = yield* Effect.flip(Effect.scoped(SessionStore.make({ filename })))
+        assert.strictEqual(error.reason, "read_only")
+      })
+  )
 })
 
 /** Read-only for this process: permission bits, or for root (who ignores them) the immutable flag. */

@@ -106,6 +106,32 @@ describe("SessionStore", () => {
     )
   )
 
+  it.effect("ST-1 a damaged row or event is one line naming where it is damaged, not a schema tree", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const db = yield* Database.open(Database.MEMORY)
+        const store = yield* SessionStore.makeWithDatabase(db)
+        const session = yield* store.createSession({ cwd: "/work/a" })
+        yield* store.appendMessages(session.id, [user("hi")])
+        const eventId = yield* store.appendEvent(event(session.id, 1))
+        yield* db.use(db.run("UPDATE messages SET message = ? WHERE session_id = ?", ['{"role":"user"}', session.id]))
+        yield* db.use(db.run("UPDATE events SET payload = '{bad json' WHERE seq = ?", [Number(eventId)]))
+        const message = yield* Effect.flip(store.messages(session.id))
+        const stored = yield* Effect.flip(store.events(session.id))
+        for (const error of [message, stored]) {
+          assert.strictEqual(error.reason, "corrupt")
+          assert.notInclude(error.message, "\n")
+          assert.notInclude(error.message, "└─")
+        }
+        assert.match(
+          message.message,
+          /^A message in .* is not in the shape Alisio wrote \(\[0\]\.message\.content: is missing\)\./
+        )
+        assert.match(stored.message, /^An event in .* is not in the shape Alisio wrote \(\[0\]\.payload: /)
+      })
+    )
+  )
+
   it.effect("ST-1 an unknown session fails with SessionNotFoundError; writes to it fail and store nothing", () =>
     withMemoryStore((store) =>
       Effect.gen(function* () {

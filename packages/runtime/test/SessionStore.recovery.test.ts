@@ -92,6 +92,58 @@ describe("SessionStore", () => {
   )
 
   it.scoped(
+    "ST-4/EV-3 an interrupted run's stored events end as the runner would have ended them: open calls and approvals closed, then run_failed (interrupted)",
+    () =>
+      Effect.gen(function* () {
+        const filename = join(yield* tempDir, "alisio.db")
+        const store = yield* SessionStore.make({ filename })
+        const child = yield* spawnStoreChild("leftovers", filename, "unused")
+        const left = (yield* child.nextLine) as { running: SessionId; run: RunId; pid: number }
+        yield* child.kill9
+        yield* TestClock.adjust(7000)
+        assert.deepStrictEqual(yield* store.interruptRuns!(), { runs: 1, sessions: 2 })
+
+        const events = yield* store.events(left.running)
+        assert.deepStrictEqual(
+          events.map((e) => [e.seq, e.type]),
+          [
+            [1, "run_started"],
+            [2, "tool_call_started"],
+            [3, "approval_requested"],
+            [4, "approval_resolved"],
+            [5, "tool_call_completed"],
+            [6, "run_failed"]
+          ]
+        )
+        for (const event of events) {
+          assert.strictEqual(event.runId, left.run)
+          assert.strictEqual(event.correlationId, "req-7")
+        }
+        const [resolved, completed, failed] = events.slice(3)
+        assert.deepStrictEqual(resolved?.type === "approval_resolved" && resolved.data, {
+          approvalId: "ap-1",
+          approved: false,
+          by: "policy",
+          cancelled: true
+        })
+        assert.isTrue(completed?.type === "tool_call_completed")
+        if (completed?.type === "tool_call_completed") {
+          assert.strictEqual(completed.data.toolCallId, "call-left")
+          assert.strictEqual(completed.data.status, "cancelled")
+          assert.strictEqual(completed.data.result, (yield* store.toolCalls(left.running))[0]?.result)
+        }
+        assert.deepStrictEqual(failed?.type === "run_failed" && failed.data, {
+          code: "interrupted",
+          error: `The process running it (pid ${left.pid}) ended before the run finished.`
+        })
+        assert.strictEqual(failed?.time, new Date(7000).toISOString())
+        // Once: a later start adds nothing.
+        assert.deepStrictEqual(yield* store.interruptRuns!(), { runs: 0, sessions: 0 })
+        assert.strictEqual((yield* store.events(left.running)).length, 6)
+      })
+  )
+
+  it.scoped(
     "ST-1 a kill -9 during a burst of writes leaves a database that passes integrity_check and opens at the current version",
     () =>
       Effect.gen(function* () {

@@ -1,7 +1,8 @@
 // The session database's connection: opening checks, pragmas, error mapping and transactions.
 import { constants as fsConstants } from "node:fs"
-import { access, mkdir, open as openFile, statfs } from "node:fs/promises"
+import { access, mkdir, open as openFile, stat, statfs } from "node:fs/promises"
 import { dirname } from "node:path"
+import { pathToFileURL } from "node:url"
 import { StoreError } from "@alisio/domain/Errors"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
@@ -204,7 +205,10 @@ const checkHeader = (filename: string): Effect.Effect<void, StoreError> =>
         await handle.close()
       }
     },
-    catch: (error) => storeError(filename, errnoReason(error), `Cannot read ${filename} (${errorDetail(error)}).`)
+    catch: (error) =>
+      errnoCode(error) === "EISDIR"
+        ? storeError(filename, "not_a_database", `${filename} is a folder, not a SQLite database file.`)
+        : storeError(filename, errnoReason(error), `Cannot read ${filename} (${errorDetail(error)}).`)
   }).pipe(
     Effect.filterOrFail(
       (isSqlite) => isSqlite,
@@ -218,12 +222,48 @@ const checkHeader = (filename: string): Effect.Effect<void, StoreError> =>
     Effect.asVoid
   )
 
+/** Whether the write-ahead log of `filename` holds nothing: absent or empty. */
+const walIsEmpty = (filename: string): Effect.Effect<boolean> =>
+  Effect.promise(() =>
+    stat(`${filename}-wal`).then(
+      (stats) => stats.size === 0,
+      (error: unknown) => errnoCode(error) === "ENOENT"
+    )
+  )
+
+const connect = (filename: string, options: { readonly immutable?: boolean } = {}) =>
+  SqliteClient.make(
+    options.immutable === true
+      ? { filename: `${pathToFileURL(filename).href}?immutable=1`, readonly: true, disableWAL: true }
+      : { filename }
+  ).pipe(
+    Effect.provideServiceEffect(Reactivity.Reactivity, Reactivity.make),
+    // better-sqlite3 throws while opening (a damaged file, a read-only folder): convert it here.
+    Effect.catchAllDefect((defect) =>
+      sqliteCode(defect) === undefined ? Effect.die(defect) : Effect.flatMap(fromSqlite(filename, defect), Effect.fail)
+    ),
+    // Opening turns the file to WAL, which needs it alone. While another connection writes in the
+    // rollback journal (two processes creating the database at once, or an older SQLite user),
+    // SQLite sees a deadlock and refuses at once instead of waiting: so the open waits here.
+    Effect.retry(busyRetries)
+  )
+
+export interface OpenOptions {
+  /**
+   * The caller only reads. A database SQLite cannot open for writing because its folder is
+   * read-only (a WAL database needs its `-shm` file there) is then opened read-only as it is on
+   * disk (`immutable`), provided its write-ahead log holds nothing it would miss. Every write
+   * then fails as `read_only`.
+   */
+  readonly readOnlyFallback?: boolean
+}
+
 /**
  * Opens the database for the life of the scope. The store is the client's only user: it
  * reserves the single connection once and serialises its own work with a semaphore, because
  * going through the statement API costs a scope per statement — more than the insert itself.
  */
-export const open = (filename: string): Effect.Effect<Database, StoreError, Scope.Scope> =>
+export const open = (filename: string, options: OpenOptions = {}): Effect.Effect<Database, StoreError, Scope.Scope> =>
   Effect.gen(function* () {
     if (filename !== MEMORY) {
       yield* prepareFolder(filename)
@@ -231,18 +271,14 @@ export const open = (filename: string): Effect.Effect<Database, StoreError, Scop
       yield* prepareFiles(filename)
     }
     yield* Effect.sync(loadSqliteDriver)
-    const client = yield* SqliteClient.make({ filename }).pipe(
-      Effect.provideServiceEffect(Reactivity.Reactivity, Reactivity.make),
-      // better-sqlite3 throws while opening (a damaged file, a read-only folder): convert it here.
-      Effect.catchAllDefect((defect) =>
-        sqliteCode(defect) === undefined
-          ? Effect.die(defect)
-          : Effect.flatMap(fromSqlite(filename, defect), Effect.fail)
-      ),
-      // Opening turns the file to WAL, which needs it alone. While another connection writes in the
-      // rollback journal (two processes creating the database at once, or an older SQLite user),
-      // SQLite sees a deadlock and refuses at once instead of waiting: so the open waits here.
-      Effect.retry(busyRetries)
+    const client = yield* connect(filename).pipe(
+      Effect.catchIf(
+        (error) => options.readOnlyFallback === true && filename !== MEMORY && error.reason === "read_only",
+        (error) =>
+          Effect.flatMap(walIsEmpty(filename), (empty) =>
+            empty ? Effect.orElse(connect(filename, { immutable: true }), () => Effect.fail(error)) : Effect.fail(error)
+          )
+      )
     )
     const connection = yield* Effect.orDie(client.reserve)
     const mutex = yield* Effect.makeSemaphore(1)

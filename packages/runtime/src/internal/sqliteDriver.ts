@@ -25,13 +25,16 @@ interface Addon {
 // On the addon itself: a second copy of this module (tests re-evaluate modules) patches nothing twice.
 const patched = Symbol.for("alisio.sqliteDriver.retained")
 
-const retainNativeObjects = (): void => {
+/** The very module object better-sqlite3 loads (`require` caches it by path); loading it runs its set-up. */
+const loadAddon = (): Addon => {
   const root = dirname(requireHere.resolve("better-sqlite3/package.json"))
-  // The very module object better-sqlite3 loads (`require` caches it by path).
-  const addon = createRequire(`${root}/package.json`)("bindings")({
+  return createRequire(`${root}/package.json`)("bindings")({
     bindings: "better_sqlite3.node",
     module_root: root
   }) as Addon
+}
+
+const retainNativeObjects = (addon: Addon): void => {
   if (addon[patched] === true) return
   addon[patched] = true
   const keep = <T>(made: T): T => {
@@ -57,16 +60,34 @@ const retainNativeObjects = (): void => {
   wrap(addon.Statement.prototype as Record<string, unknown>, "iterate")
 }
 
-/** better-sqlite3's module (`Database`); on Node 22+ its native objects are kept (see above). */
+/**
+ * better-sqlite3's module (`Database`); on Node 22+ its native objects are kept (see above). Its
+ * addon is loaded here with URI file names enabled (it reads `SQLITE_USE_URI` once, as it loads):
+ * a database on a read-only folder is then read through `file:…?immutable=1` (`sessionDatabase.ts`).
+ * Every other file name Alisio gives SQLite is an absolute path or `:memory:`, read as before.
+ */
 export const loadSqliteDriver = (): unknown => {
   if (loaded === undefined) {
-    loaded = requireHere("better-sqlite3")
-    if (Number(process.versions.node.split(".")[0]) >= 22) {
+    const uri = process.env.SQLITE_USE_URI
+    process.env.SQLITE_USE_URI = "1"
+    try {
+      loaded = requireHere("better-sqlite3")
+      let addon: Addon | undefined
       try {
-        retainNativeObjects()
+        addon = loadAddon()
       } catch {
-        // A driver laid out otherwise (a later major) is used as it is.
+        // A driver laid out otherwise (a later major) loads its addon itself, and is used as it is.
       }
+      if (addon !== undefined && Number(process.versions.node.split(".")[0]) >= 22) {
+        try {
+          retainNativeObjects(addon)
+        } catch {
+          // As above.
+        }
+      }
+    } finally {
+      if (uri === undefined) delete process.env.SQLITE_USE_URI
+      else process.env.SQLITE_USE_URI = uri
     }
   }
   return loaded

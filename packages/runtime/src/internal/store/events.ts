@@ -12,7 +12,7 @@ import * as Schema from "effect/Schema"
 import type { StoredEvent } from "../../SessionStore.js"
 import { storeError } from "../sessionDatabase.js"
 import * as Rows from "../sessionRows.js"
-import { onFirstCall, type Sql } from "./sql.js"
+import { firstProblem, onFirstCall, type Sql } from "./sql.js"
 
 const queries = ({ always, reading, run, writing }: Sql) =>
   onFirstCall({
@@ -69,7 +69,7 @@ export const toStoredEvents =
           return yield* storeError(
             sql.db.filename,
             "corrupt",
-            `Event ${row.seq} in ${sql.file} is not in the shape Alisio wrote (${decoded.left.message.slice(0, 300)}).`
+            `Event ${row.seq} in ${sql.file} is not in the shape Alisio wrote (${firstProblem(decoded.left)}).`
           )
         }
         if (decoded.right._tag === "Known") events.push(decoded.right.event as StoredEvent)

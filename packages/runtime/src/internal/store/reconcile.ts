@@ -9,6 +9,7 @@ import * as Schema from "effect/Schema"
 import { isAliveSync, type ProcessOwner } from "../../ProcessOwner.js"
 import type { SessionStoreService } from "../../SessionStore.js"
 import * as Rows from "../sessionRows.js"
+import { DEAD_CALL_RESULT, makeCloseRun } from "./closeRun.js"
 import { Id, onFirstCall, type Sql, unfinished } from "./sql.js"
 
 /** A journal row still `running` whose run was interrupted, or, with no run on record, whose session has ended. */
@@ -28,7 +29,7 @@ const queries = ({ reading, run, writing }: Sql) =>
           execute: () => run(`SELECT id, owner_pid, owner_token, owner_host FROM runs WHERE status IN ${unfinished}`)
         })
       ),
-    /** Marks one run interrupted unless it ended or changed owner since it was read; the ids changed. */
+    /** Marks one run interrupted unless it ended or changed owner since it was read; the ones changed. */
     interruptRun: () =>
       writing(
         SqlSchema.findAll({
@@ -38,12 +39,12 @@ const queries = ({ reading, run, writing }: Sql) =>
             owner_token: Schema.String,
             now: Schema.Number
           }),
-          Result: Id,
+          Result: Schema.Struct({ id: Schema.String, error: Schema.String }),
           execute: (r) =>
             run(
               `UPDATE runs SET status = 'interrupted', ended_at = ?,
             error = coalesce(error, 'The process running it (pid ' || owner_pid || ') ended before the run finished.')
-          WHERE id = ? AND status IN ${unfinished} AND owner_pid = ? AND owner_token = ? RETURNING id`,
+          WHERE id = ? AND status IN ${unfinished} AND owner_pid = ? AND owner_token = ? RETURNING id, error`,
               [r.now, r.id, r.owner_pid, r.owner_token]
             )
         })
@@ -93,9 +94,9 @@ const queries = ({ reading, run, writing }: Sql) =>
           execute: (r) =>
             run(
               `UPDATE tool_calls SET status = 'cancelled', ended_at = ?,
-            result = coalesce(result, 'The process running this call ended before it finished.')
+            result = coalesce(result, ?)
           WHERE ${deadToolCall} RETURNING seq`,
-              [r.now]
+              [r.now, DEAD_CALL_RESULT]
             )
         })
       ),
@@ -121,6 +122,7 @@ const queries = ({ reading, run, writing }: Sql) =>
 export const makeReconcile = (sql: Sql) => {
   const { db } = sql
   const q = queries(sql)
+  const closeRun = makeCloseRun(sql)
 
   const interruptRuns: NonNullable<SessionStoreService["interruptRuns"]> = () =>
     Effect.gen(function* () {
@@ -162,6 +164,7 @@ export const makeReconcile = (sql: Sql) => {
               now
             })
             runCount += changed.length
+            for (const ended of changed) yield* closeRun(ended.id, ended.error, now)
           }
           for (const row of deadSessions) {
             const changed = yield* q.interruptSession({

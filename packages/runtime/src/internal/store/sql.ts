@@ -47,6 +47,17 @@ export const onFirstCall = <M extends Record<string, () => (input: never) => unk
   return statements as { readonly [K in keyof M]: ReturnType<M[K]> }
 }
 
+/** The first problem of a decoding, on one line (an error is one line): `[3].payload: Expected …`. */
+export const firstProblem = (error: ParseResult.ParseError): string => {
+  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+  const where =
+    issue === undefined
+      ? ""
+      : issue.path.map((key) => (typeof key === "number" ? `[${key}]` : `.${String(key)}`)).join("")
+  const text = `${where === "" ? "" : `${where.replace(/^\./, "")}: `}${issue?.message ?? error.message}`
+  return text.replace(/\s+/g, " ").trim().slice(0, 300)
+}
+
 export const makeSql = (db: Database) => {
   const file = db.filename === MEMORY ? "the in-memory session database" : db.filename
 
@@ -58,9 +69,7 @@ export const makeSql = (db: Database) => {
           storeError(
             db.filename,
             "corrupt",
-            `${what} in ${file} is not in the shape Alisio wrote (${ParseResult.TreeFormatter.formatErrorSync(
-              error
-            ).slice(0, 300)}).`
+            `${what} in ${file} is not in the shape Alisio wrote (${firstProblem(error)}).`
           )
         )
       )
