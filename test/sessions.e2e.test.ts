@@ -182,6 +182,15 @@ describe("alisio sessions (end to end)", () => {
       usageLine(await sandbox.run(["sessions", "show", "zzzzzzzz"])),
       "alisio: No session zzzzzzzz. `alisio sessions list --all` shows every session.\n"
     )
+    // A pasted page or a stray escape sequence comes back cut and quoted, never whole or raw.
+    assert.strictEqual(
+      usageLine(await sandbox.run(["sessions", "show", "a".repeat(3000)])),
+      `alisio: No session ${"a".repeat(36)}…. \`alisio sessions list --all\` shows every session.\n`
+    )
+    assert.strictEqual(
+      usageLine(await sandbox.run(["sessions", "show", "\u001b[31mX"])),
+      'alisio: No session "\\u001b[31mX". `alisio sessions list --all` shows every session.\n'
+    )
   })
 
   it("CLI-1 a session resumed from another folder: refused with both ways on, unless --cwd names the folder; --cwd elsewhere moves it with its children", async () => {

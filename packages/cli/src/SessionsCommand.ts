@@ -12,7 +12,7 @@ import { forEachStoredEvent } from "./EventPages.js"
 import { relativeTime } from "./RelativeTime.js"
 import { writeJsonLine } from "./Render.js"
 import { displayTitle, SessionListItem, sessionRecord, writeRecord } from "./SessionRecords.js"
-import { findSession, shortId } from "./ShortIds.js"
+import { findSession, noSession, shortId } from "./ShortIds.js"
 
 /**
  * Runs `body` with the session database of this state home, after reconciling what dead
@@ -41,8 +41,7 @@ export const withStore = (
     yield* Effect.flatMap(SessionStore, (store) => Effect.zipRight(reconciled(store), body(store, setup))).pipe(
       Effect.provide(storeLayer(setup, options.readOnly === true ? { readOnly: true } : {})),
       Effect.catchTags({
-        SessionNotFoundError: (error) =>
-          Effect.fail(usageError(`No session ${error.sessionId}. \`alisio sessions list --all\` shows every session.`)),
+        SessionNotFoundError: (error) => Effect.fail(usageError(noSession(error.sessionId))),
         SessionLockedError: (error) => Effect.fail(usageError(error.message)),
         StoreError: (error) => Effect.fail(new CliError({ message: error.message, exitCode: ExitCode.failed }))
       })

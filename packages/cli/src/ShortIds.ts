@@ -10,6 +10,20 @@ export const SHORT_ID_LENGTH = 8
 /** The id as lists show it; any unambiguous prefix of it is accepted wherever an id is. */
 export const shortId = (id: string): string => id.slice(0, SHORT_ID_LENGTH)
 
+/**
+ * An id as the person typed it, for a message: cut past what any id holds, and quoted when it
+ * holds a control character (an escape sequence typed or pasted by mistake reaches no terminal).
+ */
+export const typedId = (text: string): string => {
+  const cut = text.length > 40 ? `${text.slice(0, 36)}…` : text
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  return /[\u0000-\u001f\u007f-\u009f]/.test(cut) ? JSON.stringify(cut) : cut
+}
+
+/** The message for an id that names no session. */
+export const noSession = (text: string): string =>
+  `No session ${typedId(text)}. \`alisio sessions list --all\` shows every session.`
+
 // Enough candidates to show that a prefix is ambiguous and help pick; more would not fit a line.
 const CANDIDATES = 5
 
@@ -31,9 +45,11 @@ export const findSession = (store: SessionStoreService, text: string): Effect.Ef
     const [only] = candidates
     if (only !== undefined && candidates.length === 1) return only
     if (only === undefined) {
-      return yield* usageError(`No session ${wanted}. \`alisio sessions list --all\` shows every session.`)
+      return yield* usageError(noSession(wanted))
     }
     const shown = candidates.slice(0, CANDIDATES).map(describe).join(", ")
     const more = candidates.length > CANDIDATES ? " and more" : ""
-    return yield* usageError(`${wanted} is the start of several sessions' ids (${shown}${more}); give more of the id.`)
+    return yield* usageError(
+      `${typedId(wanted)} is the start of several sessions' ids (${shown}${more}); give more of the id.`
+    )
   })
