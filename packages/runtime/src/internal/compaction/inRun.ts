@@ -187,6 +187,17 @@ const compactNow = (
         const { newlyCompacted, snapshot, usage } = outcome.right
         const request = build(snapshot)
         const tokensAfter = estimateRequest(context, request)
+        // A summary no shorter than what it replaces (a server that ignores `max_tokens`, a model
+        // that echoes the transcript) would make every later request of the session longer: the
+        // history stays as it is, as `/compact` keeps it.
+        if (tokensAfter >= before.tokens) {
+          const why = `the summary (about ${tokensAfter} tokens with the rest of the request) is no shorter than the history it would replace (about ${before.tokens})`
+          yield* emitter.emit("compaction_failed", {
+            error: `Compacting older turns failed: ${why}.`,
+            continued: before.fits
+          })
+          return { _tag: "Failed", why } as const
+        }
         const saved = yield* Effect.either(
           store(state.store, {
             sessionId: state.sessionId,
