@@ -191,7 +191,9 @@ export const streamResponse = (
         onParts(Chunk.toReadonlyArray(chunk), 0)
       )
       // One watchdog per request: silence before the first part is a first-token timeout
-      // (resent, LIM-4), silence after it an idle stall. No timer per part.
+      // (resent, LIM-4), silence after it an idle stall. No timer per part; it wakes at least once
+      // per idle period, so an idle timeout shorter than the first-token one is kept after a first
+      // part that arrives while it sleeps.
       const watchdog = Effect.gen(function* () {
         for (;;) {
           const now = yield* Clock.currentTimeMillis
@@ -200,7 +202,7 @@ export const streamResponse = (
               ? silentSince + limits.firstTokenTimeoutMs
               : lastPartAt + limits.streamIdleTimeoutMs
           if (now >= due) return yield* firstPartAt === undefined ? new FirstTokenSilence() : new StreamIdle()
-          yield* Effect.sleep(due - now)
+          yield* Effect.sleep(Math.min(due - now, limits.streamIdleTimeoutMs))
         }
       })
       const providerTruncated = Effect.sync(() => {
