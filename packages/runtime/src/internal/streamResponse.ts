@@ -72,9 +72,9 @@ const newResponse = (): StreamedResponse => ({
  * the turn's assistant message with its reasoning, so a resumed session knows what the model had
  * said. Its tool calls are left out: they may be half-written, and every stored call has a result.
  */
-const keepPartialAnswer = (state: RunState, response: StreamedResponse) =>
+const keepPartialAnswer = (state: RunState, response: StreamedResponse, keep: boolean) =>
   Effect.suspend(() =>
-    response.text.trim() === ""
+    !keep || response.text.trim() === ""
       ? Effect.void
       : Effect.ignore(storeTurn(state, [assistantMessage(response.text, response.reasoning, [])]))
   )
@@ -82,7 +82,11 @@ const keepPartialAnswer = (state: RunState, response: StreamedResponse) =>
 /** Streams one response, resending a request that stays silent (LIM-4), failing a stalled one. */
 export const streamResponse = (
   state: RunState,
-  request: ModelRequest
+  request: ModelRequest,
+  options: {
+    /** A summary request's text is no answer of the run: nothing of it is stored when it breaks off (CTX-1). */
+    readonly keepPartial?: boolean
+  } = {}
 ): Effect.Effect<StreamedResponse, RunTimeoutError | ProviderError | StoreError> =>
   Effect.gen(function* () {
     const { emitter, limits, provider } = state
@@ -220,7 +224,9 @@ export const streamResponse = (
               ? providerTruncated
               : Effect.fail(error)
         }),
-        Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : keepPartialAnswer(state, response)))
+        Effect.onExit((exit) =>
+          Exit.isSuccess(exit) ? Effect.void : keepPartialAnswer(state, response, options.keepPartial !== false)
+        )
       )
       if (outcome === "silent") {
         if (state.attempts <= limits.firstTokenRetries) {
@@ -236,7 +242,7 @@ export const streamResponse = (
       }
       response.durationMs = (yield* Clock.currentTimeMillis) - sentAt
       if (response.finish === undefined && !response.providerTruncated) {
-        yield* keepPartialAnswer(state, response)
+        yield* keepPartialAnswer(state, response, options.keepPartial !== false)
         return yield* new ProviderError({
           code: "invalid_response",
           provider: provider.provider,

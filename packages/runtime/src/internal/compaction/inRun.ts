@@ -100,7 +100,7 @@ const quietEmitter = (emitter: RunEmitter): RunEmitter => ({
 export const summarizeWith = (state: RunState) => (request: ModelRequest) =>
   Effect.gen(function* () {
     const quiet: RunState = { ...state, emitter: quietEmitter(state.emitter) }
-    const response = yield* streamResponse(quiet, request)
+    const response = yield* streamResponse(quiet, request, { keepPartial: false })
     state.stage = { stage: "model_request" }
     return { text: response.text, ...(response.usage === undefined ? {} : { usage: response.usage }) }
   })
