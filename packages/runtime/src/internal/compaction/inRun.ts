@@ -20,7 +20,15 @@ import { type StreamedResponse, streamResponse } from "../streamResponse.js"
 import { type EmptySummary, type NothingToCompact, store, summarize } from "./compact.js"
 import { type Calibration, calibrate, estimateTokens, messageChars, requestChars } from "./estimate.js"
 import type { CompactionHooksService } from "./hooks.js"
-import { type Budget, budgetOf, type CompactionSnapshot, type HistoryEntry, indexAfter, planCut } from "./plan.js"
+import {
+  type Budget,
+  budgetOf,
+  type CompactionSnapshot,
+  type HistoryEntry,
+  indexAfter,
+  pinnedIndex,
+  planCut
+} from "./plan.js"
 
 /** Makes a turn's request with the given compaction (the history step and the turn's notices). */
 export type BuildRequest = (compaction: CompactionSnapshot | undefined) => ModelRequest
@@ -119,6 +127,18 @@ const failureText = (error: SummaryFailure): string => {
 }
 
 /**
+ * What the last unit of the history may take and still be kept verbatim: the room less the system
+ * prompt and tools, a summary at its full budget and the current prompt (sent whole after it).
+ */
+const lastRoomOf = (state: RunState, request: ModelRequest, budget: Budget): number => {
+  const { context, conversation } = state
+  const fixed = estimateRequest(context, { ...request, messages: [] })
+  const pinned = pinnedIndex(conversation)
+  const prompt = pinned < 0 ? 0 : estimateTokens(messageChars(conversation[pinned]!.message), context.calibration)
+  return Math.floor(budget.room - fixed - budget.summaryTokens - prompt)
+}
+
+/**
  * Compacts older turns, with its events: `compaction_started`, then `compaction_completed` or
  * `compaction_failed` (also when the run stops meanwhile). Returns the request `build` makes
  * afterwards, or — when compacting failed and `before.request` still fits — that request;
@@ -156,6 +176,7 @@ const compactNow = (
             history: state.conversation,
             current: context.compaction,
             budget,
+            lastRoom: lastRoomOf(state, before.request, budget),
             calibration: context.calibration,
             summarize: summarizeWith(state),
             hooks: context.hooks
