@@ -4,7 +4,7 @@
 // with its deltas kept off the event stream; it counts as active time, never as a turn.
 
 import { randomUUID } from "node:crypto"
-import { ContextExhaustedError, type ProviderError, type RunTimeoutError, type StoreError } from "@alisio/domain/Errors"
+import type { ContextExhaustedError, ProviderError, RunTimeoutError, StoreError } from "@alisio/domain/Errors"
 import { RunId, type SessionId } from "@alisio/domain/Ids"
 import type { LanguageModelService, ModelInfo, ModelRequest } from "@alisio/domain/LanguageModel"
 import { type ContextWindow, type ResolvedLimits, resolveContextWindow } from "@alisio/domain/Limits"
@@ -19,6 +19,7 @@ import type { RunState } from "../runState.js"
 import { type StreamedResponse, streamResponse } from "../streamResponse.js"
 import { type EmptySummary, type NothingToCompact, store, summarize } from "./compact.js"
 import { type Calibration, calibrate, estimateTokens, messageChars, requestChars } from "./estimate.js"
+import { exhausted, windowTooSmall } from "./exhausted.js"
 import type { CompactionHooksService } from "./hooks.js"
 import {
   type Budget,
@@ -72,28 +73,6 @@ const isContextExceeded = (error: unknown): error is ProviderError =>
   error !== null &&
   (error as { _tag?: unknown })._tag === "ProviderError" &&
   (error as ProviderError).code === "context_length_exceeded"
-
-const sourceText: Record<ContextWindow["source"], string> = {
-  user: "limits.maxContextTokens",
-  model: "the model's",
-  default: "the default; set limits.maxContextTokens to the model's",
-  provider: "as the provider named it"
-}
-
-const exhausted = (state: RunState, tokens: number, budget: Budget, why: string, providerCode?: string) =>
-  new ContextExhaustedError({
-    message:
-      `The conversation no longer fits the context window of ${state.options.model} ` +
-      `(${budget.window.tokens} tokens, ${sourceText[budget.window.source]}): the next request needs about ${tokens} tokens ` +
-      `and ${budget.room} are left for it; ${why}. Start a new session, or shorten the prompt.`,
-    context: {
-      tokens,
-      contextWindow: budget.window.tokens,
-      source: budget.window.source,
-      model: state.options.model
-    },
-    ...(providerCode === undefined ? {} : { providerCode })
-  })
 
 /** The run's emitter without text and reasoning deltas: a summary is not the run's answer. */
 const quietEmitter = (emitter: RunEmitter): RunEmitter => ({
@@ -293,6 +272,10 @@ export const fitWindow = (
     const budget = budgetOf(context.window, request.maxOutputTokens, context.roomCap)
     if (tokens <= budget.threshold) return Effect.succeed(request)
     const fits = tokens <= budget.room
+    if (!fits) {
+      const fixed = estimateRequest(context, { ...request, messages: [] })
+      if (fixed >= budget.room) return Effect.fail(windowTooSmall(state, tokens, fixed, budget))
+    }
     if (fits && context.thresholdFailed) return Effect.succeed(request)
     // Nothing older than the current prompt and the last turn: go on while it fits, without a
     // compaction that could only fail.

@@ -1,6 +1,7 @@
-// Compaction in a run keeps the tool results the model has not answered yet (CTX-1): a large result
-// that passes the share of the room kept verbatim is still sent whole while the request fits, so
-// the model does not read the same file again and again.
+// What a request has room for (CTX-1): compaction in a run keeps the tool results the model has not
+// answered yet (a large result past the share of the room kept verbatim is still sent whole while
+// the request fits, so the model does not read the same file again and again), and a window too
+// small for the system prompt and the tools says so, with the remedy.
 
 import { ToolCallId } from "@alisio/domain/Ids"
 import type { ModelRequest } from "@alisio/domain/LanguageModel"
@@ -35,7 +36,7 @@ const toolTexts = (messages: ReadonlyArray<Message>) =>
     message.role === "tool" ? message.content.flatMap((part) => (part._tag === "text" ? [part.text] : [])) : []
   )
 
-describe("CTX-1 the last turn's tool results survive a compaction", () => {
+describe("CTX-1 what a request has room for", () => {
   it.effect("CTX-1 a large tool result the model has not answered is sent whole after the summary", () =>
     Effect.gen(function* () {
       const store = yield* SessionStore.SessionStore
@@ -105,4 +106,27 @@ describe("CTX-1 the last turn's tool results survive a compaction", () => {
     // Only the current prompt is older than the last unit: the unit is summarised as before.
     assert.strictEqual(planCut(history, 2, 100, tokensOf, undefined, 1_000), 5)
   })
+
+  it.effect("CTX-1 a window too small for the system prompt and the tools fails at once, naming the remedy", () =>
+    Effect.gen(function* () {
+      const events = yield* collect({
+        ...baseOptions,
+        system: "s".repeat(8_000),
+        tools: [],
+        limits: { maxContextTokens: 2_048 }
+      })
+      assertContract(events)
+      assert.deepStrictEqual(
+        events.map((event) => event.type),
+        ["run_started", "message", "run_failed"]
+      )
+      const failed = ofType(events, "run_failed")[0]!.data
+      assert.strictEqual(failed.code, "context_exhausted")
+      assert.match(
+        failed.error,
+        /^The context window of fake-model \(2048 tokens, limits\.maxContextTokens\) is too small for this run: the system prompt and the tool definitions alone take about 20\d\d tokens, and 1024 are left for a request\. Raise --max-context-tokens \(limits\.maxContextTokens\)\.$/
+      )
+      assert.strictEqual((yield* Effect.flatMap(Fake.FakeProvider, (fake) => fake.requests)).length, 0)
+    }).pipe(Effect.provide(runnerLayer({ script: [] })))
+  )
 })
