@@ -114,6 +114,31 @@ describe("SystemContext", () => {
     })
   )
 
+  it.scoped(
+    "CTX-2 a project's instruction file linking outside the repository is left unread, with a notice; links inside are read",
+    () =>
+      Effect.gen(function* () {
+        const { app, folders, repo } = repository(yield* tempDir)
+        const secret = path.join(folders.home, ".ssh", "id_rsa")
+        write(secret, "PRIVATE KEY")
+        fs.rmSync(path.join(repo, "AGENTS.md"))
+        fs.symlinkSync(secret, path.join(repo, "AGENTS.md"))
+        fs.rmSync(path.join(app, "AGENTS.md"))
+        fs.symlinkSync("CLAUDE.md", path.join(app, "AGENTS.md"))
+        const built = yield* build.pipe(
+          Effect.provide(catalogLayer({ context: contextOptions(folders, { cwd: app }) }))
+        )
+        assert.notInclude(built.text, "PRIVATE KEY")
+        assert.deepStrictEqual(
+          built.parts.filter((part) => part.kind === "instructions").map((part) => part.text),
+          ["USER rules", "PACKAGES rules from CLAUDE.md", "APP rules for Claude only"]
+        )
+        assert.deepStrictEqual(built.notices, [
+          `${path.join(repo, "AGENTS.md")} was left unread: it links to ${fs.realpathSync(secret)}, outside the repository.`
+        ])
+      })
+  )
+
   it("CTX-2 the cap is shared: smaller files whole, the rest split evenly among the larger", () => {
     assert.deepStrictEqual(allot([100, 5000, 200], 1000), [100, 700, 200])
     assert.deepStrictEqual(allot([900, 900], 1000), [500, 500])
