@@ -155,7 +155,8 @@ const compactNow = (
             history: state.conversation,
             current: context.compaction,
             budget,
-            lastRoom: lastRoomOf(state, before.request, budget),
+            // After a provider's refusal the estimate is known to be off: no room is left to spare.
+            lastRoom: reason === "threshold" ? lastRoomOf(state, before.request, budget) : undefined,
             calibration: context.calibration,
             summarize: summarizeWith(state),
             hooks: context.hooks
