@@ -223,6 +223,14 @@ describe("slash commands (end to end)", () => {
     assert.match(stats.stdout, /^ {2}tokens: +12 in, 7 out$/m)
     assert.match(stats.stdout, /^ {2}model: +openai\/test-model \(last run\)$/m)
 
+    // CTX-1: /compact needs a model; with no provider configured it says so (it went to api.openai.com).
+    const noProvider = await sandbox.run(["run", "-s", session.shortId, "/compact"], {
+      env: { OPENAI_BASE_URL: "", OPENAI_API_KEY: "" }
+    })
+    assert.strictEqual(noProvider.code, 2, noProvider.stderr)
+    assert.match(noProvider.stderr, /^alisio: No provider is configured: set OPENAI_BASE_URL/m)
+    assert.notInclude(noProvider.stderr, "api.openai.com")
+
     const noSession = await sandbox.run(["run", "/stats"])
     assert.strictEqual(noSession.code, 2)
     assert.include(noSession.stderr, "give -s <id> or -c")

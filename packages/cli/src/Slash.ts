@@ -9,6 +9,7 @@ import * as McpServers from "@alisio/runtime/McpServers"
 import { userHome } from "@alisio/runtime/PathLayout"
 import * as SystemContext from "@alisio/runtime/SystemContext"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -133,8 +134,12 @@ export const runTypedCommand = (
         process.stderr.write(`alisio: warning: ${SystemContext.formatDiagnostic(diagnostic)}\n`)
       }
     }
-    // `/model` checks the name against the providers; the other core commands need none.
-    if (command.execution === "core") yield* Effect.ignore(registerProviders(setup))
+    // `/model` checks the name against the providers, `/compact` sends its summary to one; the other
+    // core commands need none. Without a provider `/compact` would reach api.openai.com with no key.
+    if (command.execution === "core") {
+      const registered = yield* Effect.either(registerProviders(setup))
+      if (Either.isLeft(registered) && typed.name === "compact") return yield* Effect.fail(registered.left)
+    }
     const executed = Effect.mapError(
       catalog.execute(typed.name, typed.args, { sessionId, cwd: setup.cwd, surface: "api" }),
       (error) => commandFailure(error)

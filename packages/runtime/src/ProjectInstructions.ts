@@ -53,7 +53,11 @@ export const make = (options: Options): ProjectInstructions["Type"] => {
     Effect.gen(function* () {
       const workspace = realpath(cwd)
       const repositoryRoot = yield* findRepositoryRoot(workspace)
-      const sources = yield* locateInstructions({ userFiles, folders: instructionFolders(workspace, repositoryRoot) })
+      const sources = yield* locateInstructions({
+        userFiles,
+        folders: instructionFolders(workspace, repositoryRoot),
+        within: repositoryRoot ?? workspace
+      })
       return yield* readInstructions(sources, capBytes, repositoryRoot)
     })
   return ProjectInstructions.of({ read, section: (cwd) => Effect.map(read(cwd), instructionsSection) })

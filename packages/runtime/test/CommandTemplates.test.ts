@@ -112,17 +112,20 @@ describe("prompt templates", () => {
   )
 
   it.scoped(
-    "CMD-1 a file in a sub-folder is named with `:`; a file name that is no command name is skipped with a diagnostic",
+    "CMD-1 a file in a sub-folder (up to three deep) is named with `:`; a file name that is no command name is skipped with a diagnostic",
     () =>
       Effect.gen(function* () {
         const folders = foldersIn(yield* tempDir)
         write(prompts(folders.config, path.join("Frontend", "Component.md")), "Make a component")
+        // Sub-folders up to three deep, as the docs say; deeper ones are not looked into.
+        write(prompts(folders.config, path.join("a", "b", "c", "three.md")), "three deep")
+        write(prompts(folders.config, path.join("a", "b", "c", "d", "four.md")), "four deep")
         write(prompts(folders.config, "has space.md"), "x")
         write(prompts(folders.config, "notes.txt"), "not markdown")
         yield* Effect.gen(function* () {
           const catalog = yield* CommandCatalog
           const templates = (yield* catalog.list()).filter((l) => l.source === "template").map((l) => l.name)
-          assert.deepStrictEqual(templates, ["frontend:component"])
+          assert.deepStrictEqual(templates, ["frontend:component", "a:b:c:three"])
           assert.deepStrictEqual(yield* catalog.diagnostics, [
             {
               file: prompts(folders.config, "has space.md"),

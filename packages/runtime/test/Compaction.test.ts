@@ -472,6 +472,64 @@ describe("CTX-1 compaction in a run", () => {
         )
     )
 
+    it.effect("CTX-1 a summary that breaks off after some text stores none of it as the run's answer", () =>
+      Effect.gen(function* () {
+        const { sessionId, messages } = yield* seeded([answer])
+        const events = yield* collect({
+          ...baseOptions,
+          sessionId,
+          prompt: "go on",
+          tools: [],
+          limits: { maxContextTokens: 2 * estimate + 200 }
+        })
+        assertContract(events)
+        assert.strictEqual(ofType(events, "compaction_failed")[0]!.data.continued, true)
+        assert.strictEqual(events.at(-1)?.type, "run_completed")
+        assert.deepStrictEqual(
+          ofType(events, "message").map((event) => event.data.message),
+          [user("go on"), said("fine")]
+        )
+        const store = yield* SessionStore.SessionStore
+        const stored = (yield* store.messages(sessionId)).map((entry) => entry.message)
+        assert.deepStrictEqual(stored, [...messages, user("go on"), said("fine")])
+      }).pipe(
+        Effect.provide(
+          runnerLayer({
+            script: [
+              [
+                ...Fake.text("Partial summ"),
+                Fake.fail(new ProviderError({ code: "network", message: "the connection was reset" }))
+              ],
+              Fake.answer("fine")
+            ]
+          })
+        )
+      )
+    )
+
+    it.effect("CTX-1 a summary no shorter than the history it replaces is not stored: compaction_failed", () =>
+      Effect.gen(function* () {
+        const { sessionId } = yield* seeded([answer])
+        const events = yield* collect({
+          ...baseOptions,
+          sessionId,
+          prompt: "go on",
+          tools: [],
+          limits: { maxContextTokens: 2 * estimate + 200 }
+        })
+        assertContract(events)
+        assert.strictEqual(ofType(events, "compaction_completed").length, 0)
+        const failed = ofType(events, "compaction_failed")[0]!.data
+        assert.include(failed.error, "is no shorter than the history it would replace")
+        assert.strictEqual(failed.continued, true)
+        assert.strictEqual(events.at(-1)?.type, "run_completed")
+        const requests = yield* Effect.flatMap(Fake.FakeProvider, (fake) => fake.requests)
+        assert.strictEqual(requests[1]!.messages.length, 3, "the whole history was sent")
+        const store = yield* SessionStore.SessionStore
+        assert.isTrue(Option.isNone(yield* store.compactions!.latest(sessionId)))
+      }).pipe(Effect.provide(runnerLayer({ script: [summaryAnswer("s".repeat(40_000)), Fake.answer("fine")] })))
+    )
+
     it.effect("CTX-1 when it does not fit, the run fails context_exhausted naming the window and the failure", () =>
       Effect.gen(function* () {
         const { sessionId } = yield* seeded([answer])

@@ -170,6 +170,32 @@ describe("CTX-1 /compact by hand", () => {
   )
 })
 
+describe("CTX-1 /compact whose summary breaks off", () => {
+  it.effect("CTX-1 the text that had arrived is not added to the session as an answer", () =>
+    Effect.gen(function* () {
+      const sessionId = yield* twoRuns
+      const store = yield* SessionStore
+      const before = yield* store.messages(sessionId)
+      const failed = yield* Effect.flip((yield* Compaction).compact(sessionId))
+      assert.include(failed.message, "the connection was reset")
+      assert.deepStrictEqual(yield* store.messages(sessionId), before)
+    }).pipe(
+      Effect.provide(
+        runnerLayer({
+          script: [
+            Fake.answer(`parser done: ${"p".repeat(2_000)}`),
+            Fake.answer(`tests done: ${"t".repeat(2_000)}`),
+            [
+              ...Fake.text("Partial summ"),
+              Fake.fail(new ProviderError({ code: "network", message: "the connection was reset" }))
+            ]
+          ]
+        })
+      )
+    )
+  )
+})
+
 describe("CTX-1 /compact keeps a history a summary would not shorten", () => {
   it.effect("CTX-1 a summary no shorter than the turns it replaces is not stored; the next run sends them whole", () =>
     Effect.gen(function* () {

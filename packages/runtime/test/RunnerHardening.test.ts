@@ -464,6 +464,22 @@ describe("LIM-4 only real content is progress", () => {
     )
   )
 
+  it.effect(
+    "LIM-4 an idle timeout shorter than the first-token timeout stops a stall after the first token in time",
+    () =>
+      Effect.gen(function* () {
+        const fiber = yield* Effect.fork(
+          collect({ ...baseOptions, limits: { firstTokenTimeoutMs: 60_000, streamIdleTimeoutMs: 5_000 } })
+        )
+        yield* TestClock.adjust(5_000)
+        const done = yield* Fiber.poll(fiber)
+        assert.isTrue(Option.isSome(done), "stalled 5 s after the text, not 60 s")
+        const events = yield* Fiber.join(fiber)
+        assertContract(events)
+        assert.strictEqual(ofType(events, "run_failed")[0]!.data.timeout?.kind, "stream_idle")
+      }).pipe(Effect.provide(runnerLayer({ script: [[...Fake.text("partial"), Fake.silence]] })))
+  )
+
   it.effect("EV-4 ttftMs counts to the first real content, not to an empty delta", () =>
     Effect.gen(function* () {
       const fiber = yield* Effect.fork(collect(baseOptions))

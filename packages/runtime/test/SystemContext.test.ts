@@ -114,6 +114,45 @@ describe("SystemContext", () => {
     })
   )
 
+  it.scoped(
+    "CTX-2 a project's instruction file linking outside the repository is left unread, with a notice; links inside are read",
+    () =>
+      Effect.gen(function* () {
+        const { app, folders, repo } = repository(yield* tempDir)
+        const secret = path.join(folders.home, ".ssh", "id_rsa")
+        write(secret, "PRIVATE KEY")
+        fs.rmSync(path.join(repo, "AGENTS.md"))
+        fs.symlinkSync(secret, path.join(repo, "AGENTS.md"))
+        fs.rmSync(path.join(app, "AGENTS.md"))
+        fs.symlinkSync("CLAUDE.md", path.join(app, "AGENTS.md"))
+        const built = yield* build.pipe(
+          Effect.provide(catalogLayer({ context: contextOptions(folders, { cwd: app }) }))
+        )
+        assert.notInclude(built.text, "PRIVATE KEY")
+        assert.deepStrictEqual(
+          built.parts.filter((part) => part.kind === "instructions").map((part) => part.text),
+          ["USER rules", "PACKAGES rules from CLAUDE.md", "APP rules for Claude only"]
+        )
+        assert.deepStrictEqual(built.notices, [
+          `${path.join(repo, "AGENTS.md")} was left unread: it links to ${fs.realpathSync(secret)}, outside the repository.`
+        ])
+      })
+  )
+
+  it.scoped("CMD-1 a skill whose front matter runs past what is read says so, not that it never closes", () =>
+    Effect.gen(function* () {
+      const folders = foldersIn(yield* tempDir)
+      const file = path.join(folders.config, "skills", "long", "SKILL.md")
+      write(file, `---\nname: long\ndescription: ${"d".repeat(20_000)}\n---\nThe body.\n`)
+      const diagnostics = yield* Effect.map(SystemContext, (context) => context.skills).pipe(
+        Effect.map((skills) => skills.diagnostics.map((d) => d.message)),
+        Effect.provide(catalogLayer({ context: contextOptions(folders) }))
+      )
+      assert.strictEqual(diagnostics[0], "its front matter does not end within the first 16 KiB, so it was not read")
+      assert.notInclude(diagnostics.join("\n"), "no closing")
+    })
+  )
+
   it("CTX-2 the cap is shared: smaller files whole, the rest split evenly among the larger", () => {
     assert.deepStrictEqual(allot([100, 5000, 200], 1000), [100, 700, 200])
     assert.deepStrictEqual(allot([900, 900], 1000), [500, 500])

@@ -1,8 +1,9 @@
 // The plugin's working parts, imported and made when first needed (issue 17): at setup when the
 // memory file exists, otherwise at the first use of a tool, `/memory`, or a context read after
 // another process created the file. The file itself is opened when it exists, else on first use.
+import * as path from "node:path"
 import type { PluginCommand } from "@alisio/domain/Command"
-import type { ContextProvider, PluginApiService, PluginError } from "@alisio/domain/Plugin"
+import { type ContextProvider, type PluginApiService, PluginError } from "@alisio/domain/Plugin"
 import { SqlDatabaseError } from "@alisio/domain/SqlDatabase"
 import type { Tool } from "@alisio/domain/Tool"
 import * as Effect from "effect/Effect"
@@ -13,6 +14,9 @@ import { migrate } from "./MemorySchema.js"
 import { lazyMemoryStore, makeMemoryStore } from "./MemoryStore.js"
 import type { MemoryCommandSpec, MemoryToolSpecs } from "./MemoryToolSpecs.js"
 import { memoryCommand, memoryTools } from "./MemoryTools.js"
+
+/** What SQLite says of a file that is no database, or one whose pages are broken. */
+const damaged = /not a database|malformed|SQLITE_(NOTADB|CORRUPT)/i
 
 export interface MemoryParts {
   /** Whether the memory file is open. */
@@ -40,7 +44,18 @@ export const makeMemoryParts = (
       const db = yield* api.storage.sqlite(file)
       yield* migrate(db)
       return yield* makeMemoryStore(db, { maxContentChars: config.maxContentChars })
-    }).pipe(Scope.extend(scope))
+    }).pipe(
+      // A damaged file would otherwise be a bare "file is not a database": name it and the remedy.
+      Effect.mapError((error) =>
+        error._tag === "SqlDatabaseError" && damaged.test(error.message)
+          ? new PluginError({
+              pluginId: api.id,
+              message: `The memory file ${path.join(api.paths.state, file)} is damaged (${error.message}). Move it aside (or delete it) and a new one is started.`
+            })
+          : error
+      ),
+      Scope.extend(scope)
+    )
     const store = yield* lazyMemoryStore(
       openNow ? yield* open : undefined,
       Effect.catchTag(open, "PluginError", (error) => Effect.fail(new SqlDatabaseError({ message: error.message })))

@@ -160,9 +160,10 @@ export const memoryCommand = (store: MemoryStore, spec: MemoryCommandSpec): Plug
         const idText = (forget[1] ?? "").trim().replace(/^#/, "")
         if (!/^\d+$/.test(idText)) return `Give the id of the memory to forget, e.g. /memory forget 12. ${USAGE}`
         const id = Number(idText)
-        return (yield* store.forget(project, id, false))
+        // An id past the integers SQLite and JavaScript share names no memory (and prints as 1e+21).
+        return Number.isSafeInteger(id) && (yield* store.forget(project, id, false))
           ? `Forgot memory #${id}.`
-          : `No memory #${id} to forget in this workspace.`
+          : `No memory #${idText} to forget in this workspace.`
       }
       if (text === "") {
         const latest = yield* store.recent(project, DEFAULT_SEARCH_LIMIT)

@@ -293,6 +293,10 @@ describe("memory plugin", () => {
       assert.match(yield* memory.runCommand("memory", "", projectA), /^Usage: .*\n#1 Release train/)
       assert.include(yield* memory.runCommand("memory", "forget abc", projectA), "Give the id of the memory to forget")
       assert.strictEqual(
+        yield* memory.runCommand("memory", "forget 999999999999999999999", projectA),
+        "No memory #999999999999999999999 to forget in this workspace."
+      )
+      assert.strictEqual(
         yield* memory.runCommand("memory", `forget #${saved.id}`, projectA),
         `Forgot memory #${saved.id}.`
       )

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { memoryPlugin } from "@alisio/plugin-memory"
 import { projectIdOf } from "@alisio/plugin-memory/internal/project"
@@ -92,5 +92,23 @@ describe("memory plugin schema", () => {
       assert.include((error as { message: string }).message, "schema version 99, newer than this plugin's")
       assert.deepStrictEqual(yield* userVersion(stateDir), { user_version: 99 })
     })
+  )
+  it.scoped(
+    "PL-6 a damaged memory file fails the setup with one line naming the file and the remedy, left as it was",
+    () =>
+      Effect.gen(function* () {
+        const stateDir = join(yield* tempDir("memory-schema"), "state")
+        mkdirSync(stateDir, { recursive: true })
+        const file = join(stateDir, "memory.db")
+        const garbage = Buffer.alloc(4096, 0x5a)
+        writeFileSync(file, garbage)
+        const error = yield* Effect.flip(startPluginSession(memoryPlugin, { stateDir }))
+        assert.strictEqual((error as { _tag: string })._tag, "PluginError")
+        const message = (error as { message: string }).message
+        assert.include(message, `The memory file ${file} is damaged (`)
+        assert.include(message, "Move it aside (or delete it) and a new one is started.")
+        assert.notInclude(message, "\n")
+        assert.deepStrictEqual(readFileSync(file), garbage)
+      })
   )
 })

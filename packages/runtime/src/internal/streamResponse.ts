@@ -72,9 +72,9 @@ const newResponse = (): StreamedResponse => ({
  * the turn's assistant message with its reasoning, so a resumed session knows what the model had
  * said. Its tool calls are left out: they may be half-written, and every stored call has a result.
  */
-const keepPartialAnswer = (state: RunState, response: StreamedResponse) =>
+const keepPartialAnswer = (state: RunState, response: StreamedResponse, keep: boolean) =>
   Effect.suspend(() =>
-    response.text.trim() === ""
+    !keep || response.text.trim() === ""
       ? Effect.void
       : Effect.ignore(storeTurn(state, [assistantMessage(response.text, response.reasoning, [])]))
   )
@@ -82,7 +82,11 @@ const keepPartialAnswer = (state: RunState, response: StreamedResponse) =>
 /** Streams one response, resending a request that stays silent (LIM-4), failing a stalled one. */
 export const streamResponse = (
   state: RunState,
-  request: ModelRequest
+  request: ModelRequest,
+  options: {
+    /** A summary request's text is no answer of the run: nothing of it is stored when it breaks off (CTX-1). */
+    readonly keepPartial?: boolean
+  } = {}
 ): Effect.Effect<StreamedResponse, RunTimeoutError | ProviderError | StoreError> =>
   Effect.gen(function* () {
     const { emitter, limits, provider } = state
@@ -191,7 +195,9 @@ export const streamResponse = (
         onParts(Chunk.toReadonlyArray(chunk), 0)
       )
       // One watchdog per request: silence before the first part is a first-token timeout
-      // (resent, LIM-4), silence after it an idle stall. No timer per part.
+      // (resent, LIM-4), silence after it an idle stall. No timer per part; it wakes at least once
+      // per idle period, so an idle timeout shorter than the first-token one is kept after a first
+      // part that arrives while it sleeps.
       const watchdog = Effect.gen(function* () {
         for (;;) {
           const now = yield* Clock.currentTimeMillis
@@ -200,7 +206,7 @@ export const streamResponse = (
               ? silentSince + limits.firstTokenTimeoutMs
               : lastPartAt + limits.streamIdleTimeoutMs
           if (now >= due) return yield* firstPartAt === undefined ? new FirstTokenSilence() : new StreamIdle()
-          yield* Effect.sleep(due - now)
+          yield* Effect.sleep(Math.min(due - now, limits.streamIdleTimeoutMs))
         }
       })
       const providerTruncated = Effect.sync(() => {
@@ -218,7 +224,9 @@ export const streamResponse = (
               ? providerTruncated
               : Effect.fail(error)
         }),
-        Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : keepPartialAnswer(state, response)))
+        Effect.onExit((exit) =>
+          Exit.isSuccess(exit) ? Effect.void : keepPartialAnswer(state, response, options.keepPartial !== false)
+        )
       )
       if (outcome === "silent") {
         if (state.attempts <= limits.firstTokenRetries) {
@@ -234,7 +242,7 @@ export const streamResponse = (
       }
       response.durationMs = (yield* Clock.currentTimeMillis) - sentAt
       if (response.finish === undefined && !response.providerTruncated) {
-        yield* keepPartialAnswer(state, response)
+        yield* keepPartialAnswer(state, response, options.keepPartial !== false)
         return yield* new ProviderError({
           code: "invalid_response",
           provider: provider.provider,

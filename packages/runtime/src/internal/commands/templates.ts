@@ -22,7 +22,7 @@ export interface Template {
   readonly scope: "user" | "project"
 }
 
-/** Sub-folders deeper than this are not looked into. */
+/** Sub-folders deeper than this are not looked into (`a/b/c/x.md` is `/a:b:c:x`; `a/b/c/d/` is not read). */
 const MAX_DEPTH = 3
 /** A template's text is read up to this size. */
 const TEMPLATE_BYTES = 256 * 1024
@@ -39,7 +39,7 @@ const markdownFiles = (
         if (entry.name.startsWith(".")) return Effect.succeed([])
         const full = path.join(folder, entry.name)
         if (entry.folder) {
-          return depth < MAX_DEPTH ? markdownFiles(full, depth + 1, [...prefix, entry.name]) : Effect.succeed([])
+          return depth <= MAX_DEPTH ? markdownFiles(full, depth + 1, [...prefix, entry.name]) : Effect.succeed([])
         }
         return Effect.succeed(
           entry.name.toLowerCase().endsWith(".md") ? [[[...prefix, entry.name.slice(0, -3)], full] as const] : []

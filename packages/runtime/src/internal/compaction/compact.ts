@@ -33,6 +33,8 @@ export interface CompactInput<E> {
   readonly history: ReadonlyArray<HistoryEntry>
   readonly current: CompactionSnapshot | undefined
   readonly budget: Budget
+  /** The most the last unit may take and still be kept verbatim (`planCut`); `budget.keep` if absent. */
+  readonly lastRoom?: number | undefined
   readonly calibration: Calibration
   /** Sends one summary request and returns the text of its answer. */
   readonly summarize: (request: ModelRequest) => Effect.Effect<{ readonly text: string; readonly usage?: Usage }, E>
@@ -55,7 +57,14 @@ export const summarize = <E>(input: CompactInput<E>): Effect.Effect<Summarized, 
   Effect.gen(function* () {
     const { budget, calibration, current, history } = input
     const from = current === undefined ? 0 : indexAfter(history, current.lastPosition)
-    const cut = planCut(history, from, budget.keep, (entry) => estimateTokens(messageChars(entry.message), calibration))
+    const cut = planCut(
+      history,
+      from,
+      budget.keep,
+      (entry) => estimateTokens(messageChars(entry.message), calibration),
+      undefined,
+      input.lastRoom
+    )
     if (cut === undefined) {
       return yield* new NothingToCompact({
         message:

@@ -4,7 +4,7 @@
 // with its deltas kept off the event stream; it counts as active time, never as a turn.
 
 import { randomUUID } from "node:crypto"
-import { ContextExhaustedError, type ProviderError, type RunTimeoutError, type StoreError } from "@alisio/domain/Errors"
+import type { ContextExhaustedError, ProviderError, RunTimeoutError, StoreError } from "@alisio/domain/Errors"
 import { RunId, type SessionId } from "@alisio/domain/Ids"
 import type { LanguageModelService, ModelInfo, ModelRequest } from "@alisio/domain/LanguageModel"
 import { type ContextWindow, type ResolvedLimits, resolveContextWindow } from "@alisio/domain/Limits"
@@ -19,8 +19,17 @@ import type { RunState } from "../runState.js"
 import { type StreamedResponse, streamResponse } from "../streamResponse.js"
 import { type EmptySummary, type NothingToCompact, store, summarize } from "./compact.js"
 import { type Calibration, calibrate, estimateTokens, messageChars, requestChars } from "./estimate.js"
+import { exhausted, windowTooSmall } from "./exhausted.js"
 import type { CompactionHooksService } from "./hooks.js"
-import { type Budget, budgetOf, type CompactionSnapshot, type HistoryEntry, indexAfter, planCut } from "./plan.js"
+import {
+  type Budget,
+  budgetOf,
+  type CompactionSnapshot,
+  type HistoryEntry,
+  indexAfter,
+  pinnedIndex,
+  planCut
+} from "./plan.js"
 
 /** Makes a turn's request with the given compaction (the history step and the turn's notices). */
 export type BuildRequest = (compaction: CompactionSnapshot | undefined) => ModelRequest
@@ -65,28 +74,6 @@ const isContextExceeded = (error: unknown): error is ProviderError =>
   (error as { _tag?: unknown })._tag === "ProviderError" &&
   (error as ProviderError).code === "context_length_exceeded"
 
-const sourceText: Record<ContextWindow["source"], string> = {
-  user: "limits.maxContextTokens",
-  model: "the model's",
-  default: "the default; set limits.maxContextTokens to the model's",
-  provider: "as the provider named it"
-}
-
-const exhausted = (state: RunState, tokens: number, budget: Budget, why: string, providerCode?: string) =>
-  new ContextExhaustedError({
-    message:
-      `The conversation no longer fits the context window of ${state.options.model} ` +
-      `(${budget.window.tokens} tokens, ${sourceText[budget.window.source]}): the next request needs about ${tokens} tokens ` +
-      `and ${budget.room} are left for it; ${why}. Start a new session, or shorten the prompt.`,
-    context: {
-      tokens,
-      contextWindow: budget.window.tokens,
-      source: budget.window.source,
-      model: state.options.model
-    },
-    ...(providerCode === undefined ? {} : { providerCode })
-  })
-
 /** The run's emitter without text and reasoning deltas: a summary is not the run's answer. */
 const quietEmitter = (emitter: RunEmitter): RunEmitter => ({
   emit: (type, data) =>
@@ -100,7 +87,7 @@ const quietEmitter = (emitter: RunEmitter): RunEmitter => ({
 export const summarizeWith = (state: RunState) => (request: ModelRequest) =>
   Effect.gen(function* () {
     const quiet: RunState = { ...state, emitter: quietEmitter(state.emitter) }
-    const response = yield* streamResponse(quiet, request)
+    const response = yield* streamResponse(quiet, request, { keepPartial: false })
     state.stage = { stage: "model_request" }
     return { text: response.text, ...(response.usage === undefined ? {} : { usage: response.usage }) }
   })
@@ -116,6 +103,18 @@ const failureText = (error: SummaryFailure): string => {
     case "ProviderError":
       return `the summary request failed: ${error.message}`
   }
+}
+
+/**
+ * What the last unit of the history may take and still be kept verbatim: the room less the system
+ * prompt and tools, a summary at its full budget and the current prompt (sent whole after it).
+ */
+const lastRoomOf = (state: RunState, request: ModelRequest, budget: Budget): number => {
+  const { context, conversation } = state
+  const fixed = estimateRequest(context, { ...request, messages: [] })
+  const pinned = pinnedIndex(conversation)
+  const prompt = pinned < 0 ? 0 : estimateTokens(messageChars(conversation[pinned]!.message), context.calibration)
+  return Math.floor(budget.room - fixed - budget.summaryTokens - prompt)
 }
 
 /**
@@ -156,6 +155,8 @@ const compactNow = (
             history: state.conversation,
             current: context.compaction,
             budget,
+            // After a provider's refusal the estimate is known to be off: no room is left to spare.
+            lastRoom: reason === "threshold" ? lastRoomOf(state, before.request, budget) : undefined,
             calibration: context.calibration,
             summarize: summarizeWith(state),
             hooks: context.hooks
@@ -187,6 +188,17 @@ const compactNow = (
         const { newlyCompacted, snapshot, usage } = outcome.right
         const request = build(snapshot)
         const tokensAfter = estimateRequest(context, request)
+        // A summary no shorter than what it replaces (a server that ignores `max_tokens`, a model
+        // that echoes the transcript) would make every later request of the session longer: the
+        // history stays as it is, as `/compact` keeps it.
+        if (tokensAfter >= before.tokens) {
+          const why = `the summary (about ${tokensAfter} tokens with the rest of the request) is no shorter than the history it would replace (about ${before.tokens})`
+          yield* emitter.emit("compaction_failed", {
+            error: `Compacting older turns failed: ${why}.`,
+            continued: before.fits
+          })
+          return { _tag: "Failed", why } as const
+        }
         const saved = yield* Effect.either(
           store(state.store, {
             sessionId: state.sessionId,
@@ -261,6 +273,10 @@ export const fitWindow = (
     const budget = budgetOf(context.window, request.maxOutputTokens, context.roomCap)
     if (tokens <= budget.threshold) return Effect.succeed(request)
     const fits = tokens <= budget.room
+    if (!fits) {
+      const fixed = estimateRequest(context, { ...request, messages: [] })
+      if (fixed >= budget.room) return Effect.fail(windowTooSmall(state, tokens, fixed, budget))
+    }
     if (fits && context.thresholdFailed) return Effect.succeed(request)
     // Nothing older than the current prompt and the last turn: go on while it fits, without a
     // compaction that could only fail.

@@ -94,31 +94,41 @@ export const unitStarts = (history: ReadonlyArray<HistoryEntry>, from: number): 
  * Where to cut: the index of the first entry kept verbatim (entries from `from` to it are
  * summarised). The most recent units within `keep` tokens are kept; when they all fit, all but the
  * last are summarised (the request is over its threshold for the summary or the fixed parts).
- * `undefined` when there is nothing to summarise: the current prompt (`pinned`), sent whole
- * anyway, does not count.
+ * When the last unit alone passes `keep` — tool results the model has not answered yet, a large
+ * file it just read — it is still kept verbatim while it takes at most `lastRoom`: summarised, the
+ * model would only read them again. `undefined` when there is nothing to summarise: the current
+ * prompt (`pinned`), sent whole anyway, does not count.
  */
 export const planCut = (
   history: ReadonlyArray<HistoryEntry>,
   from: number,
   keep: number,
   tokensOf: (entry: HistoryEntry) => number,
-  pinned = pinnedIndex(history)
+  pinned = pinnedIndex(history),
+  lastRoom = 0
 ): number | undefined => {
   const starts = unitStarts(history, from)
   if (starts.length === 0) return undefined
   const worthIt = (cut: number) => cut - from - (pinned >= from && pinned < cut ? 1 : 0) > 0
-  let kept = 0
-  let cut = history.length
-  for (let u = starts.length - 1; u >= 0; u--) {
-    const start = starts[u]!
+  const sizes = starts.map((start, u) => {
     const end = u + 1 < starts.length ? starts[u + 1]! : history.length
     let size = 0
     for (let i = start; i < end; i++) size += tokensOf(history[i]!)
-    if (kept + size > keep) break
-    kept += size
-    cut = start
+    return size
+  })
+  const plan = (lastKeep: number) => {
+    let kept = 0
+    let cut = history.length
+    for (let u = starts.length - 1; u >= 0; u--) {
+      const size = sizes[u]!
+      if (kept + size > (u === starts.length - 1 ? lastKeep : keep)) break
+      kept += size
+      cut = starts[u]!
+    }
+    if (cut > from && worthIt(cut)) return cut
+    const allButLast = starts.length >= 2 ? starts[starts.length - 1]! : undefined
+    return allButLast !== undefined && worthIt(allButLast) ? allButLast : undefined
   }
-  if (cut > from && worthIt(cut)) return cut
-  const allButLast = starts.length >= 2 ? starts[starts.length - 1]! : undefined
-  return allButLast !== undefined && worthIt(allButLast) ? allButLast : undefined
+  // Kept whole only when something older is left to summarise; otherwise it is summarised too.
+  return (lastRoom > keep ? plan(lastRoom) : undefined) ?? plan(keep)
 }

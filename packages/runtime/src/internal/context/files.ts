@@ -44,6 +44,15 @@ export const fileSize = (file: string): Effect.Effect<number | undefined> =>
     )
   )
 
+/** The real path of `file` (every link resolved), or `undefined`. */
+export const realFile = (file: string): Effect.Effect<string | undefined> =>
+  Effect.promise(() =>
+    fs.realpath(file).then(
+      (real) => real,
+      () => undefined
+    )
+  )
+
 /** Whether anything is at `file`. */
 export const exists = (file: string): Effect.Effect<boolean> =>
   Effect.promise(() =>

@@ -5,7 +5,7 @@
 
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import { exists, fileSize, readPrefix } from "./files.js"
+import { exists, fileSize, readPrefix, realFile } from "./files.js"
 
 /** The total size of the instructions put into the system context, unless told otherwise. */
 export const DEFAULT_INSTRUCTIONS_CAP = 32 * 1024
@@ -18,6 +18,11 @@ export interface InstructionSource {
   readonly size: number
   /** Read because the folder has no AGENTS.md. */
   readonly fallback: boolean
+  /**
+   * Where a project's file links to, when that is outside the repository (or the workspace): such a
+   * file is left unread, so a project cannot put the person's other files (`~/.ssh/…`) in the context.
+   */
+  readonly outside?: string | undefined
 }
 
 export interface InstructionFile extends InstructionSource {
@@ -63,12 +68,21 @@ export const instructionFolders = (cwd: string, repositoryRoot: string | undefin
   return folders
 }
 
-/** The first of `candidates` that is a file. */
-const firstFile = (candidates: ReadonlyArray<string>) =>
+/** Whether `target` is `folder` or inside it. */
+const isInside = (target: string, folder: string) => {
+  const relative = path.relative(folder, target)
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative))
+}
+
+/** The first of `candidates` that is a file; with `within`, where it links to when that is outside. */
+const firstFile = (candidates: ReadonlyArray<string>, within?: string | undefined) =>
   Effect.gen(function* () {
     for (const [index, file] of candidates.entries()) {
       const size = yield* fileSize(file)
-      if (size !== undefined) return { file, size, fallback: index > 0 }
+      if (size === undefined) continue
+      const target = within === undefined ? undefined : yield* realFile(file)
+      const outside = target !== undefined && within !== undefined && !isInside(target, within) ? target : undefined
+      return { file, size, fallback: index > 0, ...(outside === undefined ? {} : { outside }) }
     }
     return undefined
   })
@@ -80,12 +94,14 @@ const firstFile = (candidates: ReadonlyArray<string>) =>
 export const locateInstructions = (options: {
   readonly userFiles: ReadonlyArray<string>
   readonly folders: ReadonlyArray<string>
+  /** The folder a project's files must stay in, links resolved: the repository root, else the workspace. */
+  readonly within?: string | undefined
 }): Effect.Effect<ReadonlyArray<InstructionSource>> =>
   Effect.gen(function* () {
     const user = yield* firstFile(options.userFiles)
     const folders = yield* Effect.forEach(
       options.folders,
-      (folder) => firstFile([path.join(folder, "AGENTS.md"), path.join(folder, "CLAUDE.md")]),
+      (folder) => firstFile([path.join(folder, "AGENTS.md"), path.join(folder, "CLAUDE.md")], options.within),
       { concurrency: "unbounded" }
     )
     const sources: Array<InstructionSource> = []
@@ -119,12 +135,14 @@ export const readInstructions = (
   repositoryRoot?: string | undefined
 ): Effect.Effect<Instructions> =>
   Effect.gen(function* () {
+    const unread = sources.filter((source) => source.outside !== undefined)
+    const readable = sources.filter((source) => source.outside === undefined)
     const allotted = allot(
-      sources.map((source) => source.size),
+      readable.map((source) => source.size),
       capBytes
     )
     const read = yield* Effect.forEach(
-      sources,
+      readable,
       (source, index) =>
         Effect.map(readPrefix(source.file, allotted[index]!), (result): InstructionFile | undefined => {
           if (result === undefined) return undefined
@@ -141,12 +159,20 @@ export const readInstructions = (
     )
     const files = read.filter((file): file is InstructionFile => file !== undefined)
     const cut = files.filter((file) => file.cut)
-    const notice =
-      cut.length === 0
-        ? undefined
-        : `The instruction files pass the ${kib(capBytes)} limit, so ${cut
-            .map((file) => `${file.file} was cut to ${kib(Buffer.byteLength(file.text))} of ${kib(file.size)}`)
-            .join(", ")}.`
+    const notices = [
+      ...unread.map(
+        (source) =>
+          `${source.file} was left unread: it links to ${source.outside}, outside ${repositoryRoot === undefined ? "the workspace" : "the repository"}.`
+      ),
+      ...(cut.length === 0
+        ? []
+        : [
+            `The instruction files pass the ${kib(capBytes)} limit, so ${cut
+              .map((file) => `${file.file} was cut to ${kib(Buffer.byteLength(file.text))} of ${kib(file.size)}`)
+              .join(", ")}.`
+          ])
+    ]
+    const notice = notices.length === 0 ? undefined : notices.join(" ")
     return { files, repositoryRoot, notice, capBytes }
   })
 

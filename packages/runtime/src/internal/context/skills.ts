@@ -55,7 +55,11 @@ const readSkill = (root: SkillRoot, name: string) =>
     const diagnostics: Array<FileDiagnostic> = []
     const report = (message: string) => diagnostics.push({ file, message })
     const matter = parseFrontMatter(read.text)
-    for (const problem of matter.problems) report(problem)
+    // Only the file's start is read: front matter still open there may well close further on.
+    const unclosed = read.size > FRONT_MATTER_BYTES && matter.body === read.text && matter.problems.length > 0
+    if (unclosed)
+      report(`its front matter does not end within the first ${FRONT_MATTER_BYTES / 1024} KiB, so it was not read`)
+    else for (const problem of matter.problems) report(problem)
     const given = textField(matter, "name", report)
     const id = (given === undefined ? undefined : idFrom(given)) ?? idFrom(name)
     if (id === undefined) {
