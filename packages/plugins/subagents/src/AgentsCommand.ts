@@ -12,7 +12,7 @@ import type { TaskRecord } from "./TaskRecords.js"
 import { formatTokens, totalTokens } from "./TaskResult.js"
 import type { Tasks } from "./Tasks.js"
 import type { AgentsCommandSpec } from "./TaskToolSpecs.js"
-import { commitWorktree, mergeBranch, removeWorktree } from "./Worktrees.js"
+import { commitWorktree, folderExists, mergeBranch, removeWorktree } from "./Worktrees.js"
 
 const usage = "Usage: /agents [list] | /agents cancel <id> | /agents merge <id> | /agents discard <id> | /agents defs"
 
@@ -114,7 +114,9 @@ export const agentsCommand = (tasks: Tasks, api: PluginApiService, spec: AgentsC
       if (tree === undefined || (tree.state !== "kept" && tree.state !== "active")) {
         return `Task ${record.id} has no worktree to merge${tree === undefined ? " (it worked in the shared workspace)" : ` (its worktree was ${tree.state})`}.`
       }
-      if (tree.state === "active") {
+      // A worktree whose folder was deleted keeps only what its branch holds: that is merged.
+      const gone = !(yield* folderExists(tree.dir))
+      if (tree.state === "active" && !gone) {
         yield* commitWorktree(
           tree.dir,
           tree.base,
@@ -140,7 +142,10 @@ export const agentsCommand = (tasks: Tasks, api: PluginApiService, spec: AgentsC
         case "Merged": {
           yield* removeWorktree(tree.repoRoot, tree.dir, tree.branch)
           yield* tasks.update({ ...record, worktree: { ...tree, state: "merged" } })
-          return `Merged ${tree.branch} into ${tree.target}${result.files.length === 0 ? "" : `: ${result.files.join(", ")}`}. The worktree and the branch were removed.`
+          const lost = gone
+            ? ` Its worktree ${tree.dir} was gone: only the work committed on the branch was merged.`
+            : ""
+          return `Merged ${tree.branch} into ${tree.target}${result.files.length === 0 ? "" : `: ${result.files.join(", ")}`}.${lost} The worktree and the branch were removed.`
         }
       }
     })
