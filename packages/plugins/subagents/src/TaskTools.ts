@@ -104,8 +104,11 @@ export const taskTools = (tasks: Tasks, specs: TaskToolSpecs) => [
             )
           }
           // The call stopped (its run cancelled, a timeout) stops the subagent, which still ends
-          // through its steps: its worktree and partial work are kept.
-          const end = yield* tasks.wait(task, context.sessionId).pipe(Effect.onInterrupt(() => tasks.cancel(task)))
+          // through its steps: its worktree and partial work are kept. The run's tasks that have not
+          // started are cancelled first, so the slot this one frees starts none of them.
+          const end = yield* tasks
+            .wait(task, context.sessionId)
+            .pipe(Effect.onInterrupt(() => Effect.zipRight(tasks.cancelUnstarted(context.runId), tasks.cancel(task))))
           task.delivered = true
           return textResult(end.text, { isError: end.isError })
         })
@@ -134,10 +137,11 @@ export const taskTools = (tasks: Tasks, specs: TaskToolSpecs) => [
     run: ({ task_id, timeout_ms }, context) =>
       Effect.gen(function* () {
         const task = yield* lookup(tasks, task_id, context.sessionId)
-        const end =
+        const end = yield* (
           timeout_ms === undefined
-            ? Option.some(yield* tasks.wait(task, context.sessionId))
-            : yield* tasks.waitWithin(task, context.sessionId, timeout_ms)
+            ? Effect.asSome(tasks.wait(task, context.sessionId))
+            : tasks.waitWithin(task, context.sessionId, timeout_ms)
+        ).pipe(Effect.onInterrupt(() => tasks.cancelUnstarted(context.runId)))
         if (Option.isNone(end)) {
           return textResult(
             `Still running after ${formatDuration(timeout_ms ?? 0)}. ${statusLine(task, yield* Clock.currentTimeMillis)}`

@@ -76,6 +76,12 @@ export interface Tasks {
   readonly waitWithin: (task: LiveTask, caller: SessionId, timeoutMs: number) => Effect.Effect<Option.Option<TaskEnd>>
   /** Cancels the task and returns once it has ended. */
   readonly cancel: (task: LiveTask) => Effect.Effect<void>
+  /**
+   * Cancels the tasks a run started that have no child yet (queued, or waiting for a lock): its
+   * ending is under way. Done before a slot it held frees up, so none of them starts, or is refused,
+   * in a run that is ending.
+   */
+  readonly cancelUnstarted: (runId: string) => Effect.Effect<void>
   readonly all: Effect.Effect<ReadonlyArray<LiveTask>>
   readonly byId: (id: string) => LiveTask | undefined
   readonly records: TaskRecords
@@ -286,15 +292,17 @@ export const makeTasks = (
         return renderPanel
       })
     )
-    // A background task still queued when its parent's run ends would never start in it.
-    for (const type of ["run_completed", "run_failed", "run_cancelled", "turns_exceeded"] as const) {
-      yield* api.events.on(type, (event) =>
+    const cancelUnstarted = (runId: string) =>
+      Effect.suspend(() =>
         Effect.forEach(
-          [...tasks.values()].filter((t) => t.parentRunId === event.runId && t.handle === undefined),
+          [...tasks.values()].filter((t) => t.parentRunId === runId && t.handle === undefined),
           cancel,
-          { discard: true }
+          { discard: true, concurrency: "unbounded" }
         )
       )
+    // A background task still queued when its parent's run ends would never start in it.
+    for (const type of ["run_completed", "run_failed", "run_cancelled", "turns_exceeded"] as const) {
+      yield* api.events.on(type, (event) => cancelUnstarted(event.runId))
     }
 
     return {
@@ -302,6 +310,7 @@ export const makeTasks = (
       wait,
       waitWithin,
       cancel,
+      cancelUnstarted,
       all: Effect.sync(() => [...tasks.values()]),
       byId: (id) => tasks.get(id),
       records,
