@@ -21,6 +21,7 @@ import type * as Scope from "effect/Scope"
 import type { AgentDefinition } from "./AgentDefinition.js"
 import type { Discovered } from "./AgentDiscovery.js"
 import { makeScheduler } from "./internal/scheduler.js"
+import { makeStoredTasks, type StoredTasks } from "./internal/storedTasks.js"
 import { makeFinish } from "./internal/taskEnding.js"
 import { makePrepare, type Progress } from "./internal/taskPreparation.js"
 import { makeWriteLocks } from "./internal/writeLocks.js"
@@ -85,6 +86,8 @@ export interface Tasks {
   readonly all: Effect.Effect<ReadonlyArray<LiveTask>>
   readonly byId: (id: string) => LiveTask | undefined
   readonly records: TaskRecords
+  /** Tasks as stored: where one stands now, and the result of one that ran in an earlier process. */
+  readonly stored: StoredTasks
   /** Saves a changed record, the live task's too when it is of this process. */
   readonly update: (record: TaskRecord) => Effect.Effect<void>
   readonly discover: (cwd: string) => Effect.Effect<Discovered>
@@ -314,6 +317,7 @@ export const makeTasks = (
       all: Effect.sync(() => [...tasks.values()]),
       byId: (id) => tasks.get(id),
       records,
+      stored: makeStoredTasks(api, records, (id) => tasks.get(id)?.record, config.maxResultChars),
       update: (record) =>
         Effect.suspend(() => {
           const live = tasks.get(record.id)

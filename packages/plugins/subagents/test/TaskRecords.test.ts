@@ -1,13 +1,15 @@
 // The task records the plugin keeps in its state, read again by a later process (CH-4): `/agents`
-// of a session lists every task it started, whenever in the run each one was started.
+// of a session lists every task it started, whenever in the run each one was started, and
+// `task_status` / `task_wait` answer for a task an earlier process ran.
 import * as path from "node:path"
+import type { SessionId } from "@alisio/domain/Ids"
 import * as Fake from "@alisio/providers/FakeProvider"
 import * as PluginHost from "@alisio/runtime/PluginHost"
 import { Runner } from "@alisio/runtime/Runner"
 import * as SessionStore from "@alisio/runtime/SessionStore"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { agentOf, subagentsLayer, tempDir } from "./support/subagentsHost.js"
+import { agentOf, answered, latestResults, subagentsLayer, taskIdIn, tempDir } from "./support/subagentsHost.js"
 
 /** The root asks for one task a turn, three turns running, then answers. */
 const oneTaskATurn: Fake.Script = (request) => {
@@ -48,6 +50,62 @@ describe("task records", () => {
         ["completed explore", "completed explore", "completed explore"],
         listing
       )
+    })
+  )
+
+  it.scoped("CH-4 task_status and task_wait in a resumed session answer for a task an earlier process ran", () =>
+    Effect.gen(function* () {
+      const root = yield* tempDir
+      const filename = path.join(root, "alisio.db")
+      const homes = {
+        state: path.join(root, "state"),
+        config: path.join(root, "config"),
+        cache: path.join(root, "cache")
+      }
+      const host = (script: Fake.Script) => subagentsLayer({ script, store: SessionStore.layer({ filename }), homes })
+      const run = (prompt: string, sessionId?: SessionId) =>
+        Effect.flatMap(Runner, (runner) =>
+          runner.run({ cwd: root, prompt, model: "fake-model", ...(sessionId === undefined ? {} : { sessionId }) })
+        )
+
+      const first = yield* run("delegate").pipe(
+        Effect.provide(
+          host((request) => {
+            if (agentOf(request) !== undefined) return Fake.answer("the loader is in src/load.ts")
+            return answered(request)
+              ? Fake.answer(latestResults(request).join("\n"))
+              : Fake.callTools({
+                  id: "t1",
+                  name: "task",
+                  args: { description: "find", prompt: "find the loader", subagent_type: "explore" }
+                })
+          })
+        )
+      )
+      const id = taskIdIn(first.text)!
+      assert.isDefined(id, first.text)
+
+      // A later process resumes the session and asks after the task by its id.
+      const second = yield* run("what did it find?", first.sessionId).pipe(
+        Effect.provide(
+          host((request) =>
+            answered(request)
+              ? Fake.answer(latestResults(request).join("\n----\n"))
+              : Fake.callTools(
+                  { id: "s1", name: "task_status", args: { task_id: id } },
+                  { id: "w1", name: "task_wait", args: { task_id: id } },
+                  { id: "s2", name: "task_status", args: { task_id: "0badc0de" } }
+                )
+          )
+        )
+      )
+      const [status, waited, unknown] = second.text.split("\n----\n")
+      for (const answer of [status, waited]) {
+        assert.include(answer, `Task ${id} ran in an earlier run of this session.`)
+        assert.include(answer, `<subagent_result task="${id}" agent="explore" status="completed"`)
+        assert.include(answer, "the loader is in src/load.ts")
+      }
+      assert.strictEqual(unknown, "No task 0badc0de was started from this session.")
     })
   )
 })
