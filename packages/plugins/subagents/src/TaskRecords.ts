@@ -39,6 +39,8 @@ export const TaskRecord = Schema.Struct({
   label: Schema.String,
   background: Schema.Boolean,
   parentSessionId: Schema.String,
+  /** The run that asked for it: a task still queued waits as long as that run goes on. */
+  parentRunId: Schema.optional(Schema.String),
   rootSessionId: Schema.String,
   sessionId: Schema.optional(Schema.String),
   runId: Schema.optional(Schema.String),

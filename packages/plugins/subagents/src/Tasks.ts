@@ -222,6 +222,7 @@ export const makeTasks = (
             label: caller === undefined ? agent.name : `${caller.record.label} › ${agent.name}`,
             background: input.background ?? agent.background,
             parentSessionId: context.sessionId,
+            parentRunId: context.runId,
             rootSessionId: caller?.record.rootSessionId ?? context.sessionId,
             depth,
             status: "queued",

@@ -9,7 +9,17 @@ import { Runner } from "@alisio/runtime/Runner"
 import * as SessionStore from "@alisio/runtime/SessionStore"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { agentOf, answered, latestResults, subagentsLayer, taskIdIn, tempDir } from "./support/subagentsHost.js"
+import * as Fiber from "effect/Fiber"
+import {
+  agentOf,
+  answered,
+  latestResults,
+  requestsOf,
+  subagentsLayer,
+  taskIdIn,
+  tempDir,
+  waitUntil
+} from "./support/subagentsHost.js"
 
 /** The root asks for one task a turn, three turns running, then answers. */
 const oneTaskATurn: Fake.Script = (request) => {
@@ -106,6 +116,64 @@ describe("task records", () => {
         assert.include(answer, "the loader is in src/load.ts")
       }
       assert.strictEqual(unknown, "No task 0badc0de was started from this session.")
+    })
+  )
+
+  it.scoped("CH-4 /agents of another process shows a live run's queued task as queued, not interrupted", () =>
+    Effect.gen(function* () {
+      const root = yield* tempDir
+      const filename = path.join(root, "alisio.db")
+      const homes = {
+        state: path.join(root, "state"),
+        config: path.join(root, "config"),
+        cache: path.join(root, "cache")
+      }
+      const host = (script: Fake.Script) =>
+        subagentsLayer({
+          script,
+          store: SessionStore.layer({ filename }),
+          homes,
+          config: { maxConcurrentPerParent: 1 }
+        })
+      // One process runs two background tasks, one at a time: the second waits in its queue.
+      const running = Effect.gen(function* () {
+        const fiber = yield* Effect.fork(
+          Effect.flatMap(Runner, (runner) => runner.run({ cwd: root, prompt: "root", model: "fake-model" }))
+        )
+        yield* waitUntil(requestsOf, (requests) => requests.some((r) => agentOf(r) !== undefined))
+        const [session] = yield* Effect.flatMap(SessionStore.SessionStore, (store) =>
+          store.sessions({ parentId: null })
+        )
+        // Another process lists them meanwhile.
+        const listing = yield* Effect.flatMap(PluginHost.PluginHost, (plugins) =>
+          plugins.commands.run("agents", "", { sessionId: session!.id, cwd: root })
+        ).pipe(Effect.provide(host([])))
+        yield* Fiber.interrupt(fiber)
+        return listing
+      })
+      const listing = yield* running.pipe(
+        Effect.provide(
+          host((request) =>
+            agentOf(request) !== undefined
+              ? [...Fake.text("working"), Fake.silence]
+              : answered(request)
+                ? Fake.answer("both started")
+                : Fake.callTools(
+                    ...["first", "second"].map((name) => ({
+                      id: `t-${name}`,
+                      name: "task",
+                      args: { description: name, prompt: `do ${name}`, subagent_type: "explore", background: true }
+                    }))
+                  )
+          )
+        )
+      )
+      const rows = listing.split("\n").slice(1)
+      assert.deepStrictEqual(
+        rows.map((row) => row.split(/ {2,}/).slice(1, 3).join(" ")),
+        ["running explore", "queued explore"],
+        listing
+      )
     })
   )
 })

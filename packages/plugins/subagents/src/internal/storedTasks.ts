@@ -1,5 +1,6 @@
 // Tasks as the plugin's state keeps them, read by a later process: where each stands now (a task an
-// ended process left running reads as its child session does), and what the model gets for one of
+// ended process left running reads as its child session does, one it left queued as interrupted
+// unless the run that asked for it goes on), and what the model gets for one of
 // its session's tasks that ran in an earlier process (its result, read from its child session).
 import { RunId, SessionId } from "@alisio/domain/Ids"
 import type { PluginApiService } from "@alisio/domain/Plugin"
@@ -29,13 +30,27 @@ export const makeStoredTasks = (
       ? undefined
       : { sessionId: SessionId.make(record.sessionId), runId: RunId.make(record.runId) }
 
+  /** Whether the run that asked for a task still goes on (in the process that holds the task). */
+  const askerRunning = (record: TaskRecord) =>
+    record.parentRunId === undefined
+      ? Effect.succeed(false)
+      : Effect.map(
+          api.sessions.status({
+            sessionId: SessionId.make(record.parentSessionId),
+            runId: RunId.make(record.parentRunId)
+          }),
+          (asker) => isRunning(asker.status)
+        )
+
   const current = (record: TaskRecord) =>
     Effect.gen(function* () {
       const known = live(record.id)
       if (known !== undefined) return known
+      if (!isRunning(record.status)) return record
       const handle = handleOf(record)
-      if (!isRunning(record.status) || handle === undefined) {
-        return isRunning(record.status) ? { ...record, status: "interrupted" as const } : record
+      if (handle === undefined) {
+        // Queued in another process, which may still be running it, or left so by one that ended.
+        return (yield* askerRunning(record)) ? record : { ...record, status: "interrupted" as const }
       }
       const outcome = yield* api.sessions.status(handle)
       return { ...record, status: outcome.status, usage: isRunning(outcome.status) ? record.usage : outcome.usage }
