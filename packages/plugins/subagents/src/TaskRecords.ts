@@ -87,21 +87,15 @@ export const makeTaskRecords = (api: PluginApiService): Effect.Effect<TaskRecord
     const latest = new Map<string, TaskRecord>()
     /** Each parent's ids saved in this process, in order, written or not yet. */
     const saved = new Map<string, ReadonlyArray<string>>()
-    /** Each parent's index as it stands in the state, once read or written here. */
-    const stored = new Map<string, ReadonlyArray<string>>()
 
     const warn = (what: string) => (error: { readonly message: string }) =>
       api.ui.notify(`could not ${what}: ${error.message}`, { level: "warning" })
+    // Read afresh each time: another process may have resumed the session and added to its index.
     const storedIds = (parent: string) =>
-      Effect.suspend(() => {
-        const known = stored.get(parent)
-        if (known !== undefined) return Effect.succeed(known)
-        return api.state.get(indexKey(parent)).pipe(
-          Effect.map((value) => Option.getOrElse(Option.flatMap(value, decodeIds), () => [] as ReadonlyArray<string>)),
-          Effect.tap((ids) => Effect.sync(() => stored.set(parent, ids))),
-          Effect.catchAll(() => Effect.succeed([] as ReadonlyArray<string>))
-        )
-      })
+      api.state.get(indexKey(parent)).pipe(
+        Effect.map((value) => Option.getOrElse(Option.flatMap(value, decodeIds), () => [] as ReadonlyArray<string>)),
+        Effect.catchAll(() => Effect.succeed([] as ReadonlyArray<string>))
+      )
     const idsOf = (parent: string) =>
       Effect.map(storedIds(parent), (ids) => {
         const unwritten = (saved.get(parent) ?? []).filter((id) => !ids.includes(id))
@@ -113,11 +107,7 @@ export const makeTaskRecords = (api: PluginApiService): Effect.Effect<TaskRecord
         yield* api.state.set(recordKey(record.id), Schema.encodeSync(TaskRecord)(record))
         const parent = record.parentSessionId
         const ids = yield* storedIds(parent)
-        if (!ids.includes(record.id)) {
-          const next = [...ids, record.id]
-          yield* api.state.set(indexKey(parent), next)
-          stored.set(parent, next)
-        }
+        if (!ids.includes(record.id)) yield* api.state.set(indexKey(parent), [...ids, record.id])
       }).pipe(Effect.catchAll(warn(`record the task ${record.id}`)))
 
     /** Writes a batch, each task's latest record once; a batch begun is finished. */

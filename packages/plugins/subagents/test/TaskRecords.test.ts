@@ -176,4 +176,47 @@ describe("task records", () => {
       )
     })
   )
+
+  it.scoped("CH-4 a process that resumes a session after another keeps that one's tasks in the session's list", () =>
+    Effect.gen(function* () {
+      const root = yield* tempDir
+      const filename = path.join(root, "alisio.db")
+      const homes = {
+        state: path.join(root, "state"),
+        config: path.join(root, "config"),
+        cache: path.join(root, "cache")
+      }
+      const script: Fake.Script = (request) =>
+        agentOf(request) !== undefined
+          ? Fake.answer("reported")
+          : answered(request)
+            ? Fake.answer("done")
+            : Fake.callTools({
+                id: `t${request.messages.length}`,
+                name: "task",
+                args: { description: "look", prompt: "look around", subagent_type: "explore" }
+              })
+      const host = () => subagentsLayer({ script, store: SessionStore.layer({ filename }), homes })
+      const run = (sessionId?: SessionId) =>
+        Effect.flatMap(Runner, (runner) =>
+          runner.run({
+            cwd: root,
+            prompt: "go",
+            model: "fake-model",
+            ...(sessionId === undefined ? {} : { sessionId })
+          })
+        )
+      // Process A runs the session, stays open while process B goes on with it, then goes on again.
+      const sessionId = yield* Effect.gen(function* () {
+        const first = yield* run()
+        yield* run(first.sessionId).pipe(Effect.provide(host()))
+        yield* run(first.sessionId)
+        return first.sessionId
+      }).pipe(Effect.provide(host()))
+      const listing = yield* Effect.flatMap(PluginHost.PluginHost, (plugins) =>
+        plugins.commands.run("agents", "", { sessionId, cwd: root })
+      ).pipe(Effect.provide(host()))
+      assert.strictEqual(listing.split("\n").slice(1).length, 3, listing)
+    })
+  )
 })
