@@ -13,25 +13,31 @@ import type { Tool, ToolSpec } from "./Tool.js"
  * `make`, run once when the returned effect is first run, every caller awaiting the same outcome.
  * It runs in a fiber of `scope` (the plugin's), interruptible as a setup is, so what it forks or
  * acquires belongs to the plugin and stops when the plugin's scope closes; a caller interrupted
- * while waiting leaves it going.
+ * while waiting leaves it going. It runs with the services of the `onFirstUse` call (the setup's),
+ * not those of its first caller, and callers get only its outcome: joining the fiber would also
+ * hand every later caller the first caller's services (its run's `CurrentRun`, say).
  */
 export const onFirstUse = <A, E>(
   make: Effect.Effect<A, E, Scope.Scope>,
   scope: Scope.Scope
 ): Effect.Effect<Effect.Effect<A, E>> =>
-  Effect.map(Effect.makeSemaphore(1), (lock) => {
-    let fiber: Fiber.RuntimeFiber<A, E> | undefined
-    const start = lock.withPermits(1)(
-      Effect.suspend(() =>
-        fiber !== undefined
-          ? Effect.succeed(fiber)
-          : Effect.tap(Effect.forkIn(Effect.interruptible(Scope.extend(make, scope)), scope), (forked) => {
-              fiber = forked
-            })
+  Effect.flatMap(Effect.context<never>(), (services) =>
+    Effect.map(Effect.makeSemaphore(1), (lock) => {
+      let fiber: Fiber.RuntimeFiber<A, E> | undefined
+      const made = Effect.provide(Effect.interruptible(Scope.extend(make, scope)), services)
+      const start = lock.withPermits(1)(
+        Effect.suspend(() =>
+          fiber !== undefined
+            ? Effect.succeed(fiber)
+            : Effect.tap(Effect.forkIn(made, scope), (forked) => {
+                fiber = forked
+              })
+        )
       )
-    )
-    return Effect.suspend(() => (fiber !== undefined ? Fiber.join(fiber) : Effect.flatMap(start, Fiber.join)))
-  })
+      const outcome = (forked: Fiber.RuntimeFiber<A, E>) => Effect.flatten(Fiber.await(forked))
+      return Effect.suspend(() => (fiber !== undefined ? outcome(fiber) : Effect.flatMap(start, outcome)))
+    })
+  )
 
 /**
  * Tools offered at once from their specs, whose handlers come with `parts` (an `onFirstUse`): the

@@ -37,6 +37,11 @@ export class WaitBoard {
     return this.open.length
   }
 
+  /** Every open wait, oldest first. */
+  get all(): ReadonlyArray<Wait> {
+    return [...this.open]
+  }
+
   add(wait: Wait): void {
     this.open.push(wait)
     this.changed()

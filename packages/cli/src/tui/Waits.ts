@@ -1,6 +1,6 @@
 // Puts the oldest open wait on the screen as a dialog in the editor's place, and the next one when
 // it is answered or withdrawn (the run cancelled). An approval says what will run; "always" grants
-// the tool, the command prefix or the folder for the rest of the session.
+// the tool, the command prefix or the folder for the rest of the session, open approvals included.
 import * as Effect from "effect/Effect"
 import { ApprovalDialog, type Dialog, PlanDialog, QuestionDialog } from "./Dialogs.js"
 import { type Grants, offerFor } from "./Grants.js"
@@ -8,7 +8,19 @@ import type { Screen } from "./Screen.js"
 import { summariseArguments } from "./ToolCard.js"
 import type { Wait, WaitBoard } from "./TuiInteraction.js"
 
-const dialogFor = (screen: Screen, wait: Wait, grants: Grants): Dialog => {
+/**
+ * After an "always", the other open approvals it covers are given by it too: subagents (or calls of
+ * one response) that asked for the same thing at once are not asked about one by one.
+ */
+const approveCovered = (board: WaitBoard, grants: Grants, answered: Wait) => {
+  for (const wait of board.all) {
+    if (wait !== answered && wait._tag === "Approval" && grants.allows(wait.request)) {
+      wait.answer({ approved: true, by: "policy" })
+    }
+  }
+}
+
+const dialogFor = (screen: Screen, board: WaitBoard, wait: Wait, grants: Grants): Dialog => {
   switch (wait._tag) {
     case "Approval": {
       const request = wait.request
@@ -28,7 +40,10 @@ const dialogFor = (screen: Screen, wait: Wait, grants: Grants): Dialog => {
               : prettyArguments(request.arguments)
             : request.summary
       return new ApprovalDialog(screen.theme, title, details, offer, (choice) => {
-        if (choice === "always" && offer !== undefined) grants.grant(offer.key)
+        if (choice === "always" && offer !== undefined) {
+          grants.grant(offer.key)
+          approveCovered(board, grants, wait)
+        }
         wait.answer({ approved: choice !== "no", by: "person" })
       })
     }
@@ -69,7 +84,7 @@ export const showWaits = (screen: Screen, board: WaitBoard, grants: Grants) =>
         if (shown !== undefined) screen.closeDialog(shown.dialog)
         shown = undefined
         if (current !== undefined) {
-          const dialog = dialogFor(screen, current, grants)
+          const dialog = dialogFor(screen, board, current, grants)
           shown = { wait: current, dialog }
           screen.showDialog(dialog, true)
         }

@@ -158,6 +158,58 @@ describe("TUI waits", () => {
     }).pipe(Effect.scoped)
   })
 
+  it.live(
+    "UI-1 CH-4 'always' answers the open approvals it covers: subagents asking the same at once are asked once",
+    () => {
+      const board = new TuiInteraction.WaitBoard()
+      const grants = new Grants()
+      const terminal = new VirtualTerminal(80, 20)
+      const screen = new Screen(terminal, makeTheme({ color: false }))
+      return Effect.gen(function* () {
+        screen.tui.start()
+        yield* Effect.addFinalizer(() => Effect.sync(() => screen.tui.stop()))
+        yield* showWaits(screen, board, grants)
+        const answers: Array<[string, boolean, string]> = []
+        // As the TUI's Interaction does: an answered wait leaves the board.
+        const ask = (id: string, command: string, label: string) => {
+          const wait: TuiInteraction.Wait = {
+            _tag: "Approval",
+            request: {
+              sessionId: `child-${id}` as never,
+              approvalId: id,
+              kind: "tool",
+              summary: `bash: ${command}`,
+              tool: "bash",
+              effect: "external",
+              arguments: JSON.stringify({ command }),
+              label
+            },
+            answer: (answer) => {
+              answers.push([id, answer.approved, answer.by])
+              board.remove(wait)
+            }
+          }
+          board.add(wait)
+        }
+        ask("a1", "npm test", "general")
+        ask("a2", "npm test -- --watch=false", "general")
+        ask("a3", "rm -r build", "general")
+        ask("a4", "npm test", "general › general")
+        yield* Effect.promise(settle)
+        terminal.send("a")
+        yield* until(() => answers.length === 3)
+        assert.deepStrictEqual(answers, [
+          ["a2", true, "policy"],
+          ["a4", true, "policy"],
+          ["a1", true, "person"]
+        ])
+        assert.strictEqual(board.size, 1, "what the grant does not cover is still asked")
+        yield* Effect.promise(settle)
+        assert.include((yield* Effect.promise(() => terminal.screen())).join("\n"), "rm -r build")
+      }).pipe(Effect.scoped)
+    }
+  )
+
   it.live("UI-1 a cancelled run withdraws its open wait: the dialog goes and the editor is back", () => {
     const { board, grants, layer } = harness([FakeProvider.callTools({ id: "c1", name: "note", args: { text: "x" } })])
     const terminal = new VirtualTerminal(60, 20)

@@ -2,21 +2,18 @@
 // ones), and `/agents cancel|merge|discard <id>`, `/agents defs`.
 import type { PluginCommand } from "@alisio/domain/Command"
 import { formatDuration } from "@alisio/domain/Durations"
-import { RunId, SessionId } from "@alisio/domain/Ids"
-import type { PluginApiService } from "@alisio/domain/Plugin"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { type AgentDefinition, formatDiagnostic } from "./AgentDefinition.js"
+import { isRunning } from "./internal/storedTasks.js"
 import type { TaskRecord } from "./TaskRecords.js"
 import { formatTokens, totalTokens } from "./TaskResult.js"
 import type { Tasks } from "./Tasks.js"
 import type { AgentsCommandSpec } from "./TaskToolSpecs.js"
-import { commitWorktree, mergeBranch, removeWorktree } from "./Worktrees.js"
+import { commitWorktree, folderExists, mergeBranch, removeWorktree } from "./Worktrees.js"
 
 const usage = "Usage: /agents [list] | /agents cancel <id> | /agents merge <id> | /agents discard <id> | /agents defs"
-
-const isRunning = (status: string) => status === "queued" || status === "running"
 
 const sourceNames: Record<AgentDefinition["source"], string> = {
   project: "project (.alisio/agents)",
@@ -28,21 +25,8 @@ const sourceNames: Record<AgentDefinition["source"], string> = {
 }
 
 /** `/agents`; `spec` (`TaskToolSpecs.ts`) is its name and description. */
-export const agentsCommand = (tasks: Tasks, api: PluginApiService, spec: AgentsCommandSpec): PluginCommand => {
-  /** A record as it stands now: a task an ended process left running reads as its child session does. */
-  const current = (record: TaskRecord) =>
-    Effect.gen(function* () {
-      const live = tasks.byId(record.id)
-      if (live !== undefined) return live.record
-      if (!isRunning(record.status) || record.sessionId === undefined || record.runId === undefined) {
-        return isRunning(record.status) ? { ...record, status: "interrupted" as const } : record
-      }
-      const outcome = yield* api.sessions.status({
-        sessionId: SessionId.make(record.sessionId),
-        runId: RunId.make(record.runId)
-      })
-      return { ...record, status: outcome.status, usage: isRunning(outcome.status) ? record.usage : outcome.usage }
-    })
+export const agentsCommand = (tasks: Tasks, spec: AgentsCommandSpec): PluginCommand => {
+  const current = (record: TaskRecord) => tasks.stored.current(record)
 
   /** The tasks a session started, each followed by its own, depth-first. */
   const treeOf = (session: string): Effect.Effect<ReadonlyArray<TaskRecord>> =>
@@ -114,7 +98,9 @@ export const agentsCommand = (tasks: Tasks, api: PluginApiService, spec: AgentsC
       if (tree === undefined || (tree.state !== "kept" && tree.state !== "active")) {
         return `Task ${record.id} has no worktree to merge${tree === undefined ? " (it worked in the shared workspace)" : ` (its worktree was ${tree.state})`}.`
       }
-      if (tree.state === "active") {
+      // A worktree whose folder was deleted keeps only what its branch holds: that is merged.
+      const gone = !(yield* folderExists(tree.dir))
+      if (tree.state === "active" && !gone) {
         yield* commitWorktree(
           tree.dir,
           tree.base,
@@ -140,7 +126,10 @@ export const agentsCommand = (tasks: Tasks, api: PluginApiService, spec: AgentsC
         case "Merged": {
           yield* removeWorktree(tree.repoRoot, tree.dir, tree.branch)
           yield* tasks.update({ ...record, worktree: { ...tree, state: "merged" } })
-          return `Merged ${tree.branch} into ${tree.target}${result.files.length === 0 ? "" : `: ${result.files.join(", ")}`}. The worktree and the branch were removed.`
+          const lost = gone
+            ? ` Its worktree ${tree.dir} was gone: only the work committed on the branch was merged.`
+            : ""
+          return `Merged ${tree.branch} into ${tree.target}${result.files.length === 0 ? "" : `: ${result.files.join(", ")}`}.${lost} The worktree and the branch were removed.`
         }
       }
     })

@@ -27,5 +27,5 @@ export const makeDelegation = (
 ): Effect.Effect<Delegation, never, Scope.Scope> =>
   Effect.map(makeTasks(api, config, discover), (tasks) => ({
     tools: new Map(taskTools(tasks, specs.tools).map((tool) => [tool.name, tool])),
-    command: agentsCommand(tasks, api, specs.command)
+    command: agentsCommand(tasks, specs.command)
   }))

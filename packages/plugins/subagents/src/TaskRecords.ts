@@ -39,6 +39,8 @@ export const TaskRecord = Schema.Struct({
   label: Schema.String,
   background: Schema.Boolean,
   parentSessionId: Schema.String,
+  /** The run that asked for it: a task still queued waits as long as that run goes on. */
+  parentRunId: Schema.optional(Schema.String),
   rootSessionId: Schema.String,
   sessionId: Schema.optional(Schema.String),
   runId: Schema.optional(Schema.String),
@@ -81,33 +83,31 @@ export interface TaskRecords {
 export const makeTaskRecords = (api: PluginApiService): Effect.Effect<TaskRecords, never, Scope.Scope> =>
   Effect.gen(function* () {
     const pending = yield* Queue.unbounded<TaskRecord>()
-    /** The latest record of each task saved in this process, and the index of each parent. */
+    /** The latest record of each task saved in this process. */
     const latest = new Map<string, TaskRecord>()
-    const indexes = new Map<string, ReadonlyArray<string>>()
+    /** Each parent's ids saved in this process, in order, written or not yet. */
+    const saved = new Map<string, ReadonlyArray<string>>()
 
     const warn = (what: string) => (error: { readonly message: string }) =>
       api.ui.notify(`could not ${what}: ${error.message}`, { level: "warning" })
+    // Read afresh each time: another process may have resumed the session and added to its index.
     const storedIds = (parent: string) =>
       api.state.get(indexKey(parent)).pipe(
         Effect.map((value) => Option.getOrElse(Option.flatMap(value, decodeIds), () => [] as ReadonlyArray<string>)),
         Effect.catchAll(() => Effect.succeed([] as ReadonlyArray<string>))
       )
     const idsOf = (parent: string) =>
-      Effect.suspend(() => {
-        const known = indexes.get(parent)
-        return known !== undefined ? Effect.succeed(known) : storedIds(parent)
+      Effect.map(storedIds(parent), (ids) => {
+        const unwritten = (saved.get(parent) ?? []).filter((id) => !ids.includes(id))
+        return unwritten.length === 0 ? ids : [...ids, ...unwritten]
       })
 
     const write = (record: TaskRecord) =>
       Effect.gen(function* () {
         yield* api.state.set(recordKey(record.id), Schema.encodeSync(TaskRecord)(record))
         const parent = record.parentSessionId
-        const ids = indexes.get(parent) ?? (yield* storedIds(parent))
-        if (!ids.includes(record.id)) {
-          const next = [...ids, record.id]
-          yield* api.state.set(indexKey(parent), next)
-          indexes.set(parent, next)
-        } else indexes.set(parent, ids)
+        const ids = yield* storedIds(parent)
+        if (!ids.includes(record.id)) yield* api.state.set(indexKey(parent), [...ids, record.id])
       }).pipe(Effect.catchAll(warn(`record the task ${record.id}`)))
 
     /** Writes a batch, each task's latest record once; a batch begun is finished. */
@@ -132,11 +132,9 @@ export const makeTaskRecords = (api: PluginApiService): Effect.Effect<TaskRecord
       save: (record) =>
         Effect.suspend(() => {
           latest.set(record.id, record)
-          if (!(indexes.get(record.parentSessionId) ?? []).includes(record.id)) {
-            // Known at once to this process; the stored index is completed by the writer.
-            const known = indexes.get(record.parentSessionId)
-            if (known !== undefined) indexes.set(record.parentSessionId, [...known, record.id])
-          }
+          // Known at once to this process; the stored index is completed by the writer.
+          const known = saved.get(record.parentSessionId) ?? []
+          if (!known.includes(record.id)) saved.set(record.parentSessionId, [...known, record.id])
           return Queue.offer(pending, record)
         }),
       load: (id) =>

@@ -103,12 +103,18 @@ const sharedNote = (ending: TaskEnding): string | undefined => {
   return `In the shared workspace it called: ${shown.join("; ")}${calls.length > 12 ? `; and ${calls.length - 12} more` : ""}.`
 }
 
+/**
+ * The answer with its own `<subagent_result>` tags made inert: a subagent quoting them (this
+ * plugin's code, or a file written to mislead it) cannot close its frame and speak as another task.
+ */
+const unframed = (answer: string) => answer.replace(/<(\s*\/?\s*subagent_result)/gi, "&lt;$1")
+
 /** The tool result of a finished task. */
 export const resultText = (ending: TaskEnding, maxChars: number): string => {
   const head =
     `<subagent_result task="${ending.id}" agent="${ending.agent}" status="${ending.status}" ` +
     `elapsed="${formatDuration(ending.elapsedMs)}" tokens="${formatTokens(totalTokens(ending.usage))}">`
-  const body = ending.answer.trim() === "" ? "(no answer)" : cap(ending.answer.trim(), maxChars)
+  const body = ending.answer.trim() === "" ? "(no answer)" : unframed(cap(ending.answer.trim(), maxChars))
   const notes = [how(ending), ending.workspaceNote, worktreeNote(ending), sharedNote(ending)].filter(
     (note): note is string => note !== undefined
   )

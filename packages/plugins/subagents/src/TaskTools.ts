@@ -2,12 +2,13 @@
 // `task_status` (no wait) and `task_wait` (a wait that counts as the caller's active time).
 import { formatDuration } from "@alisio/domain/Durations"
 import { ToolError } from "@alisio/domain/Errors"
-import { defineTool, type Tool, textResult } from "@alisio/domain/Tool"
+import { defineTool, type Tool, type ToolResult, textResult } from "@alisio/domain/Tool"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type { TaskRecord } from "./TaskRecords.js"
 import { formatTokens, totalTokens } from "./TaskResult.js"
 import type { LiveTask, Tasks } from "./Tasks.js"
 import type { TaskToolSpecs } from "./TaskToolSpecs.js"
@@ -45,14 +46,47 @@ const statusLine = (task: LiveTask, now: number): string => {
   return `Task ${record.id} (${record.label}: ${record.description}) is ${record.status}, for ${elapsed}, ${formatTokens(totalTokens(record.usage))} tokens so far.`
 }
 
+/** A task answers to the session that started it, and to that session's ancestors' tasks. */
+const answersTo = (record: TaskRecord, session: string) =>
+  record.parentSessionId === session || record.rootSessionId === session
+
+const notFound = (id: string) => new ToolError({ message: `No task ${id} was started from this session.` })
+
 const lookup = (tasks: Tasks, id: string, session: string) => {
   const task = tasks.byId(id.trim())
-  // A task answers to the session that started it, and to that session's ancestors' tasks.
-  if (task === undefined || (task.record.parentSessionId !== session && task.record.rootSessionId !== session)) {
-    return Effect.fail(new ToolError({ message: `No task ${id} was started from this session.` }))
-  }
-  return Effect.succeed(task)
+  return task === undefined || !answersTo(task.record, session) ? Effect.fail(notFound(id)) : Effect.succeed(task)
 }
+
+/**
+ * A task of this session that ran in an earlier process (the session was resumed): what became of
+ * it, as `task_status` and `task_wait` answer; it cannot be waited for here.
+ */
+const earlierTask = (tasks: Tasks, id: string, session: string) =>
+  Effect.gen(function* () {
+    const found = yield* tasks.stored.earlier(id.trim())
+    if (Option.isNone(found) || !answersTo(found.value.record, session)) return yield* notFound(id)
+    const { record, text } = found.value
+    if (record.status === "queued" || record.status === "running") {
+      return textResult(
+        `Task ${record.id} (${record.label}: ${record.description}) is ${record.status} in another Alisio process; its result cannot be had here.`
+      )
+    }
+    return textResult(`Task ${record.id} ran in an earlier run of this session.\n${text}`, {
+      isError: record.status !== "completed"
+    })
+  })
+
+/** Answers for a task of this process, else for one of an earlier process. */
+const liveOrEarlier = <E, R>(
+  tasks: Tasks,
+  id: string,
+  session: string,
+  answer: (task: LiveTask) => Effect.Effect<ToolResult, E, R>
+) =>
+  Effect.suspend(() => {
+    const task = tasks.byId(id.trim())
+    return task === undefined ? earlierTask(tasks, id, session) : Effect.flatMap(lookup(tasks, id, session), answer)
+  })
 
 const namesAnAgent = (args: unknown) =>
   typeof args === "object" && args !== null && typeof (args as { subagent_type?: unknown }).subagent_type === "string"
@@ -104,8 +138,11 @@ export const taskTools = (tasks: Tasks, specs: TaskToolSpecs) => [
             )
           }
           // The call stopped (its run cancelled, a timeout) stops the subagent, which still ends
-          // through its steps: its worktree and partial work are kept.
-          const end = yield* tasks.wait(task, context.sessionId).pipe(Effect.onInterrupt(() => tasks.cancel(task)))
+          // through its steps: its worktree and partial work are kept. The run's tasks that have not
+          // started are cancelled first, so the slot this one frees starts none of them.
+          const end = yield* tasks
+            .wait(task, context.sessionId)
+            .pipe(Effect.onInterrupt(() => Effect.zipRight(tasks.cancelUnstarted(context.runId), tasks.cancel(task))))
           task.delivered = true
           return textResult(end.text, { isError: end.isError })
         })
@@ -116,35 +153,38 @@ export const taskTools = (tasks: Tasks, specs: TaskToolSpecs) => [
     effect: "internal",
     input: TaskId,
     run: ({ task_id }, context) =>
-      Effect.gen(function* () {
-        const task = yield* lookup(tasks, task_id, context.sessionId)
-        const done = yield* Deferred.poll(task.done)
-        if (Option.isSome(done)) {
-          const end = yield* done.value
-          task.delivered = true
-          return textResult(end.text, { isError: end.isError })
-        }
-        return textResult(statusLine(task, yield* Clock.currentTimeMillis))
-      })
+      liveOrEarlier(tasks, task_id, context.sessionId, (task) =>
+        Effect.gen(function* () {
+          const done = yield* Deferred.poll(task.done)
+          if (Option.isSome(done)) {
+            const end = yield* done.value
+            task.delivered = true
+            return textResult(end.text, { isError: end.isError })
+          }
+          return textResult(statusLine(task, yield* Clock.currentTimeMillis))
+        })
+      )
   }),
   defineTool({
     ...specs.task_wait,
     effect: "internal",
     input: WaitArgs,
     run: ({ task_id, timeout_ms }, context) =>
-      Effect.gen(function* () {
-        const task = yield* lookup(tasks, task_id, context.sessionId)
-        const end =
-          timeout_ms === undefined
-            ? Option.some(yield* tasks.wait(task, context.sessionId))
-            : yield* tasks.waitWithin(task, context.sessionId, timeout_ms)
-        if (Option.isNone(end)) {
-          return textResult(
-            `Still running after ${formatDuration(timeout_ms ?? 0)}. ${statusLine(task, yield* Clock.currentTimeMillis)}`
-          )
-        }
-        task.delivered = true
-        return textResult(end.value.text, { isError: end.value.isError })
-      })
+      liveOrEarlier(tasks, task_id, context.sessionId, (task) =>
+        Effect.gen(function* () {
+          const end = yield* (
+            timeout_ms === undefined
+              ? Effect.asSome(tasks.wait(task, context.sessionId))
+              : tasks.waitWithin(task, context.sessionId, timeout_ms)
+          ).pipe(Effect.onInterrupt(() => tasks.cancelUnstarted(context.runId)))
+          if (Option.isNone(end)) {
+            return textResult(
+              `Still running after ${formatDuration(timeout_ms ?? 0)}. ${statusLine(task, yield* Clock.currentTimeMillis)}`
+            )
+          }
+          task.delivered = true
+          return textResult(end.value.text, { isError: end.value.isError })
+        })
+      )
   })
 ]

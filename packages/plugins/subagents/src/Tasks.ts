@@ -21,6 +21,7 @@ import type * as Scope from "effect/Scope"
 import type { AgentDefinition } from "./AgentDefinition.js"
 import type { Discovered } from "./AgentDiscovery.js"
 import { makeScheduler } from "./internal/scheduler.js"
+import { makeStoredTasks, type StoredTasks } from "./internal/storedTasks.js"
 import { makeFinish } from "./internal/taskEnding.js"
 import { makePrepare, type Progress } from "./internal/taskPreparation.js"
 import { makeWriteLocks } from "./internal/writeLocks.js"
@@ -76,9 +77,17 @@ export interface Tasks {
   readonly waitWithin: (task: LiveTask, caller: SessionId, timeoutMs: number) => Effect.Effect<Option.Option<TaskEnd>>
   /** Cancels the task and returns once it has ended. */
   readonly cancel: (task: LiveTask) => Effect.Effect<void>
+  /**
+   * Cancels the tasks a run started that have no child yet (queued, or waiting for a lock): its
+   * ending is under way. Done before a slot it held frees up, so none of them starts, or is refused,
+   * in a run that is ending.
+   */
+  readonly cancelUnstarted: (runId: string) => Effect.Effect<void>
   readonly all: Effect.Effect<ReadonlyArray<LiveTask>>
   readonly byId: (id: string) => LiveTask | undefined
   readonly records: TaskRecords
+  /** Tasks as stored: where one stands now, and the result of one that ran in an earlier process. */
+  readonly stored: StoredTasks
   /** Saves a changed record, the live task's too when it is of this process. */
   readonly update: (record: TaskRecord) => Effect.Effect<void>
   readonly discover: (cwd: string) => Effect.Effect<Discovered>
@@ -213,6 +222,7 @@ export const makeTasks = (
             label: caller === undefined ? agent.name : `${caller.record.label} › ${agent.name}`,
             background: input.background ?? agent.background,
             parentSessionId: context.sessionId,
+            parentRunId: context.runId,
             rootSessionId: caller?.record.rootSessionId ?? context.sessionId,
             depth,
             status: "queued",
@@ -286,15 +296,17 @@ export const makeTasks = (
         return renderPanel
       })
     )
-    // A background task still queued when its parent's run ends would never start in it.
-    for (const type of ["run_completed", "run_failed", "run_cancelled", "turns_exceeded"] as const) {
-      yield* api.events.on(type, (event) =>
+    const cancelUnstarted = (runId: string) =>
+      Effect.suspend(() =>
         Effect.forEach(
-          [...tasks.values()].filter((t) => t.parentRunId === event.runId && t.handle === undefined),
+          [...tasks.values()].filter((t) => t.parentRunId === runId && t.handle === undefined),
           cancel,
-          { discard: true }
+          { discard: true, concurrency: "unbounded" }
         )
       )
+    // A background task still queued when its parent's run ends would never start in it.
+    for (const type of ["run_completed", "run_failed", "run_cancelled", "turns_exceeded"] as const) {
+      yield* api.events.on(type, (event) => cancelUnstarted(event.runId))
     }
 
     return {
@@ -302,9 +314,11 @@ export const makeTasks = (
       wait,
       waitWithin,
       cancel,
+      cancelUnstarted,
       all: Effect.sync(() => [...tasks.values()]),
       byId: (id) => tasks.get(id),
       records,
+      stored: makeStoredTasks(api, records, (id) => tasks.get(id)?.record, config.maxResultChars),
       update: (record) =>
         Effect.suspend(() => {
           const live = tasks.get(record.id)

@@ -2,6 +2,7 @@
 // `alisio/<task id>` from the current HEAD. Each step is one short `git` command; none of them is
 // left half-done by an interruption (they run uninterruptibly).
 import { execFile } from "node:child_process"
+import { existsSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Data from "effect/Data"
@@ -21,12 +22,18 @@ export const git = (cwd: string, args: ReadonlyArray<string>): Effect.Effect<str
     Effect.async<string, GitError>((resume) => {
       execFile("git", [...args], { cwd, env: environment(), maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
         if (error === null) return resume(Effect.succeed(stdout))
-        const missing = (error as NodeJS.ErrnoException).code === "ENOENT"
+        // Node says ENOENT both when git is missing and when the folder it runs in is.
+        const notFound = (error as NodeJS.ErrnoException).code === "ENOENT"
+        const missing = notFound && existsSync(cwd)
         const said = `${stderr}`.trim().split("\n").slice(-3).join(" ").trim()
         resume(
           Effect.fail(
             new GitError({
-              message: missing ? "git is not installed" : `git ${args[0]} failed: ${said || error.message}`,
+              message: missing
+                ? "git is not installed"
+                : notFound
+                  ? `git ${args[0]} failed: the folder ${cwd} does not exist`
+                  : `git ${args[0]} failed: ${said || error.message}`,
               missing
             })
           )
@@ -119,16 +126,19 @@ export const commitWorktree = (dir: string, base: string, message: string): Effe
     return { changed: files.length > 0 || commits > 0, files }
   })
 
+/** Whether a worktree's folder is still there (a person may have deleted it). */
+export const folderExists = (dir: string) =>
+  Effect.promise(() =>
+    fs.stat(dir).then(
+      (stat) => stat.isDirectory(),
+      () => false
+    )
+  )
+
 /** Removes the worktree and deletes its branch (a worktree folder already gone is pruned). */
 export const removeWorktree = (repoRoot: string, dir: string, branch: string) =>
   Effect.gen(function* () {
-    const exists = yield* Effect.promise(() =>
-      fs.stat(dir).then(
-        () => true,
-        () => false
-      )
-    )
-    if (exists) yield* git(repoRoot, ["worktree", "remove", "--force", dir])
+    if (yield* folderExists(dir)) yield* git(repoRoot, ["worktree", "remove", "--force", dir])
     else yield* git(repoRoot, ["worktree", "prune"])
     yield* git(repoRoot, ["branch", "-D", branch])
   })

@@ -7,6 +7,7 @@ import { deferredTools, onFirstUse } from "@alisio/domain/OnFirstUse"
 import { definePlugin, PluginApi, type PluginDefinition } from "@alisio/domain/Plugin"
 import * as Effect from "effect/Effect"
 import { makeDiscovery } from "./AgentDiscovery.js"
+import { agentListing } from "./AgentListing.js"
 import { readSettings } from "./internal/settings.js"
 import { agentsCommandSpec, taskToolSpecs } from "./TaskToolSpecs.js"
 
@@ -64,10 +65,7 @@ export const makeSubagentsPlugin = (options: TasksOptions = {}): PluginDefinitio
               })
             }
           }
-          return [
-            "Subagents you can delegate to with the task tool (subagent_type: description):",
-            ...found.agents.map((agent) => `- ${agent.name}: ${agent.description.split("\n")[0]}`)
-          ].join("\n")
+          return agentListing(found.agents)
         })
       )
     })

@@ -1,5 +1,5 @@
 // Writing subagents with real git: worktrees, what is kept, merged and discarded (CH-4).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import type { KnownRunEvent } from "@alisio/domain/RunEvent"
 import * as Fake from "@alisio/providers/FakeProvider"
@@ -10,7 +10,7 @@ import { SessionStore } from "@alisio/runtime/SessionStore"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import { repositoryOf } from "../src/Worktrees.js"
+import { git, repositoryOf } from "../src/Worktrees.js"
 import { branches, gitIn, initRepo, startFixture } from "./support/gitRepo.js"
 import { agentOf, answered, promptOf, requestsOf, subagentsLayer, tempDir, waitUntil } from "./support/subagentsHost.js"
 
@@ -243,6 +243,56 @@ describe("subagents in git worktrees", () => {
           const merged = yield* command(`merge ${id}`, rootSession, cwd)
           assert.match(merged, /^Merged alisio\/[0-9a-f]{8} into .*: notes\.txt\./)
           assert.strictEqual(readFileSync(path.join(cwd, "notes.txt"), "utf8"), "half done\n")
+        })
+        yield* after.pipe(
+          Effect.provide(
+            subagentsLayer({
+              script: [],
+              store: SessionStoreModule.layer({ filename }),
+              homes: {
+                state: path.join(homes, "state"),
+                config: path.join(homes, "config"),
+                cache: path.join(homes, "cache")
+              }
+            })
+          )
+        )
+      }),
+    { timeout: 60_000 }
+  )
+})
+
+describe("a kept worktree whose folder was deleted", () => {
+  it.scoped(
+    "CH-4 /agents merge of a killed subagent's deleted worktree merges its branch and says so, not that git is missing",
+    () =>
+      Effect.gen(function* () {
+        const root = yield* tempDir
+        const cwd = path.join(root, "workspace")
+        mkdirSync(cwd)
+        initRepo(cwd)
+        const filename = path.join(root, "alisio.db")
+        const homes = path.join(root, "homes")
+        const fixture = startFixture("killedTree.ts", [filename, homes, cwd])
+        const { root: rootSession } = (yield* Effect.promise(() => fixture.firstLine)) as { root: string }
+        yield* Effect.promise(fixture.kill9)
+
+        const gone = path.join(root, "no-such-folder")
+        const failed = yield* Effect.flip(git(gone, ["status"]))
+        assert.strictEqual(failed.message, `git status failed: the folder ${gone} does not exist`)
+        assert.notStrictEqual(failed.missing, true)
+
+        const after = Effect.gen(function* () {
+          yield* Effect.flatMap(SessionStore, (store) => store.interruptRuns!())
+          const id = /^([0-9a-f]{8}) {2}interrupted/m.exec(yield* command("", rootSession, cwd))![1]!
+          rmSync(path.join(homes, "state", "plugins", "subagents", "worktrees", id), { recursive: true, force: true })
+          const merged = yield* command(`merge ${id}`, rootSession, cwd)
+          assert.match(
+            merged,
+            /^Merged alisio\/[0-9a-f]{8} into .*\. Its worktree .* was gone: only the work committed/
+          )
+          assert.strictEqual(readFileSync(path.join(cwd, "notes.txt"), "utf8"), "original\n")
+          assert.deepStrictEqual(branches(cwd), ["main"])
         })
         yield* after.pipe(
           Effect.provide(

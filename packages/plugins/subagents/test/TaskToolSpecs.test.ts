@@ -30,7 +30,7 @@ describe("task tool specs", () => {
       tools.map(({ name, description, parameters }) => ({ name, description, parameters })),
       Object.values(taskToolSpecs)
     )
-    const command = agentsCommand({} as never, {} as never, agentsCommandSpec)
+    const command = agentsCommand({} as never, agentsCommandSpec)
     assert.deepStrictEqual({ name: command.name, description: command.description }, agentsCommandSpec)
   })
 })

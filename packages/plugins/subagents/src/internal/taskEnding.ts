@@ -15,6 +15,8 @@ import { commitWorktree, type Repository, removeWorktree } from "../Worktrees.js
 export interface Prepared {
   readonly repository?: Repository | undefined
   readonly workspaceNote?: string | undefined
+  /** Its child was refused because the parent's run had begun to end: it is cancelled, not failed. */
+  readonly parentEnded?: boolean | undefined
 }
 
 /** Commits and keeps a changed worktree, removes an unchanged one. */
@@ -50,9 +52,11 @@ export const makeFinish =
   (task: LiveTask, outcome: ChildOutcome | undefined, failure: Option.Option<string>, prepared: Prepared) =>
     Effect.gen(function* () {
       const { record } = task
-      const status = outcome?.status ?? (Option.isSome(failure) ? "failed" : "cancelled")
+      const status =
+        outcome?.status ?? (Option.isSome(failure) && prepared.parentEnded !== true ? "failed" : "cancelled")
       const error =
         outcome?.error ??
+        (prepared.parentEnded === true ? "its parent's run ended before it started" : undefined) ??
         Option.getOrUndefined(failure) ??
         (outcome === undefined ? "it was cancelled before it started" : undefined)
       let tree = record.worktree

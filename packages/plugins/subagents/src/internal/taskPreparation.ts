@@ -93,7 +93,12 @@ export const makePrepare =
             bySession.set(spawned.sessionId, task)
           })
         ),
-        Effect.mapError((error) => new ToolError({ message: error.message }))
+        Effect.mapError((error) => {
+          if (error._tag === "ChildSessionLimitError" && error.limit === "ended") {
+            prepared.value = { ...prepared.value, parentEnded: true }
+          }
+          return new ToolError({ message: error.message })
+        })
       )
       yield* scheduler.started(record.id, handle.sessionId)
       yield* save(task, {
