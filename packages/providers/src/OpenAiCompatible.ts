@@ -67,8 +67,13 @@ interface Connection {
   reader: PartReader | undefined
 }
 
-/** How long model discovery may wait for the server's answer. */
-const discoveryTimeout = "10 minutes"
+/**
+ * How long model discovery may wait for the server's answer. A run resolves its model through
+ * discovery before its own clocks start, so a server that accepts and never answers must not hold
+ * it long; a list of models takes a server well under a second. Not retried: a server that kept
+ * quiet this long will not answer the next ask sooner.
+ */
+const discoveryTimeoutMs = 60_000
 
 /** How long the end of the body may lag behind the final event before the connection is dropped. */
 const drainGraceMs = 1_000
@@ -273,8 +278,11 @@ export const make = (options: Options): LanguageModelService => {
     catch: (cause) => cause
   }).pipe(
     Effect.catchAll(failWith),
-    // A server that accepts and never answers: the bound the openai SDK had (streams have the runner's).
-    Effect.timeoutFail({ duration: discoveryTimeout, onTimeout: () => noAnswerInTime(provider, baseURL) }),
+    // A server that accepts and never answers (streams have the runner's first-token timeout).
+    Effect.timeoutFail({
+      duration: discoveryTimeoutMs,
+      onTimeout: () => noAnswerInTime(provider, baseURL, discoveryTimeoutMs)
+    }),
     Effect.flatMap(({ page, text }) => {
       const list = page ? undefined : modelIds(text)
       if (list !== undefined) return Effect.succeed(list)

@@ -1,3 +1,4 @@
+import { formatDuration } from "@alisio/domain/Durations"
 import { ProviderError, type ProviderErrorCode } from "@alisio/domain/Errors"
 import * as Predicate from "effect/Predicate"
 
@@ -97,9 +98,15 @@ export const redactError = (error: ProviderError, secrets: ReadonlyArray<string>
       })
 }
 
-/** A request the server accepted but did not answer within the adapter's bound. */
-export const noAnswerInTime = (provider: string, baseURL: string): Failure =>
-  make(provider, "network", `no answer from ${baseURL} in time`)
+/** A request the server accepted but did not answer within the adapter's bound: not retried. */
+export const noAnswerInTime = (provider: string, baseURL: string, ms: number): Failure => ({
+  error: make(
+    provider,
+    "network",
+    `${baseURL} accepted the connection but sent no answer within ${formatDuration(ms)}; check that the server is up and serving`
+  ).error,
+  retryable: false
+})
 
 /** A failure the adapter itself detects, e.g. a stream that stopped before it finished. */
 export const invalidResponse = (provider: string, detail: string): Failure => make(provider, "invalid_response", detail)
