@@ -29,7 +29,7 @@ import {
   noAnswerInTime,
   redactError
 } from "./internal/ErrorMapping.js"
-import { makeHttpClient } from "./internal/Http.js"
+import { makeHttpClient, maxBodyBytes, readBounded, sizeText } from "./internal/Http.js"
 import { PartReader } from "./internal/PartReader.js"
 import { completionAsStream, modelIds, webPageProblem } from "./internal/PlainBodies.js"
 import { chatBody, type OutputTokensParam, responsesBody } from "./internal/Requests.js"
@@ -118,10 +118,20 @@ export const make = (options: Options): LanguageModelService => {
   const assemblerFor = () =>
     api === "chat" ? new ChatAssembler(provider, makeCallId) : new ResponsesAssembler(provider, makeCallId)
 
-  const readerOf = (body: ReadableStream<Uint8Array>) => new PartReader(body.getReader(), assemblerFor())
+  /** An answer that went on past its bound: a line that never ends, or deltas without end. */
+  const endless = () =>
+    invalidResponse(
+      provider,
+      `the answer passed ${sizeText(maxBodyBytes.answer)} and was stopped there: no model's answer is that long, so the server is likely stuck repeating itself`
+    )
 
-  const bodyText = (response: Response): Effect.Effect<string, Failure> =>
-    Effect.tryPromise({ try: () => response.text(), catch: (cause) => cause }).pipe(Effect.catchAll(failWith))
+  const readerOf = (body: ReadableStream<Uint8Array>) =>
+    new PartReader(body.getReader(), assemblerFor(), { maxBytes: maxBodyBytes.answer, failure: endless })
+
+  const bodyText = (response: Response, maxBytes: number): Effect.Effect<{ text: string; cut: boolean }, Failure> =>
+    Effect.tryPromise({ try: () => readBounded(response, maxBytes), catch: (cause) => cause }).pipe(
+      Effect.catchAll(failWith)
+    )
 
   /**
    * A 200 labelled JSON: some proxies answer a streaming request with a JSON error, a few servers
@@ -129,7 +139,8 @@ export const make = (options: Options): LanguageModelService => {
    * Anything else is not an answer.
    */
   const jsonAnswer = (response: Response): Effect.Effect<PartReader, Failure> =>
-    Effect.flatMap(bodyText(response), (text) => {
+    Effect.flatMap(bodyText(response, maxBodyBytes.answer), ({ cut, text }) => {
+      if (cut) return Effect.fail(endless())
       let payload: unknown
       try {
         payload = JSON.parse(text)
@@ -148,7 +159,7 @@ export const make = (options: Options): LanguageModelService => {
 
   /** A 200 web page: a proxy's sign-in page, or a web app where the API was expected (no `/v1`). */
   const webPage = (response: Response): Effect.Effect<never, Failure> =>
-    Effect.flatMap(bodyText(response), (html) =>
+    Effect.flatMap(bodyText(response, maxBodyBytes.error), ({ text: html }) =>
       Effect.fail(invalidResponse(provider, webPageProblem(html, baseURL, "an event stream")))
     )
 
@@ -273,7 +284,8 @@ export const make = (options: Options): LanguageModelService => {
   const discovered = Effect.tryPromise({
     try: async (signal) => {
       const response = await http.request("GET", "/models", { signal })
-      return { text: await response.text(), page: response.headers.get("content-type")?.includes("text/html") === true }
+      const page = response.headers.get("content-type")?.includes("text/html") === true
+      return { page, ...(await readBounded(response, page ? maxBodyBytes.error : maxBodyBytes.models)) }
     },
     catch: (cause) => cause
   }).pipe(
@@ -283,7 +295,12 @@ export const make = (options: Options): LanguageModelService => {
       duration: discoveryTimeoutMs,
       onTimeout: () => noAnswerInTime(provider, baseURL, discoveryTimeoutMs)
     }),
-    Effect.flatMap(({ page, text }) => {
+    Effect.flatMap(({ cut, page, text }) => {
+      if (cut && !page) {
+        return Effect.fail(
+          invalidResponse(provider, `the list of models passed ${sizeText(maxBodyBytes.models)} and was stopped there`)
+        )
+      }
       const list = page ? undefined : modelIds(text)
       if (list !== undefined) return Effect.succeed(list)
       return Effect.fail(

@@ -24,12 +24,15 @@ export class PartReader {
   private readonly events: Array<SseEvent> = []
   private finished = false
   private failed: Failure | undefined = undefined
+  private bytes = 0
   /** Whether the body was read to its end (then the connection can be reused as is). */
   eof = false
 
   constructor(
     private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
-    private readonly assembler: Assembler
+    private readonly assembler: Assembler,
+    /** The most the body may hold, and the failure past it (a line or a stream without end). */
+    private readonly bound: { readonly maxBytes: number; readonly failure: () => Failure }
   ) {}
 
   async next(): Promise<Pulled> {
@@ -46,6 +49,11 @@ export class PartReader {
         this.eof = true
         this.decoder.end(this.events)
       } else {
+        this.bytes += chunk.value.byteLength
+        if (this.bytes > this.bound.maxBytes) {
+          this.failed = this.bound.failure()
+          continue
+        }
         this.decoder.push(chunk.value, this.events)
       }
       const out: Array<ResponsePart> = []
