@@ -90,7 +90,7 @@ describe("OpenAiCompatible plain bodies", () => {
         const signIn = expectFailure(yield* run(modelFor(server)), "invalid_response").message
         assert.strictEqual(
           signIn,
-          `The server sent an invalid response: expected an event stream, got a web page ("Sign in [2J ]52;c;eA== to Corp Proxy"): ` +
+          `The server sent an invalid response: expected an event stream, got a web page ("Sign in to Corp Proxy"): ` +
             `a sign-in page of a proxy, or no API at that address; check the provider's baseURL, ${server.baseURL}.`
         )
         const root = server.baseURL.replace(/\/v1$/, "")
