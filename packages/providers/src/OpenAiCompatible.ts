@@ -78,6 +78,13 @@ const discoveryTimeoutMs = 60_000
 /** How long the end of the body may lag behind the final event before the connection is dropped. */
 const drainGraceMs = 1_000
 
+/**
+ * How long a response that has its finish waits for its end marker (and any trailing usage) before
+ * it is taken as complete: some servers send the finish and keep the connection open without
+ * `[DONE]`, and the answer must not then fail as a stall.
+ */
+const finishGraceMs = 5_000
+
 /** How a retried failure is reported (only transient codes are retried). */
 const retryReasons: Partial<Record<ProviderErrorCode, ProviderRetryReason>> = {
   rate_limited: "rate_limited",
@@ -245,15 +252,20 @@ export const make = (options: Options): LanguageModelService => {
                 }
               })
             }
+            const read = Effect.promise(() => current.next())
             return Effect.flatMap(
-              Effect.promise(() => current.next()),
+              current.finishing
+                ? Effect.map(Effect.timeoutOption(read, finishGraceMs), (pulled) =>
+                    Option.getOrElse(pulled, () => current.settle())
+                  )
+                : read,
               (pulled) => {
                 switch (pulled._tag) {
                   case "Parts":
                     emitted = true
                     return Effect.succeed(Chunk.unsafeFromArray(pulled.parts))
                   case "End":
-                    return current.eof
+                    return current.eof || current.settled
                       ? Effect.fail(Option.none())
                       : Effect.promise(() => current.drain()).pipe(
                           Effect.timeoutOption(drainGraceMs),

@@ -101,6 +101,10 @@ export class ChatAssembler implements Assembler {
     return this.complete(out, false)
   }
 
+  finishing(): boolean {
+    return this.reason !== undefined
+  }
+
   private complete(out: Array<ResponsePart>, sawDone: boolean): "done" | Failure {
     let reason = this.reason
     if (reason === undefined) {

@@ -27,6 +27,8 @@ export class PartReader {
   private bytes = 0
   /** Whether the body was read to its end (then the connection can be reused as is). */
   eof = false
+  /** Whether `settle` ended the response: its body will not end by itself. */
+  settled = false
 
   constructor(
     private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
@@ -72,6 +74,25 @@ export class PartReader {
       }
       if (out.length > 0) return { _tag: "Parts", parts: out }
     }
+  }
+
+  /** Whether the response has its finish and waits only for its end marker (see `Assembler.finishing`). */
+  get finishing(): boolean {
+    return !this.finished && this.failed === undefined && this.assembler.finishing?.() === true
+  }
+
+  /**
+   * Ends a finishing response as its end would have: for a server that sends the finish and then
+   * keeps the connection open without `[DONE]`. A `next()` still pending is abandoned: the caller
+   * aborts the connection, and what that read brings is not used.
+   */
+  settle(): Pulled {
+    this.settled = true
+    const out: Array<ResponsePart> = []
+    const last = this.assembler.onEnd(out)
+    if (last === "done") this.finished = true
+    else this.failed = last
+    return out.length > 0 ? { _tag: "Parts", parts: out } : last === "done" ? end : { _tag: "Failed", failure: last }
   }
 
   /**
