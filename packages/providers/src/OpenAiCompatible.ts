@@ -21,6 +21,7 @@ import * as Stream from "effect/Stream"
 import { acceptsEffort, type CatalogEntry, merge } from "./internal/Catalog.js"
 import { ChatAssembler } from "./internal/ChatStream.js"
 import {
+  baseUrlAdvice,
   type Failure,
   fromCause,
   fromReadError,
@@ -133,7 +134,12 @@ export const make = (options: Options): LanguageModelService => {
     )
 
   const readerOf = (body: ReadableStream<Uint8Array>) =>
-    new PartReader(body.getReader(), assemblerFor(), { maxBytes: maxBodyBytes.answer, failure: endless })
+    new PartReader(body.getReader(), assemblerFor(), {
+      maxBytes: maxBodyBytes.answer,
+      failure: endless,
+      notAStream: (head) =>
+        invalidResponse(provider, `expected an event stream, got ${head}; ${baseUrlAdvice(baseURL)}`)
+    })
 
   const bodyText = (response: Response, maxBytes: number): Effect.Effect<{ text: string; cut: boolean }, Failure> =>
     Effect.tryPromise({ try: () => readBounded(response, maxBytes), catch: (cause) => cause }).pipe(

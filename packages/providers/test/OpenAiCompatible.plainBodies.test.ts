@@ -122,4 +122,23 @@ describe("OpenAiCompatible plain bodies", () => {
         )
       })
   )
+
+  it.scopedLive("PRV-2 a 200 body with no event in it is named for what it is, with the baseURL to check", () =>
+    Effect.gen(function* () {
+      const server = yield* SseServer.sequence(
+        { headers: { "content-type": "text/plain" }, body: "OK\n" },
+        { headers: { "content-type": "text/event-stream" }, body: ": keep-alive\n\n" }
+      )
+      const model = modelFor(server)
+      assert.strictEqual(
+        expectFailure(yield* run(model), "invalid_response").message,
+        `The server sent an invalid response: expected an event stream, got OK; check the provider's baseURL, ${server.baseURL}`
+      )
+      // An event stream that ends early is still that.
+      assert.include(
+        expectFailure(yield* run(model), "invalid_response").message,
+        "the stream ended before the response was complete"
+      )
+    })
+  )
 })

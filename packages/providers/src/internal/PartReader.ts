@@ -13,6 +13,12 @@ export type Pulled =
 
 const end: Pulled = { _tag: "End" }
 
+/** How much of a body without events is kept to be shown. */
+const HEAD = 200
+
+/** A body that starts like an event stream (a comment or a field) is one, even without events. */
+const SSE_LINE = /^(?::|(?:data|event|id|retry|error)(?::|$))/m
+
 /**
  * Reads an SSE body into response parts. `next()` keeps reading until a read completes at least one
  * part, so keep-alive comments and partial lines are never reported as progress. Parts produced
@@ -25,6 +31,9 @@ export class PartReader {
   private finished = false
   private failed: Failure | undefined = undefined
   private bytes = 0
+  /** The start of the body, while no event was decoded: what to show when it holds none. */
+  private head = ""
+  private sawEvent = false
   /** Whether the body was read to its end (then the connection can be reused as is). */
   eof = false
   /** Whether `settle` ended the response: its body will not end by itself. */
@@ -33,8 +42,13 @@ export class PartReader {
   constructor(
     private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
     private readonly assembler: Assembler,
-    /** The most the body may hold, and the failure past it (a line or a stream without end). */
-    private readonly bound: { readonly maxBytes: number; readonly failure: () => Failure }
+    private readonly bound: {
+      /** The most the body may hold, and the failure past it (a line or a stream without end). */
+      readonly maxBytes: number
+      readonly failure: () => Failure
+      /** A body that ended without a single event (a plain-text page), given its first characters. */
+      readonly notAStream: (head: string) => Failure
+    }
   ) {}
 
   async next(): Promise<Pulled> {
@@ -56,8 +70,12 @@ export class PartReader {
           this.failed = this.bound.failure()
           continue
         }
+        if (!this.sawEvent && this.head.length < HEAD) {
+          this.head += new TextDecoder().decode(chunk.value.subarray(0, HEAD))
+        }
         this.decoder.push(chunk.value, this.events)
       }
+      if (this.events.length > 0) this.sawEvent = true
       const out: Array<ResponsePart> = []
       for (const event of this.events) {
         const step = this.assembler.onEvent(event, out)
@@ -68,7 +86,12 @@ export class PartReader {
       }
       this.events.length = 0
       if (chunk.done && !this.finished && this.failed === undefined) {
-        const last = this.assembler.onEnd(out)
+        const text = this.head.trim()
+        const last = this.sawEvent || text === "" || SSE_LINE.test(text) ? this.assembler.onEnd(out) : undefined
+        if (last === undefined) {
+          this.failed = this.bound.notAStream(text.slice(0, HEAD))
+          continue
+        }
         if (last === "done") this.finished = true
         else this.failed = last
       }
