@@ -2,7 +2,16 @@
 
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { chunk, done, expectFailure, jsonReply, modelFor, run, sse } from "./support/openAiCompatible.js"
+import {
+  chunk,
+  done,
+  expectComplete,
+  expectFailure,
+  jsonReply,
+  modelFor,
+  run,
+  sse
+} from "./support/openAiCompatible.js"
 import { assemble } from "./support/parts.js"
 import * as SseServer from "./support/SseServer.js"
 
@@ -32,6 +41,17 @@ describe("OpenAiCompatible broken streams", () => {
       const outcome = yield* run(modelFor(server))
       assert.include(expectFailure(outcome, "invalid_response").message, "malformed JSON")
       assert.strictEqual(assemble(outcome.parts).text, "ok")
+    })
+  )
+
+  it.scopedLive("PRV-2 a body cut inside its [DONE] after the finish still gives the whole answer", () =>
+    Effect.gen(function* () {
+      const server = yield* SseServer.always({
+        body: `${sse(chunk({ content: "all of it" }), chunk({}, "stop"))}data: [DON`
+      })
+      const answer = expectComplete(yield* run(modelFor(server)))
+      assert.strictEqual(answer.text, "all of it")
+      assert.strictEqual(answer.finish?.reason, "stop")
     })
   )
 
