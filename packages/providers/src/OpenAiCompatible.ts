@@ -133,12 +133,20 @@ export const make = (options: Options): LanguageModelService => {
       `the answer passed ${sizeText(maxBodyBytes.answer)} and was stopped there: no model's answer is that long, so the server is likely stuck repeating itself`
     )
 
+  /** A stream or body that could not be read: nested past the stack, say. */
+  const unreadable = (cause: unknown) =>
+    invalidResponse(
+      provider,
+      `the answer could not be read (${cause instanceof Error ? cause.message : String(cause)})`
+    )
+
   const readerOf = (body: ReadableStream<Uint8Array>) =>
     new PartReader(body.getReader(), assemblerFor(), {
       maxBytes: maxBodyBytes.answer,
       failure: endless,
       notAStream: (head) =>
-        invalidResponse(provider, `expected an event stream, got ${head}; ${baseUrlAdvice(baseURL)}`)
+        invalidResponse(provider, `expected an event stream, got ${head}; ${baseUrlAdvice(baseURL)}`),
+      unreadable
     })
 
   const bodyText = (response: Response, maxBytes: number): Effect.Effect<{ text: string; cut: boolean }, Failure> =>
@@ -163,7 +171,12 @@ export const make = (options: Options): LanguageModelService => {
       if (typeof payload === "object" && payload !== null && "error" in payload) {
         return Effect.fail(fromStreamPayload(provider, payload))
       }
-      const stream = payload === undefined ? (/^(data|event):/m.test(text) ? text : undefined) : wholeAsStream(payload)
+      let stream: string | undefined
+      try {
+        stream = payload === undefined ? (/^(data|event):/m.test(text) ? text : undefined) : wholeAsStream(payload)
+      } catch (cause) {
+        return Effect.fail(unreadable(cause))
+      }
       if (stream !== undefined) return Effect.succeed(readerOf(new Response(stream).body!))
       return Effect.fail(invalidResponse(provider, `expected an event stream, got ${text.slice(0, 200)}`))
     })

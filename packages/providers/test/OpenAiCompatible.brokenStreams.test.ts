@@ -55,6 +55,28 @@ describe("OpenAiCompatible broken streams", () => {
     })
   )
 
+  it.scopedLive("PRV-2 tool-call arguments nested past the stack fail as invalid_response, streamed or whole", () =>
+    Effect.gen(function* () {
+      const deep = `${'{"a":'.repeat(200_000)}1${"}".repeat(200_000)}`
+      const call = `{"id":"c1","type":"function","function":{"name":"bash","arguments":${deep}}}`
+      const server = yield* SseServer.sequence(
+        { body: `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,${call.slice(1)}]}}]}\n\n${done}` },
+        {
+          headers: { "content-type": "application/json" },
+          body: `{"choices":[{"index":0,"message":{"role":"assistant","tool_calls":[${call}]},"finish_reason":"tool_calls"}]}`
+        }
+      )
+      const model = modelFor(server)
+      for (const outcome of [yield* run(model), yield* run(model)]) {
+        assert.include(
+          expectFailure(outcome, "invalid_response").message,
+          "the answer could not be read (Maximum call stack size exceeded)"
+        )
+        assert.deepStrictEqual(assemble(outcome.parts).calls, [])
+      }
+    })
+  )
+
   it.scopedLive(
     "PRV-2 errors inside a 200 stream become typed errors (OpenRouter, llama.cpp, LM Studio, JSON body)",
     () =>

@@ -48,10 +48,22 @@ export class PartReader {
       readonly failure: () => Failure
       /** A body that ended without a single event (a plain-text page), given its first characters. */
       readonly notAStream: (head: string) => Failure
+      /** An event the assembler could not take (a tool call's arguments nested past the stack). */
+      readonly unreadable: (cause: unknown) => Failure
     }
   ) {}
 
   async next(): Promise<Pulled> {
+    try {
+      return await this.read()
+    } catch (cause) {
+      // Hostile input must end as a typed failure, never as a defect of the run.
+      this.failed = this.bound.unreadable(cause)
+      return { _tag: "Failed", failure: this.failed }
+    }
+  }
+
+  private async read(): Promise<Pulled> {
     while (true) {
       if (this.failed !== undefined) return { _tag: "Failed", failure: this.failed }
       if (this.finished) return end
