@@ -22,6 +22,7 @@ import { acceptsEffort, type CatalogEntry, merge } from "./internal/Catalog.js"
 import { ChatAssembler } from "./internal/ChatStream.js"
 import {
   baseUrlAdvice,
+  baseUrlProblem,
   type Failure,
   fromCause,
   fromReadError,
@@ -109,6 +110,8 @@ export const make = (options: Options): LanguageModelService => {
   }
   const apiKey = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
   const http = makeHttpClient({ baseURL, apiKey, headers: options.headers })
+  // Checked once: every request to an address that is no URL fails at once, and is not retried.
+  const unusableBase = baseUrlProblem(provider, baseURL)
 
   const failWith = (cause: unknown): Effect.Effect<never, Failure> =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(fromCause(provider, cause, now, baseURL)))
@@ -192,6 +195,7 @@ export const make = (options: Options): LanguageModelService => {
   /** Sends the request and opens its event stream; `holder` keeps the connection's controller. */
   const connect = (request: ModelRequest, holder: Connection) =>
     Effect.suspend(() => {
+      if (unusableBase !== undefined) return Effect.fail(unusableBase)
       const controller = new AbortController()
       holder.controller = controller
       return Effect.tryPromise({
@@ -345,7 +349,10 @@ export const make = (options: Options): LanguageModelService => {
     })
   )
 
-  const models: Effect.Effect<ReadonlyArray<ModelInfo>, ProviderError> = withRetries(discovered, 1).pipe(
+  const models: Effect.Effect<ReadonlyArray<ModelInfo>, ProviderError> = withRetries(
+    unusableBase === undefined ? discovered : Effect.fail(unusableBase),
+    1
+  ).pipe(
     // A server without discovery still has its configured models.
     Effect.catchIf(
       (error) => error.status === 404,

@@ -216,6 +216,23 @@ describe("OpenAiCompatible requests and discovery", () => {
     })
   )
 
+  it.effect("PRV-2 a baseURL that is no http(s) address fails at once, not retried, naming where it is set", () =>
+    Effect.gen(function* () {
+      for (const baseURL of ["not a url", "ftp://127.0.0.1/v1", "http://", "http://127.0.0.1:99999/v1"]) {
+        const model = OpenAiCompatible.make({ baseURL })
+        const outcome = yield* run(model)
+        assert.deepStrictEqual(outcome.parts, [], "no retry was announced")
+        assert.strictEqual(outcome.error?.code, "bad_request")
+        assert.strictEqual(
+          outcome.error?.message,
+          `The provider's address is not usable: ${baseURL} is not an http:// or https:// address; set OPENAI_BASE_URL or providers.openai.baseURL to the server's API address, e.g. http://127.0.0.1:8080/v1`
+        )
+        const listed = yield* Effect.flip(OpenAiCompatible.make({ baseURL, providerId: "work" }).models)
+        assert.include(listed.message, "set providers.work.baseURL to the server's API address")
+      }
+    })
+  )
+
   it.scopedLive("PRV-2 layerConfig reads OPENAI_BASE_URL and OPENAI_API_KEY", () =>
     Effect.gen(function* () {
       const server = yield* SseServer.always({ body: okBody })

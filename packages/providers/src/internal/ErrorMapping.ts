@@ -126,6 +126,32 @@ export const noAnswerInTime = (provider: string, baseURL: string, ms: number): F
   retryable: false
 })
 
+/**
+ * Why `baseURL` cannot be sent to, or `undefined` when it can: not a URL, another scheme, no host.
+ * Fetch would fail each request with "Invalid URL" or "unknown scheme", retried as a network error.
+ */
+export const baseUrlProblem = (provider: string, baseURL: string): Failure | undefined => {
+  let url: URL | undefined
+  try {
+    url = new URL(baseURL)
+  } catch {
+    url = undefined
+  }
+  if (url !== undefined && (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "") {
+    return undefined
+  }
+  const where = provider === "openai" ? "OPENAI_BASE_URL or providers.openai.baseURL" : `providers.${provider}.baseURL`
+  return {
+    error: make(
+      provider,
+      "bad_request",
+      `${baseURL} is not an http:// or https:// address; set ${where} to the server's API address, e.g. http://127.0.0.1:8080/v1`,
+      { lead: "The provider's address is not usable" }
+    ).error,
+    retryable: false
+  }
+}
+
 /** A failure the adapter itself detects, e.g. a stream that stopped before it finished. */
 export const invalidResponse = (provider: string, detail: string): Failure => make(provider, "invalid_response", detail)
 
