@@ -1,6 +1,7 @@
 // End-to-end: `alisio connect` (CLI-1) against the OpenAI-protocol test server on 127.0.0.1.
 
 import { existsSync, readFileSync, statSync } from "node:fs"
+import { createServer as createHttpServer } from "node:http"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { afterEach, assert, describe, it } from "@effect/vitest"
@@ -107,5 +108,41 @@ describe("alisio connect (end to end)", () => {
     const unchecked = await run(["connect", "later", "--base-url", `http://127.0.0.1:${port}/v1`, "--no-check"])
     assert.strictEqual(unchecked.code, 0, unchecked.stderr)
     assert.strictEqual(config(sandbox), `providers:\n  later:\n    baseURL: http://127.0.0.1:${port}/v1\n`)
+  })
+
+  it("CLI-1 PRV-2 what a hostile /models says reaches the terminal as one plain line, and odd ids are not listed", async () => {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: what must never reach the terminal
+    const unsafe = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/
+    let junk = true
+    const hostile = createHttpServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(
+        junk
+          ? "not json\n\u001b]52;c;cm0gLXJmIH4=\u0007\u001b[2J"
+          : JSON.stringify({ data: [{ id: "fine" }, { id: "evil\n\u001b[2Jmodel" }] })
+      )
+    })
+    await new Promise<void>((resolve) => hostile.listen(0, "127.0.0.1", resolve))
+    const baseURL = `http://127.0.0.1:${(hostile.address() as { port: number }).port}/v1`
+    try {
+      const { run } = await setup()
+      const connected = await run(["connect", "odd", "--base-url", baseURL])
+      assert.strictEqual(connected.code, 1)
+      assert.strictEqual(
+        connected.stderr,
+        `alisio: odd at ${baseURL} did not list its models (The server sent an invalid response: expected the list of models as JSON, got not json); nothing was written: check the address and the key, or write it anyway with --no-check.\n`
+      )
+      const listed = await run(["models"], { OPENAI_BASE_URL: baseURL })
+      assert.strictEqual(listed.code, 1)
+      assert.notMatch(listed.stderr, unsafe)
+      assert.include(listed.stderr, "expected the list of models as JSON, got not json\n")
+      junk = false
+      const odd = await run(["connect", "odd", "--base-url", baseURL])
+      assert.strictEqual(odd.code, 0, odd.stderr)
+      assert.include(odd.stdout, "It serves 1 model: odd/fine.")
+      assert.notMatch(odd.stdout, unsafe)
+    } finally {
+      await new Promise((resolve) => hostile.close(resolve))
+    }
   })
 })

@@ -1,3 +1,4 @@
+import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -29,7 +30,8 @@ const reportFailure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     if (Cause.isInterruptedOnly(cause)) return Effect.void
     const failure = Cause.failureOption(cause)
     if (Option.isSome(failure) && isCliError(failure.value)) {
-      const message = failure.value.message
+      // It may quote a server, a file or a plugin: no escape sequence reaches the terminal.
+      const message = terminalSafe(failure.value.message)
       return Effect.sync(() => process.stderr.write(`alisio: ${message}\n`))
     }
     return Effect.sync(() => process.stderr.write(`alisio: internal error\n${Cause.pretty(cause)}\n`))

@@ -63,7 +63,7 @@ export const listModels = (flags: { readonly json: boolean }) =>
         }
       }
       const last = failures.pop()
-      for (const failure of failures) process.stderr.write(`alisio: ${failure.message}\n`)
+      for (const failure of failures) process.stderr.write(`alisio: ${terminalSafe(failure.message)}\n`)
       if (last !== undefined) return yield* last
       if (flags.json) return
       if (current === undefined) {

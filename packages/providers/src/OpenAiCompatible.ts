@@ -21,6 +21,8 @@ import * as Stream from "effect/Stream"
 import { acceptsEffort, type CatalogEntry, merge } from "./internal/Catalog.js"
 import { ChatAssembler } from "./internal/ChatStream.js"
 import {
+  baseUrlAdvice,
+  baseUrlProblem,
   type Failure,
   fromCause,
   fromReadError,
@@ -29,7 +31,7 @@ import {
   noAnswerInTime,
   redactError
 } from "./internal/ErrorMapping.js"
-import { makeHttpClient } from "./internal/Http.js"
+import { makeHttpClient, maxBodyBytes, readBounded, sizeText } from "./internal/Http.js"
 import { PartReader } from "./internal/PartReader.js"
 import { completionAsStream, modelIds, webPageProblem } from "./internal/PlainBodies.js"
 import { chatBody, type OutputTokensParam, responsesBody } from "./internal/Requests.js"
@@ -67,11 +69,23 @@ interface Connection {
   reader: PartReader | undefined
 }
 
-/** How long model discovery may wait for the server's answer. */
-const discoveryTimeout = "10 minutes"
+/**
+ * How long model discovery may wait for the server's answer. A run resolves its model through
+ * discovery before its own clocks start, so a server that accepts and never answers must not hold
+ * it long; a list of models takes a server well under a second. Not retried: a server that kept
+ * quiet this long will not answer the next ask sooner.
+ */
+const discoveryTimeoutMs = 60_000
 
 /** How long the end of the body may lag behind the final event before the connection is dropped. */
 const drainGraceMs = 1_000
+
+/**
+ * How long a response that has its finish waits for its end marker (and any trailing usage) before
+ * it is taken as complete: some servers send the finish and keep the connection open without
+ * `[DONE]`, and the answer must not then fail as a stall.
+ */
+const finishGraceMs = 5_000
 
 /** How a retried failure is reported (only transient codes are retried). */
 const retryReasons: Partial<Record<ProviderErrorCode, ProviderRetryReason>> = {
@@ -96,6 +110,8 @@ export const make = (options: Options): LanguageModelService => {
   }
   const apiKey = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
   const http = makeHttpClient({ baseURL, apiKey, headers: options.headers })
+  // Checked once: every request to an address that is no URL fails at once, and is not retried.
+  const unusableBase = baseUrlProblem(provider, baseURL)
 
   const failWith = (cause: unknown): Effect.Effect<never, Failure> =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(fromCause(provider, cause, now, baseURL)))
@@ -113,10 +129,33 @@ export const make = (options: Options): LanguageModelService => {
   const assemblerFor = () =>
     api === "chat" ? new ChatAssembler(provider, makeCallId) : new ResponsesAssembler(provider, makeCallId)
 
-  const readerOf = (body: ReadableStream<Uint8Array>) => new PartReader(body.getReader(), assemblerFor())
+  /** An answer that went on past its bound: a line that never ends, or deltas without end. */
+  const endless = () =>
+    invalidResponse(
+      provider,
+      `the answer passed ${sizeText(maxBodyBytes.answer)} and was stopped there: no model's answer is that long, so the server is likely stuck repeating itself`
+    )
 
-  const bodyText = (response: Response): Effect.Effect<string, Failure> =>
-    Effect.tryPromise({ try: () => response.text(), catch: (cause) => cause }).pipe(Effect.catchAll(failWith))
+  /** A stream or body that could not be read: nested past the stack, say. */
+  const unreadable = (cause: unknown) =>
+    invalidResponse(
+      provider,
+      `the answer could not be read (${cause instanceof Error ? cause.message : String(cause)})`
+    )
+
+  const readerOf = (body: ReadableStream<Uint8Array>) =>
+    new PartReader(body.getReader(), assemblerFor(), {
+      maxBytes: maxBodyBytes.answer,
+      failure: endless,
+      notAStream: (head) =>
+        invalidResponse(provider, `expected an event stream, got ${head}; ${baseUrlAdvice(baseURL)}`),
+      unreadable
+    })
+
+  const bodyText = (response: Response, maxBytes: number): Effect.Effect<{ text: string; cut: boolean }, Failure> =>
+    Effect.tryPromise({ try: () => readBounded(response, maxBytes), catch: (cause) => cause }).pipe(
+      Effect.catchAll(failWith)
+    )
 
   /**
    * A 200 labelled JSON: some proxies answer a streaming request with a JSON error, a few servers
@@ -124,7 +163,8 @@ export const make = (options: Options): LanguageModelService => {
    * Anything else is not an answer.
    */
   const jsonAnswer = (response: Response): Effect.Effect<PartReader, Failure> =>
-    Effect.flatMap(bodyText(response), (text) => {
+    Effect.flatMap(bodyText(response, maxBodyBytes.answer), ({ cut, text }) => {
+      if (cut) return Effect.fail(endless())
       let payload: unknown
       try {
         payload = JSON.parse(text)
@@ -134,7 +174,12 @@ export const make = (options: Options): LanguageModelService => {
       if (typeof payload === "object" && payload !== null && "error" in payload) {
         return Effect.fail(fromStreamPayload(provider, payload))
       }
-      const stream = payload === undefined ? (/^(data|event):/m.test(text) ? text : undefined) : wholeAsStream(payload)
+      let stream: string | undefined
+      try {
+        stream = payload === undefined ? (/^(data|event):/m.test(text) ? text : undefined) : wholeAsStream(payload)
+      } catch (cause) {
+        return Effect.fail(unreadable(cause))
+      }
       if (stream !== undefined) return Effect.succeed(readerOf(new Response(stream).body!))
       return Effect.fail(invalidResponse(provider, `expected an event stream, got ${text.slice(0, 200)}`))
     })
@@ -143,13 +188,14 @@ export const make = (options: Options): LanguageModelService => {
 
   /** A 200 web page: a proxy's sign-in page, or a web app where the API was expected (no `/v1`). */
   const webPage = (response: Response): Effect.Effect<never, Failure> =>
-    Effect.flatMap(bodyText(response), (html) =>
+    Effect.flatMap(bodyText(response, maxBodyBytes.error), ({ text: html }) =>
       Effect.fail(invalidResponse(provider, webPageProblem(html, baseURL, "an event stream")))
     )
 
   /** Sends the request and opens its event stream; `holder` keeps the connection's controller. */
   const connect = (request: ModelRequest, holder: Connection) =>
     Effect.suspend(() => {
+      if (unusableBase !== undefined) return Effect.fail(unusableBase)
       const controller = new AbortController()
       holder.controller = controller
       return Effect.tryPromise({
@@ -229,15 +275,20 @@ export const make = (options: Options): LanguageModelService => {
                 }
               })
             }
+            const read = Effect.promise(() => current.next())
             return Effect.flatMap(
-              Effect.promise(() => current.next()),
+              current.finishing
+                ? Effect.map(Effect.timeoutOption(read, finishGraceMs), (pulled) =>
+                    Option.getOrElse(pulled, () => current.settle())
+                  )
+                : read,
               (pulled) => {
                 switch (pulled._tag) {
                   case "Parts":
                     emitted = true
                     return Effect.succeed(Chunk.unsafeFromArray(pulled.parts))
                   case "End":
-                    return current.eof
+                    return current.eof || current.settled
                       ? Effect.fail(Option.none())
                       : Effect.promise(() => current.drain()).pipe(
                           Effect.timeoutOption(drainGraceMs),
@@ -268,14 +319,23 @@ export const make = (options: Options): LanguageModelService => {
   const discovered = Effect.tryPromise({
     try: async (signal) => {
       const response = await http.request("GET", "/models", { signal })
-      return { text: await response.text(), page: response.headers.get("content-type")?.includes("text/html") === true }
+      const page = response.headers.get("content-type")?.includes("text/html") === true
+      return { page, ...(await readBounded(response, page ? maxBodyBytes.error : maxBodyBytes.models)) }
     },
     catch: (cause) => cause
   }).pipe(
     Effect.catchAll(failWith),
-    // A server that accepts and never answers: the bound the openai SDK had (streams have the runner's).
-    Effect.timeoutFail({ duration: discoveryTimeout, onTimeout: () => noAnswerInTime(provider, baseURL) }),
-    Effect.flatMap(({ page, text }) => {
+    // A server that accepts and never answers (streams have the runner's first-token timeout).
+    Effect.timeoutFail({
+      duration: discoveryTimeoutMs,
+      onTimeout: () => noAnswerInTime(provider, baseURL, discoveryTimeoutMs)
+    }),
+    Effect.flatMap(({ cut, page, text }) => {
+      if (cut && !page) {
+        return Effect.fail(
+          invalidResponse(provider, `the list of models passed ${sizeText(maxBodyBytes.models)} and was stopped there`)
+        )
+      }
       const list = page ? undefined : modelIds(text)
       if (list !== undefined) return Effect.succeed(list)
       return Effect.fail(
@@ -289,7 +349,10 @@ export const make = (options: Options): LanguageModelService => {
     })
   )
 
-  const models: Effect.Effect<ReadonlyArray<ModelInfo>, ProviderError> = withRetries(discovered, 1).pipe(
+  const models: Effect.Effect<ReadonlyArray<ModelInfo>, ProviderError> = withRetries(
+    unusableBase === undefined ? discovered : Effect.fail(unusableBase),
+    1
+  ).pipe(
     // A server without discovery still has its configured models.
     Effect.catchIf(
       (error) => error.status === 404,

@@ -2,7 +2,16 @@
 
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { chunk, done, expectFailure, jsonReply, modelFor, run, sse } from "./support/openAiCompatible.js"
+import {
+  chunk,
+  done,
+  expectComplete,
+  expectFailure,
+  jsonReply,
+  modelFor,
+  run,
+  sse
+} from "./support/openAiCompatible.js"
 import { assemble } from "./support/parts.js"
 import * as SseServer from "./support/SseServer.js"
 
@@ -32,6 +41,39 @@ describe("OpenAiCompatible broken streams", () => {
       const outcome = yield* run(modelFor(server))
       assert.include(expectFailure(outcome, "invalid_response").message, "malformed JSON")
       assert.strictEqual(assemble(outcome.parts).text, "ok")
+    })
+  )
+
+  it.scopedLive("PRV-2 a body cut inside its [DONE] after the finish still gives the whole answer", () =>
+    Effect.gen(function* () {
+      const server = yield* SseServer.always({
+        body: `${sse(chunk({ content: "all of it" }), chunk({}, "stop"))}data: [DON`
+      })
+      const answer = expectComplete(yield* run(modelFor(server)))
+      assert.strictEqual(answer.text, "all of it")
+      assert.strictEqual(answer.finish?.reason, "stop")
+    })
+  )
+
+  it.scopedLive("PRV-2 tool-call arguments nested past the stack fail as invalid_response, streamed or whole", () =>
+    Effect.gen(function* () {
+      const deep = `${'{"a":'.repeat(200_000)}1${"}".repeat(200_000)}`
+      const call = `{"id":"c1","type":"function","function":{"name":"bash","arguments":${deep}}}`
+      const server = yield* SseServer.sequence(
+        { body: `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,${call.slice(1)}]}}]}\n\n${done}` },
+        {
+          headers: { "content-type": "application/json" },
+          body: `{"choices":[{"index":0,"message":{"role":"assistant","tool_calls":[${call}]},"finish_reason":"tool_calls"}]}`
+        }
+      )
+      const model = modelFor(server)
+      for (const outcome of [yield* run(model), yield* run(model)]) {
+        assert.include(
+          expectFailure(outcome, "invalid_response").message,
+          "the answer could not be read (Maximum call stack size exceeded)"
+        )
+        assert.deepStrictEqual(assemble(outcome.parts).calls, [])
+      }
     })
   )
 

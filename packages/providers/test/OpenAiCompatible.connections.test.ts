@@ -38,6 +38,32 @@ describe("OpenAiCompatible connections", () => {
     })
   )
 
+  it.scoped(
+    "PRV-2 a finish without [DONE] on a connection left open completes after a bounded grace, not as a stall",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* SseServer.always({
+          body: sse(chunk({ content: "whole answer" }), chunk({}, "stop"), {
+            ...chunk({}),
+            choices: [],
+            usage: { prompt_tokens: 3, completion_tokens: 2 }
+          }),
+          hang: true
+        })
+        const fiber = yield* Effect.fork(run(modelFor(server)))
+        const { exit, slept } = yield* driveClock(fiber)
+        assert.isTrue(Exit.isSuccess(exit))
+        if (Exit.isSuccess(exit)) {
+          const answer = expectComplete(exit.value)
+          assert.strictEqual(answer.text, "whole answer")
+          assert.strictEqual(answer.finish?.reason, "stop")
+          assert.deepInclude(answer.finish?.usage, { inputTokens: 3, outputTokens: 2 })
+        }
+        assert.deepStrictEqual(slept, [5000], "waits a bounded grace for [DONE] or the end of the body")
+        yield* server.clientClosed
+      })
+  )
+
   it.live("PRV-2 interrupting the consumer aborts the request: the server sees the connection close", () =>
     Effect.scoped(
       Effect.gen(function* () {

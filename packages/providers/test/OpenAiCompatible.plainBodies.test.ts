@@ -90,7 +90,7 @@ describe("OpenAiCompatible plain bodies", () => {
         const signIn = expectFailure(yield* run(modelFor(server)), "invalid_response").message
         assert.strictEqual(
           signIn,
-          `The server sent an invalid response: expected an event stream, got a web page ("Sign in [2J ]52;c;eA== to Corp Proxy"): ` +
+          `The server sent an invalid response: expected an event stream, got a web page ("Sign in to Corp Proxy"): ` +
             `a sign-in page of a proxy, or no API at that address; check the provider's baseURL, ${server.baseURL}.`
         )
         const root = server.baseURL.replace(/\/v1$/, "")
@@ -121,5 +121,24 @@ describe("OpenAiCompatible plain bodies", () => {
           "expected the list of models as JSON, got ok"
         )
       })
+  )
+
+  it.scopedLive("PRV-2 a 200 body with no event in it is named for what it is, with the baseURL to check", () =>
+    Effect.gen(function* () {
+      const server = yield* SseServer.sequence(
+        { headers: { "content-type": "text/plain" }, body: "OK\n" },
+        { headers: { "content-type": "text/event-stream" }, body: ": keep-alive\n\n" }
+      )
+      const model = modelFor(server)
+      assert.strictEqual(
+        expectFailure(yield* run(model), "invalid_response").message,
+        `The server sent an invalid response: expected an event stream, got OK; check the provider's baseURL, ${server.baseURL}`
+      )
+      // An event stream that ends early is still that.
+      assert.include(
+        expectFailure(yield* run(model), "invalid_response").message,
+        "the stream ended before the response was complete"
+      )
+    })
   )
 })

@@ -8,6 +8,7 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import { chunk, done, expectComplete, fixture, modelFor, request, run, sse } from "./support/openAiCompatible.js"
 import * as SseServer from "./support/SseServer.js"
@@ -199,14 +200,36 @@ describe("OpenAiCompatible requests and discovery", () => {
     })
   )
 
-  it.scoped("PRV-2 a server that accepts /models and never answers fails discovery after 10 minutes as network", () =>
+  it.scoped("PRV-2 a server that accepts /models and never answers fails discovery after a minute, not retried", () =>
     Effect.gen(function* () {
       const server = yield* SseServer.always({ stall: true })
-      const listing = yield* Effect.fork(modelFor(server, { maxRetries: 0 }).models)
-      yield* TestClock.adjust("10 minutes")
+      // Default retries: the silence is not asked again (a run waits on discovery before its clocks start).
+      const listing = yield* Effect.fork(modelFor(server).models)
+      while (server.requests.length === 0) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
+      yield* TestClock.adjust("59 seconds")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(listing)))
+      yield* TestClock.adjust("1 second")
       const error = yield* Effect.flip(Fiber.join(listing))
       assert.strictEqual(error.code, "network")
-      assert.include(error.message, `no answer from ${server.baseURL} in time`)
+      assert.include(error.message, `${server.baseURL} accepted the connection but sent no answer within 1m`)
+      assert.strictEqual(server.requests.length, 1)
+    })
+  )
+
+  it.effect("PRV-2 a baseURL that is no http(s) address fails at once, not retried, naming where it is set", () =>
+    Effect.gen(function* () {
+      for (const baseURL of ["not a url", "ftp://127.0.0.1/v1", "http://", "http://127.0.0.1:99999/v1"]) {
+        const model = OpenAiCompatible.make({ baseURL })
+        const outcome = yield* run(model)
+        assert.deepStrictEqual(outcome.parts, [], "no retry was announced")
+        assert.strictEqual(outcome.error?.code, "bad_request")
+        assert.strictEqual(
+          outcome.error?.message,
+          `The provider's address is not usable: ${baseURL} is not an http:// or https:// address; set OPENAI_BASE_URL or providers.openai.baseURL to the server's API address, e.g. http://127.0.0.1:8080/v1`
+        )
+        const listed = yield* Effect.flip(OpenAiCompatible.make({ baseURL, providerId: "work" }).models)
+        assert.include(listed.message, "set providers.work.baseURL to the server's API address")
+      }
     })
   )
 

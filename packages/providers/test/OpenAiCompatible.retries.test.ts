@@ -117,6 +117,19 @@ describe("OpenAiCompatible retries", () => {
       })
   )
 
+  it.scopedLive("PRV-2 a Retry-After of years is reported as more than a day, not as a count of hours", () =>
+    Effect.gen(function* () {
+      const server = yield* SseServer.always(
+        jsonReply(429, { error: { message: "slow down" } }, { "retry-after": "99999999999999999999" })
+      )
+      assert.strictEqual(
+        expectFailure(yield* run(modelFor(server)), "rate_limited").message,
+        "The server is rate limiting requests (HTTP 429): slow down; the server asks to wait more than a day before the next request."
+      )
+      assert.strictEqual(server.requests.length, 1)
+    })
+  )
+
   it.scopedLive("PRV-2 insufficient_quota is rate_limited but not retried", () =>
     Effect.gen(function* () {
       const server = yield* SseServer.always(

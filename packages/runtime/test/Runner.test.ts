@@ -366,6 +366,23 @@ describe("Runner", () => {
     }).pipe(Effect.provide(runnerLayer({ script: [[...Fake.text("partial"), Fake.silence]] })))
   )
 
+  it.effect(
+    "LIM-4 an idle stall shorter than the first-token timeout is caught at its own time after the first part",
+    () =>
+      Effect.gen(function* () {
+        const fiber = yield* Effect.fork(
+          collect({ ...baseOptions, limits: { firstTokenTimeoutMs: 120_000, streamIdleTimeoutMs: 5_000 } })
+        )
+        yield* TestClock.adjust(5_000)
+        // The watchdog used to sleep out the first-token timeout before it looked at the stall.
+        const events = yield* Fiber.join(fiber)
+        assertContract(events)
+        const failed = ofType(events, "run_failed")[0]!
+        assert.strictEqual(failed.data.timeout?.kind, "stream_idle")
+        assert.strictEqual(failed.data.timeout?.ms, 5_000)
+      }).pipe(Effect.provide(runnerLayer({ script: [[...Fake.text("partial"), Fake.silence]] })))
+  )
+
   it.effect("a response the provider breaks off keeps the text that had arrived, and drops its unfinished call", () =>
     Effect.gen(function* () {
       const events = yield* collect(baseOptions)

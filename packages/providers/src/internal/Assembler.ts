@@ -13,6 +13,11 @@ export interface Assembler {
   readonly onEvent: (event: SseEvent, out: Array<ResponsePart>) => Step
   /** The body ended (EOF) before `onEvent` returned "done". */
   readonly onEnd: (out: Array<ResponsePart>) => "done" | Failure
+  /**
+   * Whether the response already has its finish, and only an end marker (Chat's `[DONE]`, the end
+   * of the body) or trailing usage is still expected.
+   */
+  readonly finishing?: () => boolean
 }
 
 export const isRecord = (value: unknown): value is Record<string, unknown> =>

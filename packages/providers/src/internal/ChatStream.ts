@@ -72,6 +72,9 @@ export class ChatAssembler implements Assembler {
     try {
       chunk = JSON.parse(data)
     } catch {
+      // After the finish only usage and `[DONE]` are due: a body cut inside them (a connection
+      // dropped in the last bytes, a truncated gzip) still carried the whole answer.
+      if (this.reason !== undefined) return this.complete(out, true)
       return invalidResponse(this.provider, `malformed JSON in the stream: ${data.slice(0, 200)}`)
     }
     if (!isRecord(chunk)) return undefined
@@ -99,6 +102,10 @@ export class ChatAssembler implements Assembler {
 
   onEnd(out: Array<ResponsePart>): "done" | Failure {
     return this.complete(out, false)
+  }
+
+  finishing(): boolean {
+    return this.reason !== undefined
   }
 
   private complete(out: Array<ResponsePart>, sawDone: boolean): "done" | Failure {

@@ -1,3 +1,4 @@
+import { formatDuration } from "@alisio/domain/Durations"
 import { ProviderError, type ProviderErrorCode } from "@alisio/domain/Errors"
 import * as Predicate from "effect/Predicate"
 
@@ -35,6 +36,24 @@ const describe: Record<ProviderErrorCode, string> = {
   context_length_exceeded: "The request does not fit the model's context window"
 }
 
+/**
+ * CSI (7- and 8-bit); OSC, DCS, SOS, PM and APC up to their terminator or the end; any other ESC
+ * sequence (as the runtime's `TerminalText`, which this package cannot import).
+ */
+const ESCAPE_SEQUENCES =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[\s\S]*?(?:\u0007|\u001b\\|\u009c|$)|\u001b[ -/]*[0-~]/g
+
+/** Controls, and the invisible characters that reorder or break lines (bidi controls, separators). */
+const CONTROLS = /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]+/gu
+
+/**
+ * A server's words as one line of plain text: no escape sequence or control character (they would
+ * reach the terminal the error is printed on, and the store), whitespace runs as one space.
+ */
+export const plainText = (text: string): string =>
+  text.replace(ESCAPE_SEQUENCES, "").replace(CONTROLS, " ").replace(/\s+/g, " ").trim()
+
 const make = (
   provider: string,
   code: ProviderErrorCode,
@@ -55,7 +74,7 @@ const make = (
   const error = new ProviderError({
     code,
     provider,
-    message: `${extra.lead ?? describe[code]}${status}${detail === undefined ? "." : `: ${detail}`}`,
+    message: `${extra.lead ?? describe[code]}${status}${detail === undefined ? "." : `: ${plainText(detail)}`}`,
     ...(extra.status === undefined ? {} : { status: extra.status }),
     ...(extra.retryAfterMs === undefined ? {} : { retryAfterMs: extra.retryAfterMs }),
     ...(extra.contextWindow === undefined ? {} : { contextWindow: extra.contextWindow })
@@ -97,9 +116,41 @@ export const redactError = (error: ProviderError, secrets: ReadonlyArray<string>
       })
 }
 
-/** A request the server accepted but did not answer within the adapter's bound. */
-export const noAnswerInTime = (provider: string, baseURL: string): Failure =>
-  make(provider, "network", `no answer from ${baseURL} in time`)
+/** A request the server accepted but did not answer within the adapter's bound: not retried. */
+export const noAnswerInTime = (provider: string, baseURL: string, ms: number): Failure => ({
+  error: make(
+    provider,
+    "network",
+    `${baseURL} accepted the connection but sent no answer within ${formatDuration(ms)}; check that the server is up and serving`
+  ).error,
+  retryable: false
+})
+
+/**
+ * Why `baseURL` cannot be sent to, or `undefined` when it can: not a URL, another scheme, no host.
+ * Fetch would fail each request with "Invalid URL" or "unknown scheme", retried as a network error.
+ */
+export const baseUrlProblem = (provider: string, baseURL: string): Failure | undefined => {
+  let url: URL | undefined
+  try {
+    url = new URL(baseURL)
+  } catch {
+    url = undefined
+  }
+  if (url !== undefined && (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "") {
+    return undefined
+  }
+  const where = provider === "openai" ? "OPENAI_BASE_URL or providers.openai.baseURL" : `providers.${provider}.baseURL`
+  return {
+    error: make(
+      provider,
+      "bad_request",
+      `${baseURL} is not an http:// or https:// address; set ${where} to the server's API address, e.g. http://127.0.0.1:8080/v1`,
+      { lead: "The provider's address is not usable" }
+    ).error,
+    retryable: false
+  }
+}
 
 /** A failure the adapter itself detects, e.g. a stream that stopped before it finished. */
 export const invalidResponse = (provider: string, detail: string): Failure => make(provider, "invalid_response", detail)
@@ -235,7 +286,8 @@ export const fromCause = (provider: string, cause: unknown, now: number, baseURL
 
 const notFoundBody = (body: unknown, baseURL: string, url: string) => {
   const said = messageOf(body)
-  const shown = said === undefined || said.startsWith("<") ? "not found" : said
+  // A web server's own 404 page says no more than that.
+  const shown = said === undefined || said.startsWith("<") || said.startsWith(WEB_PAGE) ? "not found" : said
   // A server that speaks Chat Completions only has no Responses API.
   const responses = url.endsWith("/responses") ? ", or set `api: chat` if the server has no Responses API" : ""
   return { message: `${shown} (${url}); ${baseUrlAdvice(baseURL)}${responses}` }
@@ -300,8 +352,25 @@ export const errorObjectOf = (raw: string): unknown => {
     parsed = undefined
   }
   if (isRecord(parsed) && isRecord(parsed.error) && text(parsed.error.message) !== undefined) return parsed.error
-  const message = parsed === undefined ? text(raw)?.slice(0, 2000) : messageOf(parsed)
+  const message = parsed === undefined ? plainBody(raw) : messageOf(parsed)
   if (message === undefined) return isRecord(parsed) ? parsed.error : undefined
   const code = isRecord(parsed) ? (isRecord(parsed.error) ? errorCodeOf(parsed.error) : errorCodeOf(parsed)) : undefined
   return { message, ...(code === undefined ? {} : { code }) }
+}
+
+const WEB_PAGE = "a web page"
+
+/** The longest part of a plain-text error body the message quotes. */
+const QUOTED = 300
+
+/** A plain-text error body in a few words: a web page (a proxy's 502) by its title, other text cut short. */
+const plainBody = (raw: string): string | undefined => {
+  const body = text(raw)
+  if (body === undefined) return undefined
+  if (/^<(?:!doctype|html|head|body|\?xml)/i.test(body)) {
+    const title = plainText(/<title[^>]*>([^<]*)/i.exec(body)?.[1] ?? "").slice(0, 80)
+    return title === "" ? WEB_PAGE : `${WEB_PAGE} ("${title}")`
+  }
+  const line = plainText(body)
+  return line.length > QUOTED ? `${line.slice(0, QUOTED)}…` : line
 }

@@ -14,6 +14,49 @@ export class HttpStatusError extends Data.TaggedError("HttpStatusError")<{
   readonly url: string
 }> {}
 
+/**
+ * The most a response body may hold. A model's longest answer, streamed with every event's framing,
+ * is a few tens of MiB; past these a server is broken or hostile (a line that never ends, deltas
+ * without end), and reading on would exhaust memory or the longest string V8 can make.
+ */
+export const maxBodyBytes = {
+  /** An event stream, or a completion sent whole. */
+  answer: 128 * 1024 * 1024,
+  /** The list of models. */
+  models: 32 * 1024 * 1024,
+  /** An error body or a web page: only its first words are shown. */
+  error: 64 * 1024
+} as const
+
+/** A body read as text up to `maxBytes`; `cut` when it went on past that and was cancelled there. */
+export const readBounded = async (
+  response: Response,
+  maxBytes: number
+): Promise<{ readonly text: string; readonly cut: boolean }> => {
+  if (response.body === null) return { text: "", cut: false }
+  const reader = response.body.getReader()
+  const utf8 = new TextDecoder()
+  const parts: Array<string> = []
+  let bytes = 0
+  while (true) {
+    const { done, value } = await reader.read()
+    if (done) break
+    bytes += value.byteLength
+    if (bytes > maxBytes) {
+      parts.push(utf8.decode(value.subarray(0, value.byteLength - (bytes - maxBytes)), { stream: true }))
+      await reader.cancel().catch(() => undefined)
+      return { text: parts.join(""), cut: true }
+    }
+    parts.push(utf8.decode(value, { stream: true }))
+  }
+  parts.push(utf8.decode())
+  return { text: parts.join(""), cut: false }
+}
+
+/** What a body cut at `maxBytes` is said to have passed. */
+export const sizeText = (maxBytes: number): string =>
+  maxBytes >= 1024 * 1024 ? `${maxBytes / (1024 * 1024)} MiB` : `${maxBytes / 1024} KiB`
+
 export interface HttpClient {
   /** Sends a request; resolves with a 2xx response, rejects with `HttpStatusError` or fetch's error. */
   readonly request: (
@@ -45,7 +88,10 @@ export const makeHttpClient = (options: {
         ...(signal === undefined ? {} : { signal })
       })
       if (response.ok) return response
-      const raw = await response.text().catch(() => "")
+      const raw = await readBounded(response, maxBodyBytes.error).then(
+        (read) => read.text,
+        () => ""
+      )
       throw new HttpStatusError({
         status: response.status,
         error: errorObjectOf(raw),

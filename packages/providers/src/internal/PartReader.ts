@@ -13,6 +13,12 @@ export type Pulled =
 
 const end: Pulled = { _tag: "End" }
 
+/** How much of a body without events is kept to be shown. */
+const HEAD = 200
+
+/** A body that starts like an event stream (a comment or a field) is one, even without events. */
+const SSE_LINE = /^(?::|(?:data|event|id|retry|error)(?::|$))/m
+
 /**
  * Reads an SSE body into response parts. `next()` keeps reading until a read completes at least one
  * part, so keep-alive comments and partial lines are never reported as progress. Parts produced
@@ -24,15 +30,40 @@ export class PartReader {
   private readonly events: Array<SseEvent> = []
   private finished = false
   private failed: Failure | undefined = undefined
+  private bytes = 0
+  /** The start of the body, while no event was decoded: what to show when it holds none. */
+  private head = ""
+  private sawEvent = false
   /** Whether the body was read to its end (then the connection can be reused as is). */
   eof = false
+  /** Whether `settle` ended the response: its body will not end by itself. */
+  settled = false
 
   constructor(
     private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
-    private readonly assembler: Assembler
+    private readonly assembler: Assembler,
+    private readonly bound: {
+      /** The most the body may hold, and the failure past it (a line or a stream without end). */
+      readonly maxBytes: number
+      readonly failure: () => Failure
+      /** A body that ended without a single event (a plain-text page), given its first characters. */
+      readonly notAStream: (head: string) => Failure
+      /** An event the assembler could not take (a tool call's arguments nested past the stack). */
+      readonly unreadable: (cause: unknown) => Failure
+    }
   ) {}
 
   async next(): Promise<Pulled> {
+    try {
+      return await this.read()
+    } catch (cause) {
+      // Hostile input must end as a typed failure, never as a defect of the run.
+      this.failed = this.bound.unreadable(cause)
+      return { _tag: "Failed", failure: this.failed }
+    }
+  }
+
+  private async read(): Promise<Pulled> {
     while (true) {
       if (this.failed !== undefined) return { _tag: "Failed", failure: this.failed }
       if (this.finished) return end
@@ -46,8 +77,17 @@ export class PartReader {
         this.eof = true
         this.decoder.end(this.events)
       } else {
+        this.bytes += chunk.value.byteLength
+        if (this.bytes > this.bound.maxBytes) {
+          this.failed = this.bound.failure()
+          continue
+        }
+        if (!this.sawEvent && this.head.length < HEAD) {
+          this.head += new TextDecoder().decode(chunk.value.subarray(0, HEAD))
+        }
         this.decoder.push(chunk.value, this.events)
       }
+      if (this.events.length > 0) this.sawEvent = true
       const out: Array<ResponsePart> = []
       for (const event of this.events) {
         const step = this.assembler.onEvent(event, out)
@@ -58,12 +98,36 @@ export class PartReader {
       }
       this.events.length = 0
       if (chunk.done && !this.finished && this.failed === undefined) {
-        const last = this.assembler.onEnd(out)
+        const text = this.head.trim()
+        const last = this.sawEvent || text === "" || SSE_LINE.test(text) ? this.assembler.onEnd(out) : undefined
+        if (last === undefined) {
+          this.failed = this.bound.notAStream(text.slice(0, HEAD))
+          continue
+        }
         if (last === "done") this.finished = true
         else this.failed = last
       }
       if (out.length > 0) return { _tag: "Parts", parts: out }
     }
+  }
+
+  /** Whether the response has its finish and waits only for its end marker (see `Assembler.finishing`). */
+  get finishing(): boolean {
+    return !this.finished && this.failed === undefined && this.assembler.finishing?.() === true
+  }
+
+  /**
+   * Ends a finishing response as its end would have: for a server that sends the finish and then
+   * keeps the connection open without `[DONE]`. A `next()` still pending is abandoned: the caller
+   * aborts the connection, and what that read brings is not used.
+   */
+  settle(): Pulled {
+    this.settled = true
+    const out: Array<ResponsePart> = []
+    const last = this.assembler.onEnd(out)
+    if (last === "done") this.finished = true
+    else this.failed = last
+    return out.length > 0 ? { _tag: "Parts", parts: out } : last === "done" ? end : { _tag: "Failed", failure: last }
   }
 
   /**

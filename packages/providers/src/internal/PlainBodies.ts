@@ -2,7 +2,7 @@
 // ignored `stream: true`, and a web page where the API was expected.
 
 import { isRecord } from "./Assembler.js"
-import { baseUrlAdvice } from "./ErrorMapping.js"
+import { baseUrlAdvice, plainText } from "./ErrorMapping.js"
 
 /**
  * A non-streamed Chat `chat.completion` as the one chunk and `[DONE]` a stream would have carried,
@@ -30,10 +30,7 @@ export const completionAsStream = (payload: unknown): string | undefined => {
   return `data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`
 }
 
-// Control characters of a hostile page must not reach the terminal the error is printed on.
-const CONTROL = /[\p{Cc}\p{Cf}]+/gu
-
-/** The model ids of a `/models` answer; `undefined` when it is not JSON. */
+/** The usable model ids of a `/models` answer; `undefined` when it is not JSON. */
 export const modelIds = (text: string): ReadonlyArray<string> | undefined => {
   let page: unknown
   try {
@@ -41,13 +38,24 @@ export const modelIds = (text: string): ReadonlyArray<string> | undefined => {
   } catch {
     return undefined
   }
-  const data = isRecord(page) && Array.isArray(page.data) ? page.data : []
-  return data.flatMap((model) => (isRecord(model) && typeof model.id === "string" && model.id !== "" ? [model.id] : []))
+  // Together AI answers with the bare array.
+  const data = Array.isArray(page) ? page : isRecord(page) && Array.isArray(page.data) ? page.data : []
+  return data.flatMap((model) => (isRecord(model) && usableId(model.id) ? [model.id] : []))
 }
+
+/** The longest model id taken from a server; real ones are a few dozen characters. */
+const MAX_ID = 256
+
+/**
+ * Whether a listed id can name a model: one line of printable text. An id with escape sequences or
+ * line breaks would rewrite the terminal it is listed on, and cannot be typed after `-m` anyway.
+ */
+const usableId = (id: unknown): id is string =>
+  typeof id === "string" && id !== "" && id.length <= MAX_ID && plainText(id) === id
 
 /** What a web page answered instead of `expected` from the API: its title, and the likely remedy. */
 export const webPageProblem = (html: string, baseURL: string, expected: string): string => {
-  const title = /<title[^>]*>([^<]*)/i.exec(html)?.[1]?.replace(CONTROL, " ").replace(/\s+/g, " ").trim().slice(0, 80)
+  const title = plainText(/<title[^>]*>([^<]*)/i.exec(html)?.[1] ?? "").slice(0, 80)
   const page = title === undefined || title === "" ? "a web page" : `a web page ("${title}")`
   return `expected ${expected}, got ${page}: a sign-in page of a proxy, or no API at that address; ${baseUrlAdvice(baseURL)}.`
 }

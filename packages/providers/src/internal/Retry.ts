@@ -14,6 +14,8 @@ export interface RetryPolicy {
   readonly maxRetryAfterMs: number
 }
 
+const DAY = 86_400_000
+
 export const defaultRetryPolicy: RetryPolicy = {
   maxRetries: 2,
   baseDelayMs: 500,
@@ -47,7 +49,9 @@ export const finalError = (policy: RetryPolicy, failure: Failure): ProviderError
   const { error } = failure
   const asked = error.retryAfterMs
   if (!failure.retryable || asked === undefined || asked <= policy.maxRetryAfterMs) return error
-  const message = `${error.message.replace(/\.$/, "")}; the server asks to wait ${formatDuration(asked)} before the next request.`
+  // A server asking for years (a garbled header) is not quoted to the hour.
+  const wait = asked >= DAY ? "more than a day" : formatDuration(asked)
+  const message = `${error.message.replace(/\.$/, "")}; the server asks to wait ${wait} before the next request.`
   return new ProviderError({
     code: error.code,
     message,

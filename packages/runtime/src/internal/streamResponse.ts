@@ -195,18 +195,16 @@ export const streamResponse = (
         onParts(Chunk.toReadonlyArray(chunk), 0)
       )
       // One watchdog per request: silence before the first part is a first-token timeout
-      // (resent, LIM-4), silence after it an idle stall. No timer per part; it wakes at least once
-      // per idle period, so an idle timeout shorter than the first-token one is kept after a first
-      // part that arrives while it sleeps.
+      // (resent, LIM-4), silence after it an idle stall. No timer per part. While no part has
+      // come it looks again at least every idle timeout, so a stall right after a first part is
+      // caught at the idle timeout even when the first-token timeout is longer.
       const watchdog = Effect.gen(function* () {
         for (;;) {
           const now = yield* Clock.currentTimeMillis
-          const due =
-            firstPartAt === undefined
-              ? silentSince + limits.firstTokenTimeoutMs
-              : lastPartAt + limits.streamIdleTimeoutMs
-          if (now >= due) return yield* firstPartAt === undefined ? new FirstTokenSilence() : new StreamIdle()
-          yield* Effect.sleep(Math.min(due - now, limits.streamIdleTimeoutMs))
+          const waiting = firstPartAt === undefined
+          const due = waiting ? silentSince + limits.firstTokenTimeoutMs : lastPartAt + limits.streamIdleTimeoutMs
+          if (now >= due) return yield* waiting ? new FirstTokenSilence() : new StreamIdle()
+          yield* Effect.sleep(waiting ? Math.min(due - now, limits.streamIdleTimeoutMs) : due - now)
         }
       })
       const providerTruncated = Effect.sync(() => {
