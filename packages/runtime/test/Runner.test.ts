@@ -383,6 +383,21 @@ describe("Runner", () => {
       }).pipe(Effect.provide(runnerLayer({ script: [[...Fake.text("partial"), Fake.silence]] })))
   )
 
+  it.effect("LIM-4 silence after the finish (a connection left open) completes the answer, not a stall", () =>
+    Effect.gen(function* () {
+      const fiber = yield* Effect.fork(
+        collect({ ...baseOptions, limits: { firstTokenTimeoutMs: 120_000, streamIdleTimeoutMs: 3_000 } })
+      )
+      yield* TestClock.adjust(3_000)
+      const events = yield* Fiber.join(fiber)
+      assertContract(events)
+      assert.strictEqual(events.at(-1)!.type, "run_completed")
+      const store = yield* SessionStore.SessionStore
+      const stored = (yield* store.messages(events[0]!.sessionId)).map((m) => m.message)
+      assert.deepStrictEqual(stored.at(-1), { role: "assistant", content: [{ _tag: "text", text: "all of it" }] })
+    }).pipe(Effect.provide(runnerLayer({ script: [[...Fake.text("all of it"), Fake.finish("stop"), Fake.silence]] })))
+  )
+
   it.effect("a response the provider breaks off keeps the text that had arrived, and drops its unfinished call", () =>
     Effect.gen(function* () {
       const events = yield* collect(baseOptions)

@@ -214,8 +214,11 @@ export const streamResponse = (
       const outcome = yield* Effect.raceFirst(Effect.as(consume, "streamed" as const), watchdog).pipe(
         Effect.catchTags({
           FirstTokenSilence: () => Effect.succeed("silent" as const),
+          // Silence after the finish is a server keeping the connection open: the answer is whole.
           StreamIdle: () =>
-            Effect.fail(timeoutError(state, "stream_idle", limits.streamIdleTimeoutMs, { stage: "streaming" })),
+            response.finish !== undefined
+              ? Effect.succeed("streamed" as const)
+              : Effect.fail(timeoutError(state, "stream_idle", limits.streamIdleTimeoutMs, { stage: "streaming" })),
           OutputTruncatedError: () => providerTruncated,
           ProviderError: (error) =>
             error.code === "output_truncated" || isLegacyTruncationText(error.message)
