@@ -10,6 +10,7 @@ import { encodeRunEvent, isTerminalType, type KnownRunEvent, RUN_EVENT_SCHEMA_VE
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { EventRow } from "./events.js"
 import { onFirstCall, type Sql } from "./sql.js"
 
 /** The result a call left running by a dead process ends with, in the journal and in its event. */
@@ -72,14 +73,7 @@ const queries = ({ always, reading, run, writing }: Sql) =>
     insert: () =>
       writing(
         SqlSchema.void({
-          Request: Schema.Struct({
-            session_id: Schema.String,
-            run_id: Schema.String,
-            type: Schema.String,
-            payload: Schema.String,
-            now: Schema.Number,
-            correlation_id: Schema.NullOr(Schema.String)
-          }),
+          Request: EventRow,
           execute: (r) =>
             run(
               `INSERT INTO events (session_id, run_id, type, payload, created_at, correlation_id)

@@ -14,6 +14,16 @@ import { storeError } from "../sessionDatabase.js"
 import * as Rows from "../sessionRows.js"
 import { firstProblem, onFirstCall, type Sql } from "./sql.js"
 
+/** A new row of `events`, as both the emitter and the closing of interrupted runs insert it. */
+export const EventRow = Schema.Struct({
+  session_id: Schema.String,
+  run_id: Schema.String,
+  type: Schema.String,
+  payload: Schema.String,
+  now: Schema.Number,
+  correlation_id: Schema.NullOr(Schema.String)
+})
+
 const queries = ({ always, reading, run, writing }: Sql) =>
   onFirstCall({
     /** One statement, so one transaction; returns the global seq it was given. */
@@ -21,14 +31,7 @@ const queries = ({ always, reading, run, writing }: Sql) =>
       always(
         writing(
           SqlSchema.single({
-            Request: Schema.Struct({
-              session_id: Schema.String,
-              run_id: Schema.String,
-              type: Schema.String,
-              payload: Schema.String,
-              now: Schema.Number,
-              correlation_id: Schema.NullOr(Schema.String)
-            }),
+            Request: EventRow,
             Result: Schema.Struct({ seq: Schema.Int }),
             execute: (r) =>
               run(
