@@ -2,7 +2,16 @@
 
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { expectFailure, jsonReply, modelFor, run } from "./support/openAiCompatible.js"
+import {
+  chunk,
+  done,
+  expectComplete,
+  expectFailure,
+  jsonReply,
+  modelFor,
+  run,
+  sse
+} from "./support/openAiCompatible.js"
 import * as SseServer from "./support/SseServer.js"
 
 describe("OpenAiCompatible error statuses", () => {
@@ -114,5 +123,47 @@ describe("OpenAiCompatible error statuses", () => {
         // One request each: a refusal for length is not retried as a server error would be.
         assert.strictEqual(server.requests.length, 5)
       })
+  )
+})
+
+describe("OpenAiCompatible redirects", () => {
+  const answer = { body: sse(chunk({ content: "moved" }), chunk({}, "stop"), done) }
+
+  it.scopedLive(
+    "PRV-2 TL-8 a redirect is followed on the same origin with the request whole; to another address the key and headers never go",
+    () =>
+      Effect.gen(function* () {
+        const elsewhere = yield* SseServer.always(answer)
+        const server = yield* SseServer.make((recorded, n) =>
+          n === 0
+            ? { status: 307, headers: { location: "/v2/chat/completions" } }
+            : recorded.url.startsWith("/v2")
+              ? answer
+              : { status: 302, headers: { location: `${elsewhere.baseURL}/chat/completions` } }
+        )
+        const model = modelFor(server, { headers: { "api-key": "azure-secret" } })
+        assert.strictEqual(expectComplete(yield* run(model)).text, "moved")
+        const [first, followed] = server.requests
+        assert.strictEqual(followed?.method, "POST")
+        assert.deepStrictEqual(followed?.body, first?.body, "the body goes with it")
+        assert.strictEqual(followed?.headers["api-key"], "azure-secret")
+
+        const refused = expectFailure(yield* run(model), "bad_request")
+        assert.include(
+          refused.message,
+          `the server redirected to ${new URL(elsewhere.baseURL).origin}, another address`
+        )
+        assert.include(refused.message, "set the provider's baseURL to the new address")
+        assert.strictEqual(elsewhere.requests.length, 0, "nothing, no key, reached the other address")
+      })
+  )
+
+  it.scopedLive("PRV-2 a redirect loop stops after a few hops, naming it", () =>
+    Effect.gen(function* () {
+      const server = yield* SseServer.always({ status: 308, headers: { location: "/v1/chat/completions" } })
+      const error = expectFailure(yield* run(modelFor(server)), "bad_request")
+      assert.include(error.message, "the server redirected more than 5 times")
+      assert.strictEqual(server.requests.length, 6)
+    })
   )
 })

@@ -57,6 +57,39 @@ export const readBounded = async (
 export const sizeText = (maxBytes: number): string =>
   maxBytes >= 1024 * 1024 ? `${maxBytes / (1024 * 1024)} MiB` : `${maxBytes / 1024} KiB`
 
+const isRedirect = (status: number) =>
+  status === 301 || status === 302 || status === 303 || status === 307 || status === 308
+
+const MAX_REDIRECTS = 5
+
+// Not `URL.parse`: Node 20 has it only from 20.18.
+const parseUrl = (text: string, base: URL): URL | undefined => {
+  try {
+    return new URL(text, base)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Where a redirect may be followed, with the method, body and headers (the key, custom headers such
+ * as Azure's `api-key`) of the request: the same origin, or the same host moved to https. Anywhere
+ * else the credentials would go to a server nobody configured, so the redirect is an error naming
+ * the address to configure instead.
+ */
+const redirectTarget = (from: URL, response: Response, hops: number): URL | string => {
+  const location = response.headers.get("location")
+  const to = location === null ? undefined : parseUrl(location, from)
+  if (to === undefined) return `the server answered ${response.status} without a usable Location`
+  if (hops >= MAX_REDIRECTS) return `the server redirected more than ${MAX_REDIRECTS} times (last to ${to.href})`
+  const upgraded = from.protocol === "http:" && to.protocol === "https:" && from.host === to.host
+  if (to.origin === from.origin || upgraded) return to
+  return (
+    `the server redirected to ${to.origin}, another address than the configured ${from.origin}; the key and ` +
+    "headers are sent only to the configured one: set the provider's baseURL to the new address if it is right"
+  )
+}
+
 export interface HttpClient {
   /** Sends a request; resolves with a 2xx response, rejects with `HttpStatusError` or fetch's error. */
   readonly request: (
@@ -80,13 +113,29 @@ export const makeHttpClient = (options: {
   for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value
   return {
     request: async (method, path, { body, signal }) => {
-      const url = new URL(base + (base.endsWith("/") && path.startsWith("/") ? path.slice(1) : path))
-      const response = await fetch(url, {
+      let url = new URL(base + (base.endsWith("/") && path.startsWith("/") ? path.slice(1) : path))
+      const init: RequestInit = {
         method,
         headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        ...(signal === undefined ? {} : { signal })
-      })
+        ...(signal === undefined ? {} : { signal }),
+        redirect: "manual"
+      }
+      let response = await fetch(url, init)
+      for (let hops = 0; isRedirect(response.status); hops++) {
+        const next = redirectTarget(url, response, hops)
+        await response.body?.cancel().catch(() => undefined)
+        if (typeof next === "string") {
+          throw new HttpStatusError({
+            status: response.status,
+            error: { message: next },
+            headers: response.headers,
+            url: url.href
+          })
+        }
+        url = next
+        response = await fetch(url, init)
+      }
       if (response.ok) return response
       const raw = await readBounded(response, maxBodyBytes.error).then(
         (read) => read.text,
