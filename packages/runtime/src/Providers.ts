@@ -150,7 +150,14 @@ export const make = (options: Options = {}) =>
             available: ids
           })
         }
-        const models = yield* modelsOf(entry, model)
+        // A list that failed for a while (a busy or rate-limited server, whose chat may well answer)
+        // does not stop the run: the name is taken at its word, and the request says what it says.
+        const models = yield* modelsOf(entry, model).pipe(
+          Effect.catchIf(
+            (error) => error.code === "server" || error.code === "rate_limited",
+            () => Effect.succeed<ReadonlyArray<ModelInfo>>([])
+          )
+        )
         const info = models.find((candidate) => candidate.id === model)
         // A server without discovery lists nothing: any name is taken at its word.
         if (info === undefined && models.length > 0) {

@@ -91,6 +91,33 @@ describe("Providers", () => {
     })
   )
 
+  it.effect(
+    "PRV-1 a list of models that fails for a while (busy, rate limited) takes the name at its word, and asks again later",
+    () =>
+      Effect.gen(function* () {
+        const providers = yield* Providers.make()
+        const failures = [
+          new ProviderError({ code: "server", provider: "busy", message: "502 Bad Gateway" }),
+          new ProviderError({ code: "rate_limited", provider: "busy", message: "slow down" })
+        ]
+        let asked = 0
+        yield* providers.register("busy", {
+          provider: "busy",
+          stream: () => Stream.empty,
+          models: Effect.suspend(() => {
+            const failure = failures[asked++]
+            return failure === undefined ? Effect.succeed([{ id: "m1", provider: "busy" }]) : Effect.fail(failure)
+          })
+        })
+        const first = yield* providers.resolve("busy/anything")
+        assert.strictEqual(first.model, "anything")
+        assert.isTrue(Option.isNone(first.info))
+        yield* providers.resolve("busy/anything")
+        assert.instanceOf(yield* Effect.flip(providers.resolve("busy/anything")), UnknownModelError, "listed at last")
+        assert.strictEqual(asked, 3)
+      })
+  )
+
   it.effect("PRV-1 a provider without discovery takes any model name; discovery errors reach the caller", () =>
     Effect.gen(function* () {
       const providers = yield* Providers.make()
