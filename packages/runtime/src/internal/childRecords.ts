@@ -48,7 +48,11 @@ export const storedStatus = (store: SessionStoreService, child: ChildHandle): Ef
     const stored = yield* storedOutcome(store, child)
     if (Option.isSome(stored)) return stored.value
     const row = yield* Effect.orElseSucceed(store.session(child.sessionId), () => undefined)
-    return { ...child, status: row?.status ?? "queued", text: "", usage: emptyUsage }
+    // A child's session is stored as it is spawned: no row means it was deleted since, not queued.
+    if (row === undefined) {
+      return { ...child, status: "cancelled", text: "", usage: emptyUsage, error: "Its session was deleted." }
+    }
+    return { ...child, status: row.status, text: "", usage: emptyUsage }
   })
 
 /** The journal of a child's run. */
