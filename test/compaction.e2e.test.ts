@@ -88,7 +88,7 @@ describe("alisio run: compaction (end to end)", () => {
     return events
   }
 
-  it("CTX-1 a session driven past its window keeps completing runs, with the compaction events in --json", async () => {
+  it("CTX-1 a session driven past its window keeps completing runs, with the compaction events in --json and marked in sessions show and export", async () => {
     let summaries = 0
     server = await startOpenAiServer({
       replyFor: (request): Reply =>
@@ -137,6 +137,19 @@ describe("alisio run: compaction (end to end)", () => {
     const stored = rows(sandbox, "SELECT last_position, messages_compacted FROM compactions ORDER BY created_at")
     assert.strictEqual(stored.length, completed.length)
     assert.strictEqual(stored.at(-1)!.messages_compacted, completed.at(-1)!.data.messagesCompacted)
+    // `sessions show` and the Markdown export say where each summary took over.
+    const shown = await sandbox.run(["sessions", "show", sessionId])
+    const marks = shown.stdout.split("\n").filter((line) => line.startsWith("  ⋯ compacted: "))
+    assert.strictEqual(marks.length, completed.length, shown.stdout)
+    assert.match(
+      marks.at(-1)!,
+      /^ {2}⋯ compacted: \d+ messages up to here are sent as a summary \(about [\d.]+k → [\d.]+k tokens a request\)$/
+    )
+    const exported = await sandbox.run(["sessions", "export", sessionId, "--format", "md"])
+    assert.strictEqual(
+      exported.stdout.split("\n").filter((line) => line.startsWith("> compacted: ")).length,
+      completed.length
+    )
   }, 120_000)
 
   it("CTX-1 a server answering 'context length exceeded' once leads to a compaction and a completed run", async () => {

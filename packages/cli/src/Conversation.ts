@@ -3,7 +3,7 @@
 
 import type { Message, ToolResultMessage } from "@alisio/domain/Message"
 import { textOf } from "@alisio/domain/Message"
-import type { RunRecord, StoredMessage } from "@alisio/runtime/SessionStore"
+import type { CompactionRecord, RunRecord, StoredMessage } from "@alisio/runtime/SessionStore"
 
 export type Entry =
   | { readonly kind: "user" | "assistant" | "system"; readonly text: string }
@@ -15,6 +15,13 @@ export type Entry =
       readonly outcome: "ok" | "error" | "pending"
       /** The result's first line and how many more there are. */
       readonly result: string
+    }
+  | {
+      /** A compaction (CTX-1): the messages above it, back to the previous one, are summarised in requests. */
+      readonly kind: "compaction"
+      readonly messages: number
+      readonly tokensBefore: number
+      readonly tokensAfter: number
     }
 
 export interface RunSection {
@@ -70,8 +77,17 @@ const userText = (message: Extract<Message, { role: "user" }>): string => {
 /** The messages grouped by run, in order, with each tool call paired with its result. */
 export const conversation = (
   messages: ReadonlyArray<StoredMessage>,
-  runs: ReadonlyArray<RunRecord>
+  runs: ReadonlyArray<RunRecord>,
+  compactions: ReadonlyArray<CompactionRecord> = []
 ): ReadonlyArray<RunSection> => {
+  // Each compaction is shown after the last message it stands for.
+  const compactedAfter = new Map<number, Array<CompactionRecord>>()
+  for (const compaction of compactions) {
+    let last: number | undefined
+    for (const stored of messages) if (stored.position <= compaction.lastPosition) last = stored.position
+    if (last === undefined) continue
+    compactedAfter.set(last, [...(compactedAfter.get(last) ?? []), compaction])
+  }
   const results = new Map<string, ToolResultMessage>()
   for (const { message } of messages) if (message.role === "tool") results.set(message.toolCallId, message)
   const sections: Array<{ run?: RunRecord | undefined; index: number; entries: Array<Entry> }> = []
@@ -111,9 +127,22 @@ export const conversation = (
       case "tool":
         break
     }
+    for (const compaction of compactedAfter.get(stored.position) ?? []) {
+      section.entries.push({
+        kind: "compaction",
+        messages: compaction.messagesCompacted,
+        tokensBefore: compaction.tokensBefore,
+        tokensAfter: compaction.tokensAfter
+      })
+    }
   }
   return sections
 }
+
+/** What a compaction did, in one line. */
+const compactionText = (entry: Extract<Entry, { kind: "compaction" }>): string =>
+  `compacted: ${entry.messages} message${entry.messages === 1 ? "" : "s"} up to here are sent as a summary ` +
+  `(about ${tokens(entry.tokensBefore)} → ${tokens(entry.tokensAfter)} tokens a request)`
 
 /** A number of tokens as people read it: 950, 12.3k, 1.2M. */
 export const tokens = (n: number): string =>
@@ -143,11 +172,13 @@ export const renderText = (sections: ReadonlyArray<RunSection>, when: (ms: numbe
     ...section.entries.flatMap((entry) =>
       entry.kind === "tool"
         ? [`  ${marks[entry.outcome]} ${entry.name} ${entry.args} → ${entry.result}`]
-        : entry.kind === "system"
-          ? [`system: ${oneLine(entry.text)}`]
-          : entry.kind === "user"
-            ? indent(entry.text, "     ", "you: ")
-            : indent(entry.text, "           ", "assistant: ")
+        : entry.kind === "compaction"
+          ? [`  ⋯ ${compactionText(entry)}`]
+          : entry.kind === "system"
+            ? [`system: ${oneLine(entry.text)}`]
+            : entry.kind === "user"
+              ? indent(entry.text, "     ", "you: ")
+              : indent(entry.text, "           ", "assistant: ")
     )
   ])
 
@@ -185,6 +216,8 @@ export const renderMarkdown = (
         lines.push(
           `- ${marks[entry.outcome]} ${inlineCode(entry.name)} ${inlineCode(entry.args)} → ${inlineCode(entry.result)}`
         )
+      } else if (entry.kind === "compaction") {
+        lines.push("", `> ${compactionText(entry)}`)
       } else if (entry.kind === "system") {
         lines.push("", `${speaker} System`, "", fence(entry.text))
       } else {

@@ -44,6 +44,7 @@ const markdown = (store: SessionStoreService, sessions: ReadonlyArray<Session>) 
       Effect.gen(function* () {
         const runs = store.runs === undefined ? [] : yield* store.runs(session.id)
         const messages = yield* store.messages(session.id)
+        const compactions = store.compactions === undefined ? [] : yield* store.compactions.list(session.id)
         const title = displayTitle(session) ?? "Untitled session"
         const level = index === 0 ? 1 : 2
         return [
@@ -54,7 +55,7 @@ const markdown = (store: SessionStoreService, sessions: ReadonlyArray<Session>) 
           `- Folder: \`${session.cwd}\``,
           `- Status: ${session.status} · ${runs.length} run${runs.length === 1 ? "" : "s"}`,
           `- Created ${localTime(session.createdAt)} · updated ${localTime(session.updatedAt)}`,
-          ...renderMarkdown(conversation(messages, runs), localTime, level + 1)
+          ...renderMarkdown(conversation(messages, runs, compactions), localTime, level + 1)
         ]
       })
     ),

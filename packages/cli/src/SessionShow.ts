@@ -58,6 +58,7 @@ export const showSession = (flags: { readonly json: boolean; readonly sessionId:
         const runs = store.runs === undefined ? [] : yield* store.runs(session.id)
         const messages = yield* store.messages(session.id)
         const children = yield* childTree(store, session.id)
+        const compactions = store.compactions === undefined ? [] : yield* store.compactions.list(session.id)
         if (flags.json) {
           writeRecord(SessionDetail, {
             ...sessionRecord(session),
@@ -71,7 +72,7 @@ export const showSession = (flags: { readonly json: boolean; readonly sessionId:
         const when = (ms: number) => relativeTime(ms, now)
         const lines = [
           ...header(session, runs.length, now),
-          ...renderText(conversation(messages, runs), when),
+          ...renderText(conversation(messages, runs, compactions), when),
           ...(children.length === 0 ? [] : ["", "child sessions", ...treeLines(children)])
         ]
         // What the model and the tools wrote, to read: never an escape sequence (--json keeps it all).
