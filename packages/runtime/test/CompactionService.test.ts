@@ -170,6 +170,33 @@ describe("CTX-1 /compact by hand", () => {
   )
 })
 
+describe("CTX-1 /compact whose summary is empty", () => {
+  it.effect("CTX-1 a model that spent its output budget reasoning is told apart from one that wrote nothing", () =>
+    Effect.gen(function* () {
+      const sessionId = yield* twoRuns
+      const compaction = yield* Compaction
+      const thinking = yield* Effect.flip(compaction.compact(sessionId))
+      assert.match(
+        thinking.message,
+        /^Compacting failed: the model fake-model wrote no summary within its output budget of \d+ tokens \(a reasoning model may spend it all thinking\): a lower reasoning effort \(\/effort\)/
+      )
+      const silent = yield* Effect.flip(compaction.compact(sessionId))
+      assert.strictEqual(silent.message, "Compacting failed: the model fake-model wrote an empty summary.")
+    }).pipe(
+      Effect.provide(
+        runnerLayer({
+          script: [
+            Fake.answer(`parser done: ${"p".repeat(2_000)}`),
+            Fake.answer(`tests done: ${"t".repeat(2_000)}`),
+            [Fake.reasoning("Let me think about the parser at length…"), Fake.finish("length")],
+            [Fake.finish("stop")]
+          ]
+        })
+      )
+    )
+  )
+})
+
 describe("CTX-1 /compact whose summary breaks off", () => {
   it.effect("CTX-1 the text that had arrived is not added to the session as an answer", () =>
     Effect.gen(function* () {

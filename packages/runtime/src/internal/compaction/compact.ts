@@ -37,7 +37,10 @@ export interface CompactInput<E> {
   readonly lastRoom?: number | undefined
   readonly calibration: Calibration
   /** Sends one summary request and returns the text of its answer. */
-  readonly summarize: (request: ModelRequest) => Effect.Effect<{ readonly text: string; readonly usage?: Usage }, E>
+  /** `cut`: the answer stopped at its output budget (a reasoning model can spend it all thinking). */
+  readonly summarize: (
+    request: ModelRequest
+  ) => Effect.Effect<{ readonly text: string; readonly usage?: Usage; readonly cut?: boolean }, E>
   readonly hooks: CompactionHooksService | undefined
 }
 
@@ -107,7 +110,15 @@ export const summarize = <E>(input: CompactInput<E>): Effect.Effect<Summarized, 
       )
       if (answer.usage !== undefined) usage = usage === undefined ? answer.usage : addUsage(usage, answer.usage)
       const text = answer.text.trim()
-      if (text === "") return yield* new EmptySummary({ message: `the model ${input.model} wrote an empty summary` })
+      if (text === "") {
+        return yield* new EmptySummary({
+          message:
+            answer.cut === true
+              ? `the model ${input.model} wrote no summary within its output budget of ${budget.summaryTokens} tokens ` +
+                "(a reasoning model may spend it all thinking): a lower reasoning effort (/effort) or a model that reasons less can summarise"
+              : `the model ${input.model} wrote an empty summary`
+        })
+      }
       previous = text
     }
     return {

@@ -89,7 +89,11 @@ export const summarizeWith = (state: RunState) => (request: ModelRequest) =>
     const quiet: RunState = { ...state, emitter: quietEmitter(state.emitter) }
     const response = yield* streamResponse(quiet, request, { keepPartial: false })
     state.stage = { stage: "model_request" }
-    return { text: response.text, ...(response.usage === undefined ? {} : { usage: response.usage }) }
+    return {
+      text: response.text,
+      cut: response.providerTruncated || response.finish === "length",
+      ...(response.usage === undefined ? {} : { usage: response.usage })
+    }
   })
 
 type SummaryFailure = NothingToCompact | EmptySummary | RunTimeoutError | ProviderError
