@@ -139,6 +139,26 @@ describe("SystemContext", () => {
       })
   )
 
+  it.scoped(
+    "CTX-2 instruction text reaches the model without escape sequences or hidden controls; a file with NUL bytes is left unread",
+    () =>
+      Effect.gen(function* () {
+        const { app, folders, repo } = repository(yield* tempDir)
+        write(path.join(repo, "AGENTS.md"), "ROOT\u0007 rules \u001b[2Jcleared\u202e reversed\r\nnext line\tend")
+        write(path.join(app, "AGENTS.md"), "\u0089PNG\r\n\u001a\n\u0000\u0000\u0000\rIHDR")
+        const built = yield* build.pipe(
+          Effect.provide(catalogLayer({ context: contextOptions(folders, { cwd: app }) }))
+        )
+        assert.deepStrictEqual(
+          built.parts.filter((part) => part.kind === "instructions").map((part) => part.text),
+          ["USER rules", "ROOT rules cleared reversed\r\nnext line\tend", "PACKAGES rules from CLAUDE.md"]
+        )
+        assert.deepStrictEqual(built.notices, [
+          `${path.join(app, "AGENTS.md")} was left unread: it holds NUL bytes, so it is not text.`
+        ])
+      })
+  )
+
   it.scoped("CMD-1 a skill whose front matter runs past what is read says so, not that it never closes", () =>
     Effect.gen(function* () {
       const folders = foldersIn(yield* tempDir)

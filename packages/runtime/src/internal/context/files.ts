@@ -3,12 +3,19 @@
 
 import * as fs from "node:fs/promises"
 import * as Effect from "effect/Effect"
+import { terminalSafe } from "../../TerminalText.js"
 
-/** Up to `bytes` bytes of a file as UTF-8, and its whole size; `undefined` when it cannot be read. */
+/**
+ * Up to `bytes` bytes of a file as UTF-8, and its whole size; `undefined` when it cannot be read.
+ * The text goes to the model, so escape sequences, control characters and the invisible ones that
+ * reorder text are left out; `whole` says it was read to its end, `binary` that the file held NUL bytes (it is not text at all).
+ */
 export const readPrefix = (
   file: string,
   bytes: number
-): Effect.Effect<{ readonly text: string; readonly size: number } | undefined> =>
+): Effect.Effect<
+  { readonly text: string; readonly size: number; readonly whole: boolean; readonly binary: boolean } | undefined
+> =>
   Effect.promise(async () => {
     let handle: fs.FileHandle | undefined
     try {
@@ -26,8 +33,14 @@ export const readPrefix = (
         read += bytesRead
       }
       // A cut in the middle of a character leaves a replacement character at the end: dropped.
-      const text = buffer.subarray(0, read).toString("utf8")
-      return { text: read < stat.size ? text.replace(/\uFFFD+$/, "") : text, size: stat.size }
+      const bytesRead = buffer.subarray(0, read)
+      const text = bytesRead.toString("utf8")
+      return {
+        text: terminalSafe(read < stat.size ? text.replace(/\uFFFD+$/, "") : text),
+        size: stat.size,
+        whole: read >= stat.size,
+        binary: bytesRead.includes(0)
+      }
     } catch {
       return undefined
     } finally {

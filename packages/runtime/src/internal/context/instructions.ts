@@ -144,9 +144,10 @@ export const readInstructions = (
     const read = yield* Effect.forEach(
       readable,
       (source, index) =>
-        Effect.map(readPrefix(source.file, allotted[index]!), (result): InstructionFile | undefined => {
+        Effect.map(readPrefix(source.file, allotted[index]!), (result): InstructionFile | string | undefined => {
           if (result === undefined) return undefined
-          if (Buffer.byteLength(result.text) >= result.size) {
+          if (result.binary) return `${source.file} was left unread: it holds NUL bytes, so it is not text.`
+          if (result.whole) {
             const text = result.text.trim()
             return text === "" ? undefined : { ...source, size: result.size, text, cut: false }
           }
@@ -157,13 +158,15 @@ export const readInstructions = (
         }),
       { concurrency: "unbounded" }
     )
-    const files = read.filter((file): file is InstructionFile => file !== undefined)
+    const files = read.filter((file): file is InstructionFile => typeof file === "object")
+    const notText = read.filter((file): file is string => typeof file === "string")
     const cut = files.filter((file) => file.cut)
     const notices = [
       ...unread.map(
         (source) =>
           `${source.file} was left unread: it links to ${source.outside}, outside ${repositoryRoot === undefined ? "the workspace" : "the repository"}.`
       ),
+      ...notText,
       ...(cut.length === 0
         ? []
         : [
