@@ -152,6 +152,47 @@ describe("alisio run: compaction (end to end)", () => {
     )
   }, 120_000)
 
+  it("CTX-1 a window a server named in a refusal is kept for later runs: they compact at its threshold, never refused again", async () => {
+    let window: number | undefined
+    let fixedTokens = 0
+    let refusals = 0
+    server = await startOpenAiServer({
+      replyFor: (request): Reply => {
+        if (isSummaryRequest(request)) return { kind: "text", text: "Summary: the person asked for long reports." }
+        const tokens = Math.ceil(JSON.stringify(request.body.messages).length / 4) + fixedTokens
+        if (window !== undefined && tokens > window) {
+          refusals++
+          return {
+            kind: "error",
+            status: 400,
+            message: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens.`
+          }
+        }
+        return { kind: "text", text: `Report: ${"lorem ipsum dolor sit amet ".repeat(600)}`, chunks: 4 }
+      }
+    })
+    sandbox = makeSandbox(server.baseURL)
+    const first = await run("write report 0")
+    const sessionId = first[0]!.sessionId
+    // A server like llama.cpp's, counting the request alone: the system prompt and the tools of this
+    // build twice over, and room for three of the ~4 000-token reports.
+    const fixed = chat(server)[0]!.body
+    fixedTokens = Math.ceil(JSON.stringify(fixed.tools ?? []).length / 4)
+    window = 2 * (fixedTokens + Math.ceil(JSON.stringify(fixed.messages).length / 4)) + 12_000
+    const all: Array<KnownRunEvent> = []
+    for (let i = 1; i <= 8; i++) all.push(...(await run(`write report ${i}`, "-s", sessionId)))
+    const started = ofType(all, "compaction_started")
+    assert.isAtLeast(started.length, 2)
+    assert.strictEqual(refusals, 1)
+    assert.deepStrictEqual(
+      started.map((event) => [event.data.reason, event.data.contextWindow, event.data.source]),
+      [
+        ["context_length_exceeded", window, "provider"],
+        ...started.slice(1).map(() => ["threshold", window, "provider"])
+      ]
+    )
+  }, 120_000)
+
   it("CTX-1 a server answering 'context length exceeded' once leads to a compaction and a completed run", async () => {
     let refused = false
     server = await startOpenAiServer({

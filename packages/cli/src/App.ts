@@ -15,6 +15,7 @@ import * as Providers from "@alisio/runtime/Providers"
 import * as SessionStore from "@alisio/runtime/SessionStore"
 import { builtinTools } from "@alisio/runtime/tools/BuiltinTools"
 import { policyFromConfig } from "@alisio/runtime/tools/ShellEnvironment"
+import * as WindowCache from "@alisio/runtime/WindowCache"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -93,7 +94,8 @@ export const providerFromConfig = (
     entry.models === undefined
       ? undefined
       : Object.fromEntries(Object.entries(entry.models).map(([model, info]) => [model, { ...info }]))
-  const service = OpenAiCompatible.make({
+  const server = baseURL ?? OpenAiCompatible.defaultBaseURL
+  const compatible = OpenAiCompatible.make({
     providerId: id,
     ...(baseURL === undefined ? {} : { baseURL }),
     ...(apiKey === undefined ? {} : { apiKey }),
@@ -104,11 +106,17 @@ export const providerFromConfig = (
       : { outputTokensParam: entry.outputTokensParam }),
     ...(catalog === undefined ? {} : { catalog })
   })
+  const service: LanguageModelService = {
+    ...compatible,
+    learnedWindows: WindowCache.make(
+      WindowCache.cacheFile(path.join(cacheHome(), "windows"), { providerId: id, baseURL: server })
+    )
+  }
   // Its model list, as an earlier run fetched it: a run with a known model sends no `GET /models`.
   const remembered = ModelListCache.make(
     ModelListCache.cacheFile(path.join(cacheHome(), "models"), {
       providerId: id,
-      baseURL: baseURL ?? OpenAiCompatible.defaultBaseURL,
+      baseURL: server,
       apiKey: apiKey === undefined ? "" : Redacted.value(apiKey)
     })
   )

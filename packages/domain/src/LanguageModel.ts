@@ -80,6 +80,17 @@ export interface LanguageModelService {
   readonly stream: (request: ModelRequest) => Stream.Stream<ResponsePart, ModelError>
   /** The models the provider serves, discovery merged with its catalog. */
   readonly models: Effect.Effect<ReadonlyArray<ModelInfo>, ProviderError>
+  /** Where the context windows its refusals named are kept between runs; absent: not kept. */
+  readonly learnedWindows?: LearnedWindows
+}
+
+/**
+ * The context window a provider named when it refused a request as too long (CTX-1), kept so the
+ * next run starts within it instead of being refused once more. Neither part fails.
+ */
+export interface LearnedWindows {
+  readonly read: (model: string) => Effect.Effect<number | undefined>
+  readonly write: (model: string, tokens: number) => Effect.Effect<void>
 }
 
 export class LanguageModel extends Context.Tag("@alisio/domain/LanguageModel")<LanguageModel, LanguageModelService>() {}

@@ -115,6 +115,10 @@ export const resolveContextWindow = (explicit: number | undefined, catalog: numb
       ? { tokens: catalog, source: "model" }
       : { tokens: DEFAULT_CONTEXT_WINDOW, source: "default" }
 
+/** `window`, or the smaller one a provider named in an earlier refusal (kept between runs). */
+export const withLearnedWindow = (window: ContextWindow, learned: number | undefined): ContextWindow =>
+  learned !== undefined && learned < window.tokens ? { tokens: learned, source: "provider" } : window
+
 /** The `context` object of a `run_failed` event with `code: "context_exhausted"` (CTX-1). */
 export const ContextInfo = Schema.Struct({
   /** The estimated tokens of the request that could not be sent. */

@@ -1,6 +1,12 @@
 import type { SessionId } from "@alisio/domain/Ids"
 import { LanguageModel, type LanguageModelService, type ModelInfo } from "@alisio/domain/LanguageModel"
-import { type Limits, resolveContextWindow, resolveLimits, resolveOutputBudget } from "@alisio/domain/Limits"
+import {
+  type Limits,
+  resolveContextWindow,
+  resolveLimits,
+  resolveOutputBudget,
+  withLearnedWindow
+} from "@alisio/domain/Limits"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -117,7 +123,12 @@ export const make = Effect.gen(function* () {
           afterPosition: current?.lastPosition
         })).map(({ message, position }) => ({ position, message }))
         const limits = resolveLimits(options.limits)
-        const window = resolveContextWindow(limits.maxContextTokens, chosen.info?.contextWindow)
+        const window = withLearnedWindow(
+          resolveContextWindow(limits.maxContextTokens, chosen.info?.contextWindow),
+          chosen.service.learnedWindows === undefined
+            ? undefined
+            : yield* chosen.service.learnedWindows.read(chosen.model)
+        )
         const output = resolveOutputBudget(limits.maxOutputTokens, chosen.info?.maxOutputTokens).maxOutputTokens
         const calibration = { ratio: undefined }
         const measure = (snapshot: CompactionSnapshot | undefined) =>

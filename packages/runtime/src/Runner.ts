@@ -247,6 +247,8 @@ export const make = Effect.gen(function* () {
                 )
             }
           })
+          const learnedWindow =
+            provider.learnedWindows === undefined ? undefined : yield* provider.learnedWindows.read(options.model)
           const state: RunState = {
             options,
             runId,
@@ -260,6 +262,7 @@ export const make = Effect.gen(function* () {
             context: makeContextState({
               limits,
               modelInfo: options.modelInfo,
+              learnedWindow,
               compaction: undefined,
               hooks: compactionHooks
             }),

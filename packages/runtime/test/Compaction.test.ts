@@ -16,7 +16,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import { estimateTokens, messageChars } from "../src/internal/compaction/estimate.js"
-import { assertCallsWithResults } from "./helpers/compaction.js"
+import { assertCallsWithResults, seeded } from "./helpers/compaction.js"
 import {
   assertCompactionPairs,
   assertContract,
@@ -53,24 +53,6 @@ const summaryAnswer = (text: string): Fake.Response => [
   ...Fake.text(text),
   Fake.finish("stop", { inputTokens: 300, outputTokens: 40 })
 ]
-
-/** A session that already holds `runs` exchanges of a prompt and a long answer, written through the store. */
-const seeded = (answers: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
-    const store = yield* SessionStore.SessionStore
-    const session = yield* store.createSession({ cwd: "/tmp", status: "completed" })
-    const run = yield* store.beginRun!({
-      id: `seed-${session.id}` as never,
-      sessionId: session.id,
-      model: "fake-model",
-      provider: "fake",
-      owner: { pid: process.pid, token: "seed" }
-    })
-    yield* store.endRun!(run.run.id, { status: "completed" })
-    const messages = answers.flatMap((answer, i) => [user(`earlier task ${i}`), said(answer)])
-    yield* store.appendMessages(session.id, messages, run.run.id)
-    return { sessionId: session.id, messages }
-  })
 
 const typesWithoutDeltas = (events: ReadonlyArray<KnownRunEvent>) =>
   typesOf(events).filter((type) => type !== "text_delta" && type !== "reasoning_delta")

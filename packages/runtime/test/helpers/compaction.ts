@@ -1,7 +1,10 @@
 // Checks on the requests a compacting runner sends (CTX-1).
 
 import type { Message } from "@alisio/domain/Message"
+import * as SessionStore from "@alisio/runtime/SessionStore"
 import { assert } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { said, user } from "./messages.js"
 
 /** Every call is answered right after its message and every result follows its call. */
 export const assertCallsWithResults = (messages: ReadonlyArray<Message>, label = ""): void => {
@@ -27,3 +30,21 @@ export const assertCallsWithResults = (messages: ReadonlyArray<Message>, label =
     }
   }
 }
+
+/** A session that already holds `runs` exchanges of a prompt and a long answer, written through the store. */
+export const seeded = (answers: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const store = yield* SessionStore.SessionStore
+    const session = yield* store.createSession({ cwd: "/tmp", status: "completed" })
+    const run = yield* store.beginRun!({
+      id: `seed-${session.id}` as never,
+      sessionId: session.id,
+      model: "fake-model",
+      provider: "fake",
+      owner: { pid: process.pid, token: "seed" }
+    })
+    yield* store.endRun!(run.run.id, { status: "completed" })
+    const messages = answers.flatMap((answer, i) => [user(`earlier task ${i}`), said(answer)])
+    yield* store.appendMessages(session.id, messages, run.run.id)
+    return { sessionId: session.id, messages }
+  })

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto"
 import type { ContextExhaustedError, ProviderError, RunTimeoutError, StoreError } from "@alisio/domain/Errors"
 import { RunId, type SessionId } from "@alisio/domain/Ids"
 import type { LanguageModelService, ModelInfo, ModelRequest } from "@alisio/domain/LanguageModel"
-import { type ContextWindow, type ResolvedLimits, resolveContextWindow } from "@alisio/domain/Limits"
+import { type ContextWindow, type ResolvedLimits, resolveContextWindow, withLearnedWindow } from "@alisio/domain/Limits"
 import type { CompactionReason } from "@alisio/domain/RunEvent"
 import { addUsage, emptyUsage } from "@alisio/domain/Usage"
 import * as Clock from "effect/Clock"
@@ -53,10 +53,15 @@ export interface ContextState {
 export const makeContextState = (input: {
   readonly limits: ResolvedLimits
   readonly modelInfo?: ModelInfo | undefined
+  /** The window the provider named in an earlier run's refusal. */
+  readonly learnedWindow?: number | undefined
   readonly compaction: CompactionSnapshot | undefined
   readonly hooks: CompactionHooksService | undefined
 }): ContextState => ({
-  window: resolveContextWindow(input.limits.maxContextTokens, input.modelInfo?.contextWindow),
+  window: withLearnedWindow(
+    resolveContextWindow(input.limits.maxContextTokens, input.modelInfo?.contextWindow),
+    input.learnedWindow
+  ),
   compaction: input.compaction,
   calibration: { ratio: undefined },
   roomCap: undefined,
@@ -312,6 +317,8 @@ export const sendWithinWindow = (
     const tokens = estimateRequest(context, request)
     if (error.contextWindow !== undefined && error.contextWindow < context.window.tokens) {
       context.window = { tokens: Math.floor(error.contextWindow), source: "provider" }
+      const learned = state.provider.learnedWindows
+      if (learned !== undefined) yield* learned.write(request.model, context.window.tokens)
     }
     // The estimate said it fits and the provider said it does not: the room is below it.
     context.roomCap = Math.min(context.roomCap ?? Number.POSITIVE_INFINITY, Math.floor(tokens * 0.85))
