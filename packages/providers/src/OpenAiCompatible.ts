@@ -76,6 +76,8 @@ interface Connection {
  * quiet this long will not answer the next ask sooner.
  */
 const discoveryTimeoutMs = 60_000
+/** The longest discovery waits before asking again. */
+const discoveryMaxWaitMs = 2_000
 
 /** How long the end of the body may lag behind the final event before the connection is dropped. */
 const drainGraceMs = 1_000
@@ -251,7 +253,7 @@ export const make = (options: Options): LanguageModelService => {
           const recover = (failure: Failure): Effect.Effect<Chunk.Chunk<ResponsePart>, Option.Option<ProviderError>> =>
             emitted
               ? Effect.fail(Option.some(failure.error))
-              : Effect.flatMap(retryDelay(policy, failure, retry), (delay) => {
+              : Effect.flatMap(retryDelay(discoveryPolicy, failure, retry), (delay) => {
                   holder.controller?.abort()
                   holder.reader = undefined
                   if (Option.isNone(delay)) return Effect.fail(Option.some(finalError(policy, failure)))
@@ -307,11 +309,18 @@ export const make = (options: Options): LanguageModelService => {
       )
     )
 
+  // Discovery waits in silence, before a run's events start, and a run whose list is busy or rate
+  // limited goes on without it (Providers.resolve): so it waits seconds, not what a server asks.
+  const discoveryPolicy: RetryPolicy = {
+    ...policy,
+    maxDelayMs: Math.min(policy.maxDelayMs, discoveryMaxWaitMs),
+    maxRetryAfterMs: Math.min(policy.maxRetryAfterMs, discoveryMaxWaitMs)
+  }
   const withRetries = <A>(effect: Effect.Effect<A, Failure>, retry: number): Effect.Effect<A, ProviderError> =>
     Effect.catchAll(effect, (failure) =>
-      Effect.flatMap(retryDelay(policy, failure, retry), (delay) =>
+      Effect.flatMap(retryDelay(discoveryPolicy, failure, retry), (delay) =>
         Option.isNone(delay)
-          ? Effect.fail(finalError(policy, failure))
+          ? Effect.fail(finalError(discoveryPolicy, failure))
           : Effect.zipRight(Effect.sleep(delay.value), withRetries(effect, retry + 1))
       )
     )

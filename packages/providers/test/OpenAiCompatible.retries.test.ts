@@ -55,6 +55,25 @@ describe("OpenAiCompatible retries", () => {
     })
   )
 
+  it.scoped(
+    "PRV-1 PRV-2 the list of models does not wait out a long Retry-After in silence: it fails at once, saying so",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* SseServer.always(
+          jsonReply(
+            429,
+            { error: { message: "Rate limit reached", code: "rate_limit_exceeded" } },
+            { "retry-after": "20" }
+          )
+        )
+        // A run resolving its model goes on without the list (Providers.resolve); before, it waited 40 s.
+        const error = yield* Effect.flip(modelFor(server).models)
+        assert.strictEqual(error.code, "rate_limited")
+        assert.include(error.message, "the server asks to wait 20s before the next request")
+        assert.strictEqual(server.requests.length, 1)
+      })
+  )
+
   it.scoped("PRV-2 500 ×N is retried with capped exponential backoff, then fails as server", () =>
     Effect.gen(function* () {
       const server = yield* SseServer.always(jsonReply(500, { error: { message: "upstream overloaded" } }))
