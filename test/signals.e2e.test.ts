@@ -149,4 +149,32 @@ describe("signals (end to end)", () => {
       ["cancelled"]
     )
   })
+
+  it("ST-4 TL-7 after a kill -9 mid-command, the next start stops every process the command left running", async () => {
+    server = await startOpenAiServer({
+      replies: [
+        { kind: "tool", id: "call_1", name: "bash", args: { command } },
+        { kind: "text", text: "never reached" }
+      ]
+    })
+    sandbox = makeSandbox(server.baseURL)
+    const cli = sandbox.start(["run", "--json", "--yes", "-m", "openai/test-model", "start the services"])
+    await cli.waitFor("all-2-started")
+    const pids = ["bash.pid", "child.pid", "detached.pid"].map((file) =>
+      Number(readFileSync(join(sandbox!.workspace, file), "utf8").trim())
+    )
+    cli.child.kill("SIGKILL")
+    await cli.done
+    // Nothing of Alisio ran to stop them.
+    for (const pid of pids) assert.isTrue(running(pid), `pid ${pid} outlived the kill`)
+    const listed = await sandbox.run(["sessions", "list", "--json"])
+    assert.strictEqual(listed.code, 0, listed.stderr)
+    for (const pid of pids) assert.isTrue(await waitUntil(() => !running(pid)), `pid ${pid} is gone`)
+    const session = JSON.parse(listed.stdout.trim().split("\n")[0]!) as { id: string }
+    const shown = await sandbox.run(["sessions", "show", session.id, "--json"])
+    assert.deepStrictEqual(
+      (JSON.parse(shown.stdout) as { runs: ReadonlyArray<{ status: string }> }).runs.map((run) => run.status),
+      ["interrupted"]
+    )
+  })
 })

@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { isAliveSync, type ProcessOwner } from "../../ProcessOwner.js"
 import type { SessionStoreService } from "../../SessionStore.js"
+import { stopOrphansOf } from "../../tools/internal/processTree.js"
 import * as Rows from "../sessionRows.js"
 import { DEAD_CALL_RESULT, makeCloseRun } from "./closeRun.js"
 import { Id, onFirstCall, type Sql, unfinished } from "./sql.js"
@@ -152,6 +153,8 @@ export const makeReconcile = (sql: Sql) => {
         return { runs: 0, sessions: 0 }
       }
       const now = yield* Clock.currentTimeMillis
+      // What their commands and MCP servers left running would otherwise run for ever.
+      stopOrphansOf([...new Set([...deadRuns, ...deadSessions].flatMap((row) => row.owner_token ?? []))])
       return yield* db.transaction(
         Effect.gen(function* () {
           let runCount = 0

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import { currentOwner } from "../../ProcessOwner.js"
 
 /**
  * Every process one command started (TL-7), found on Linux by scanning `/proc`. A command runs as
@@ -37,10 +38,13 @@ export interface CommandProcess {
 
 export const MARKER_VARIABLE = "ALISIO_COMMAND"
 
-/** A fresh marker for a command's environment. */
+/**
+ * A fresh marker for a command's environment: the token of this process, its owner (so what a
+ * killed process left running can be found at the next start, `stopOrphansOf`), then its own id.
+ */
 export const makeMarker = (): { readonly name: string; readonly value: string } => ({
   name: MARKER_VARIABLE,
-  value: randomUUID()
+  value: `${currentOwner.token}/${randomUUID()}`
 })
 
 const procAvailable = process.platform === "linux" && fs.existsSync("/proc/self/stat")
@@ -220,6 +224,43 @@ export const stopCommand = (
     }
     return found
   }).pipe(Effect.uninterruptible)
+
+/**
+ * Kills what the commands and MCP servers of dead processes left running (ST-4): their processes
+ * carry the owner's token in their marker, and a process that ended normally stopped its own, so
+ * whatever still carries it was orphaned by a `kill -9` or a crash. Their descendants go too.
+ * Called at start-up only when a dead owner's runs are found; Linux only. The pids killed.
+ */
+export const stopOrphansOf = (owners: ReadonlyArray<string>): ReadonlyArray<number> => {
+  if (!procAvailable || owners.length === 0) return []
+  const markers = owners.map((token) => `${MARKER_VARIABLE}=${token}/`)
+  let names: Array<string>
+  try {
+    names = fs.readdirSync("/proc")
+  } catch {
+    return []
+  }
+  const all: Array<Stat> = []
+  for (const name of names) {
+    const first = name.charCodeAt(0)
+    if (first < 48 || first > 57) continue
+    const stat = readStat(name)
+    if (stat !== undefined && stat.state !== "Z" && stat.pid !== process.pid) all.push(stat)
+  }
+  const orphans = new Set(all.filter((stat) => markers.some((marker) => hasMarker(stat.pid, marker))).map((s) => s.pid))
+  let grew = orphans.size > 0
+  while (grew) {
+    grew = false
+    for (const stat of all) {
+      if (!orphans.has(stat.pid) && orphans.has(stat.ppid)) {
+        orphans.add(stat.pid)
+        grew = true
+      }
+    }
+  }
+  for (const pid of orphans) signal(pid, "SIGKILL")
+  return [...orphans]
+}
 
 /** How the model hears about background processes stopped after its command ended. */
 export const describeStopped = (stopped: ReadonlyArray<CommandProcess> | undefined): string | undefined => {
