@@ -106,30 +106,67 @@ describe("SessionStore", () => {
     )
   )
 
-  it.effect("ST-1 a damaged row or event is one line naming where it is damaged, not a schema tree", () =>
+  it.effect("ST-1 a damaged event is one line naming where it is damaged, not a schema tree", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const db = yield* Database.open(Database.MEMORY)
         const store = yield* SessionStore.makeWithDatabase(db)
         const session = yield* store.createSession({ cwd: "/work/a" })
-        yield* store.appendMessages(session.id, [user("hi")])
         const eventId = yield* store.appendEvent(event(session.id, 1))
-        yield* db.use(db.run("UPDATE messages SET message = ? WHERE session_id = ?", ['{"role":"user"}', session.id]))
         yield* db.use(db.run("UPDATE events SET payload = '{bad json' WHERE seq = ?", [Number(eventId)]))
-        const message = yield* Effect.flip(store.messages(session.id))
         const stored = yield* Effect.flip(store.events(session.id))
-        for (const error of [message, stored]) {
-          assert.strictEqual(error.reason, "corrupt")
-          assert.notInclude(error.message, "\n")
-          assert.notInclude(error.message, "└─")
-        }
-        assert.match(
-          message.message,
-          /^A message in .* is not in the shape Alisio wrote \(\[0\]\.message\.content: is missing\)\./
-        )
+        assert.strictEqual(stored.reason, "corrupt")
+        assert.notInclude(stored.message, "\n")
+        assert.notInclude(stored.message, "└─")
         assert.match(stored.message, /^An event in .* is not in the shape Alisio wrote \(\[0\]\.payload: /)
       })
     )
+  )
+
+  it.effect(
+    "ST-1 a damaged message stands as a note where it was: the rest of the session still lists, reads and pages, and a result keeps its call",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const db = yield* Database.open(Database.MEMORY)
+          const store = yield* SessionStore.makeWithDatabase(db)
+          const session = yield* store.createSession({ cwd: "/work/a" })
+          yield* store.appendMessages(session.id, [user("first"), assistantWithCall, toolResult, user("last")])
+          const damage = (position: number, json: string) =>
+            db.use(
+              db.run("UPDATE messages SET message = ? WHERE session_id = ? AND position = ?", [
+                json,
+                session.id,
+                position
+              ])
+            )
+          const [first, , result] = yield* store.messages(session.id)
+          yield* damage(first!.position, '{"role":"user"}')
+          yield* damage(result!.position, JSON.stringify({ ...toolResult, content: "not a list" }))
+          const messages = (yield* store.messages(session.id)).map((stored) => stored.message)
+          assert.deepStrictEqual(messages.slice(1, 2), [assistantWithCall])
+          assert.deepStrictEqual(messages.at(-1), user("last"))
+          assert.deepStrictEqual(messages[0], {
+            role: "user",
+            content: [
+              {
+                _tag: "text",
+                text: `[Message ${first!.position} of this session could not be read, so it is left out: content: is missing]`
+              }
+            ]
+          })
+          const note = messages[2]!
+          assert.strictEqual(note.role, "tool")
+          if (note.role === "tool") {
+            assert.deepStrictEqual([note.toolCallId, note.toolName, note.isError], [callId, "read", true])
+          }
+          const page = yield* store.messagesPage!(session.id, { limit: 10 })
+          assert.strictEqual(page.items.length, 4)
+          // The listing leaves out a first prompt it cannot read.
+          const [listed] = yield* store.sessionSummaries({ cwd: "/work/a" })
+          assert.deepStrictEqual([listed!.id, listed!.firstPrompt], [session.id, undefined])
+        })
+      )
   )
 
   it.effect("ST-1 an unknown session fails with SessionNotFoundError; writes to it fail and store nothing", () =>

@@ -2,11 +2,14 @@
 
 import { BlobHash, RunId, SessionId, ToolCallId } from "@alisio/domain/Ids"
 import { Message } from "@alisio/domain/Message"
+import { onFirstCall } from "@alisio/domain/OnFirstUse"
 import { RunStatus, ToolCallStatus } from "@alisio/domain/RunEvent"
 import { ToolEffect } from "@alisio/domain/Tool"
 import { Usage } from "@alisio/domain/Usage"
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { BlobMeta, RunRecord, Session, StoredMessage, ToolCallRecord } from "../SessionStore.js"
+import { firstProblem } from "./store/sql.js"
 
 const Millis = Schema.Number
 const Flag = Schema.NullOr(Schema.Number)
@@ -39,22 +42,57 @@ export const toSession = (row: typeof SessionRow.Type): Session => ({
   updatedAt: row.updated_at
 })
 
+/** Its `message` is decoded row by row (`toStoredMessage`), so one damaged row does not hide the rest. */
 export const MessageRow = Schema.Struct({
   session_id: SessionId,
   position: Schema.Int,
   run_id: Schema.NullOr(RunId),
-  message: MessageJson,
+  message: Schema.String,
   created_at: Millis
 })
 export const messageColumns = "session_id, position, run_id, message, created_at"
 
-export const toStoredMessage = (row: typeof MessageRow.Type): StoredMessage => ({
-  sessionId: row.session_id,
-  position: row.position,
-  ...(row.run_id === null ? {} : { runId: row.run_id }),
-  message: row.message,
-  createdAt: row.created_at
-})
+const decodeMessage = onFirstCall(() => Schema.decodeUnknownEither(MessageJson))
+
+/** The call a damaged tool result still names, so it stays paired with its call in later requests. */
+const toolCallOf = (json: string): { readonly id: string; readonly name: string } | undefined => {
+  try {
+    const parsed = JSON.parse(json) as { role?: unknown; toolCallId?: unknown; toolName?: unknown }
+    if (parsed.role !== "tool" || typeof parsed.toolCallId !== "string" || parsed.toolCallId === "") return undefined
+    return { id: parsed.toolCallId, name: typeof parsed.toolName === "string" ? parsed.toolName : "unknown" }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A message row that is not in the shape Alisio wrote (a damaged disk, a hand edit) stands as a
+ * note saying so, where it was: the rest of the session still shows, exports and resumes.
+ */
+const damagedMessage = (row: typeof MessageRow.Type, problem: string): Message => {
+  const text = `[Message ${row.position} of this session could not be read, so it is left out: ${problem}]`
+  const call = toolCallOf(row.message)
+  return call === undefined
+    ? { role: "user", content: [{ _tag: "text", text }] }
+    : {
+        role: "tool",
+        toolCallId: ToolCallId.make(call.id),
+        toolName: call.name,
+        content: [{ _tag: "text", text }],
+        isError: true
+      }
+}
+
+export const toStoredMessage = (row: typeof MessageRow.Type): StoredMessage => {
+  const decoded = decodeMessage(row.message)
+  return {
+    sessionId: row.session_id,
+    position: row.position,
+    ...(row.run_id === null ? {} : { runId: row.run_id }),
+    message: Either.isRight(decoded) ? decoded.right : damagedMessage(row, firstProblem(decoded.left)),
+    createdAt: row.created_at
+  }
+}
 
 /** An event row: its global seq and the JSON of the event as the producer encoded it. */
 export const EventRow = Schema.Struct({

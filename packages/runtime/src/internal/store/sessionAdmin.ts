@@ -5,8 +5,10 @@
 import { SessionLockedError, SessionNotFoundError } from "@alisio/domain/Errors"
 import { SessionId } from "@alisio/domain/Ids"
 import { textOf } from "@alisio/domain/Message"
+import { onFirstCall as lazily } from "@alisio/domain/OnFirstUse"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { isAliveSync } from "../../ProcessOwner.js"
 import type { SessionStoreService, SessionSummary } from "../../SessionStore.js"
@@ -29,7 +31,8 @@ const SummaryRow = Schema.Struct({
   ...Rows.SessionRow.fields,
   run_count: Schema.Int,
   child_count: Schema.Int,
-  first_message: Schema.NullOr(Rows.MessageJson)
+  /** Decoded in `toSummary`: a damaged first message only leaves the prompt out of the listing. */
+  first_message: Schema.NullOr(Schema.String)
 })
 
 const summaryColumns = `${Rows.sessionColumns
@@ -184,8 +187,10 @@ const queries = ({ reading, run, writing }: Sql) =>
       )
   })
 
+const decodeFirst = lazily(() => Schema.decodeUnknownOption(Rows.MessageJson))
+
 const toSummary = (row: typeof SummaryRow.Type): SessionSummary => {
-  const first = row.first_message
+  const first = row.first_message === null ? null : Option.getOrNull(decodeFirst(row.first_message))
   const prompt = first !== null && first.role === "user" ? textOf(first.content) : undefined
   return {
     ...Rows.toSession(row),
