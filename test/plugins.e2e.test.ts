@@ -208,6 +208,22 @@ describe("plugins (end to end)", () => {
     ])
   })
 
+  it("PL-6 a plugin whose import never settles is one line on stderr after the setup's 10 s; the run ends and the process exits", async () => {
+    const { sandbox } = await setup({ replies: [{ kind: "text", text: "fine" }] })
+    const plugin = writePluginPackage(sandbox.home, "../stuck", {
+      name: "stuck",
+      source: "await new Promise(() => {})\nexport default {}\n"
+    })
+    // Before, nothing ran: the import held the run for ever (and, on Node 20, the process).
+    const result = await sandbox.run(["run", "--plugin", plugin, "-m", "openai/test-model", "hi"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.strictEqual(result.stdout, "fine\n")
+    const lines = result.stderr.split("\n").filter((line) => line.includes("never settles"))
+    assert.deepStrictEqual(lines, [
+      `alisio: warning: plugin ${plugin}: could not be imported from ${join(plugin, "index.js")}: its import did not finish within 10000 ms (a top-level await that never settles?)`
+    ])
+  }, 60_000)
+
   it("PL-3 an untrusted project's plugin is not imported; --trust-project loads it; --read-only loads no external one", async () => {
     const { sandbox } = await setup({ replies: [1, 2, 3].map(() => ({ kind: "text", text: "ok" }) as const) })
     const marker = join(sandbox.home, "..", "project-plugin-imported")

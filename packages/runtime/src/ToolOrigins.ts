@@ -77,16 +77,24 @@ export const effectFor = (origin: ToolOrigin, effect: ToolEffect): ToolEffect =>
 export const effectFromMcpHints = (annotations?: { readonly readOnlyHint?: boolean | undefined }): ToolEffect =>
   annotations?.readOnlyHint === true ? "read" : "external"
 
+/** A name as a message quotes it: a 500-character name (MCP sets no limit) made a diagnostic of a screen. */
+const quoted = (name: string): string =>
+  name.length <= 80
+    ? JSON.stringify(name)
+    : `${JSON.stringify(name.slice(0, 80)).slice(0, -1)}…" (${name.length} characters)`
+
 /** The tool as it is registered: its public name and its effect for this origin, or why it cannot be. */
 export const prepare = (tool: Tool, origin: ToolOrigin): Either.Either<Tool, PluginError> => {
   const refuse = (message: string) => Either.left(new PluginError({ pluginId: ownerOf(origin), message }))
   if (typeof tool.name !== "string" || !/^[a-zA-Z0-9_-]+$/.test(tool.name)) {
-    return refuse(`The tool name ${JSON.stringify(tool.name)} may only hold letters, digits, "_" and "-".`)
+    return refuse(
+      `The tool name ${typeof tool.name === "string" ? quoted(tool.name) : JSON.stringify(tool.name)} may only hold letters, digits, "_" and "-".`
+    )
   }
   const name = publicName(origin, tool.name)
   if (!toolNamePattern.test(name)) {
     return refuse(
-      `The tool name "${name}" (from "${tool.name}") is longer than the 64 characters models accept; shorten it.`
+      `The tool name ${quoted(name)} (from ${quoted(tool.name)}) is longer than the 64 characters models accept; shorten it.`
     )
   }
   if (typeof tool.execute !== "function") return refuse(`The tool "${tool.name}" has no execute function.`)

@@ -139,31 +139,36 @@ describe("McpServers", () => {
     })
   )
 
-  it.live("MCP-1 a server that does not answer within its start-up timeout fails, and its process is stopped", () =>
-    Effect.scoped(
-      Effect.gen(function* () {
-        const { context, world } = yield* mcpWorld({
-          mute: {
-            type: "stdio",
-            command: process.execPath,
-            args: [
-              "-e",
-              "require('fs').writeFileSync(process.env.MCP_FIXTURE_DIR + '/mute.pid', String(process.pid)); setInterval(() => {}, 1000)"
-            ],
-            env: { MCP_FIXTURE_DIR: `\${MCP_FIXTURE_DIR}` },
-            timeout: { startup: "300ms" }
-          }
+  it.live(
+    "MCP-1 a server that does not answer within its start-up timeout fails naming the way out (each run waits for it), and its process is stopped",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { context, world } = yield* mcpWorld({
+            mute: {
+              type: "stdio",
+              command: process.execPath,
+              args: [
+                "-e",
+                "require('fs').writeFileSync(process.env.MCP_FIXTURE_DIR + '/mute.pid', String(process.pid)); setInterval(() => {}, 1000)"
+              ],
+              env: { MCP_FIXTURE_DIR: `\${MCP_FIXTURE_DIR}` },
+              timeout: { startup: "300ms" }
+            }
+          })
+          yield* Effect.gen(function* () {
+            const mcp = yield* McpServers
+            yield* mcp.ready
+            const [failure] = yield* mcp.failures
+            assert.strictEqual(
+              failure?.message,
+              "it did not answer within 300ms, which each run waits for it; check its command and log, or set enabled: false (or a shorter timeout) in its settings"
+            )
+            const pid = Number(world.trace("mute.pid")[0])
+            assert.isFalse(running(pid), "the silent server was stopped")
+          }).pipe(Effect.provide(context))
         })
-        yield* Effect.gen(function* () {
-          const mcp = yield* McpServers
-          yield* mcp.ready
-          const [failure] = yield* mcp.failures
-          assert.strictEqual(failure?.message, "it did not answer within 300ms")
-          const pid = Number(world.trace("mute.pid")[0])
-          assert.isFalse(running(pid), "the silent server was stopped")
-        }).pipe(Effect.provide(context))
-      })
-    )
+      )
   )
 
   it.scopedLive(

@@ -23,24 +23,21 @@ const server = (env: { readonly [name: string]: string } = {}): McpServer => ({
 })
 
 /** Calls a registered tool as a run would; what the model reads of it, as text. */
-const call = (name: string) =>
+const call = (name: string, args: unknown = {}) =>
   Effect.gen(function* () {
     const tool = (yield* Effect.flatMap(Tools, (tools) => tools.all)).find((each) => each.name === name)
     if (tool === undefined) return yield* Effect.dieMessage(`no tool ${name}`)
     const result = yield* Effect.either(
-      tool.execute(
-        {},
-        {
-          sessionId: "s" as never,
-          runId: "r" as never,
-          toolCallId: ToolCallId.make("c1"),
-          cwd: "/",
-          readOnly: false,
-          progress: () => Effect.void,
-          approveExternalPath: () => Effect.void,
-          askUser: () => Effect.succeed("")
-        }
-      ) as Effect.Effect<
+      tool.execute(args, {
+        sessionId: "s" as never,
+        runId: "r" as never,
+        toolCallId: ToolCallId.make("c1"),
+        cwd: "/",
+        readOnly: false,
+        progress: () => Effect.void,
+        approveExternalPath: () => Effect.void,
+        askUser: () => Effect.succeed("")
+      }) as Effect.Effect<
         { readonly content: ReadonlyArray<{ readonly _tag: string; readonly text?: string }> },
         { readonly message: string }
       >
@@ -172,6 +169,29 @@ describe("MCP servers that answer carelessly", () => {
           assert.strictEqual(
             report?.error,
             `1 of its tools could not be offered: Its tool "vast" cannot be offered: its input schema is 500071 characters long, more than the 30000 a tool's may take.`
+          )
+        }).pipe(Effect.provide(context))
+      })
+  )
+
+  it.scopedLive(
+    "MCP-1 TL-6 a server's schema never holds the process: a backtracking pattern is stopped, tools sharing an $id keep their own",
+    () =>
+      Effect.gen(function* () {
+        const { context } = yield* mcpWorld({ unruly: server({ UNRULY_SCHEMAS: "1" }) })
+        yield* Effect.gen(function* () {
+          yield* Effect.flatMap(McpServers, (mcp) => mcp.ready)
+          // `(a+)+$` on this string backtracks for longer than the universe has existed.
+          assert.strictEqual(
+            yield* call("mcp__unruly__backtracking", { a: `${"a".repeat(60)}!` }),
+            "error: The arguments for mcp__unruly__backtracking could not be checked against its input schema within 1 s (a pattern or rule of it takes too long on them); call it with other arguments."
+          )
+          assert.strictEqual(yield* call("mcp__unruly__backtracking", { a: "aaa" }), "matched")
+          assert.strictEqual(yield* call("mcp__unruly__same_id_a", { a: 1 }), "a called")
+          assert.strictEqual(yield* call("mcp__unruly__same_id_b", { b: 1 }), "b called")
+          assert.strictEqual(
+            yield* call("mcp__unruly__same_id_b", { a: 1 }),
+            "error: Invalid arguments for mcp__unruly__same_id_b: data must have required property 'b'. Call it again with arguments that match its input schema."
           )
         }).pipe(Effect.provide(context))
       })

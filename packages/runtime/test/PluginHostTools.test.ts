@@ -66,7 +66,8 @@ describe("PluginHost tools", () => {
             const errors = yield* Effect.all([
               Effect.flip(api.tools.register(echo("lookup"))),
               Effect.flip(api.tools.register(echo("bad name!"))),
-              Effect.flip(api.tools.register(echo("x".repeat(65))))
+              Effect.flip(api.tools.register(echo("x".repeat(65)))),
+              Effect.flip(api.tools.register(echo("v".repeat(500))))
             ])
             yield* Deferred.succeed(refused, errors)
           })
@@ -74,7 +75,7 @@ describe("PluginHost tools", () => {
       })
       assert.isTrue(second.loaded)
       const outsider = yield* host.load({ definition: registering("third", echo("y".repeat(52))), external: true })
-      const [taken, invalid, long] = yield* Deferred.await(refused)
+      const [taken, invalid, long, vast] = yield* Deferred.await(refused)
       for (const error of [taken, invalid, long]) assert.isTrue(Schema.is(PluginError)(error))
       assert.strictEqual(
         (taken as PluginError).message,
@@ -82,6 +83,11 @@ describe("PluginHost tools", () => {
       )
       assert.include((invalid as PluginError).message, "may only hold letters, digits")
       assert.include((long as PluginError).message, "longer than the 64 characters")
+      // A name of hundreds of characters (an MCP server's, say) is quoted in part, once.
+      assert.strictEqual(
+        (vast as PluginError).message,
+        `The tool name "${"v".repeat(80)}…" (500 characters) (from "${"v".repeat(80)}…" (500 characters)) is longer than the 64 characters models accept; shorten it.`
+      )
       assert.isFalse(outsider.loaded)
       assert.include(outsider.diagnostics[0], "longer than the 64 characters")
       assert.deepStrictEqual(yield* toolNames, ["lookup"])

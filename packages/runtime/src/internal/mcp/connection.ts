@@ -253,7 +253,9 @@ export const connect = (options: ConnectOptions): Effect.Effect<Connection, McpS
     }).pipe(
       Effect.timeoutFail({
         duration: options.startupMs,
-        onTimeout: () => `it did not answer within ${formatDuration(options.startupMs)}`
+        // Every run waits this long for it before its first request (MCP-1), so the line names the way out.
+        onTimeout: () =>
+          `it did not answer within ${formatDuration(options.startupMs)}, which each run waits for it; check its command and log, or set enabled: false (or a shorter timeout) in its settings`
       }),
       Effect.catchAll((error) =>
         Effect.gen(function* () {

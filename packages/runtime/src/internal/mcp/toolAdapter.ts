@@ -4,34 +4,10 @@
 import { ToolError } from "@alisio/domain/Errors"
 import type { Tool } from "@alisio/domain/Tool"
 import { effectFromMcpHints } from "../../ToolOrigins.js"
+import { CHECK_LIMIT_MS, checkerFor } from "./argumentCheck.js"
 import { callTool, type Refusal, type ToolServer } from "./call.js"
 import type { McpToolInfo } from "./connection.js"
 import { mcpName, safeName } from "./names.js"
-import { AjvJsonSchemaValidator } from "./thirdParty.js"
-
-// One validator for every server: compiled schemas are cached per tool, below.
-let validatorProvider: AjvJsonSchemaValidator | undefined
-
-type Check = (input: unknown) => { readonly valid: boolean; readonly errorMessage?: string | undefined }
-
-/**
- * The check of a tool's arguments, compiled on first use. A schema the validator cannot compile
- * (an unknown draft, a broken `$ref`) checks nothing: the server judges the call itself.
- */
-const checkerFor = (schema: { readonly [key: string]: unknown }): (() => Check | undefined) => {
-  let compiled: Check | undefined | null = null
-  return () => {
-    if (compiled !== null) return compiled
-    try {
-      validatorProvider ??= new AjvJsonSchemaValidator()
-      const { $schema: _, ...rest } = schema
-      compiled = validatorProvider.getValidator(rest as never) as Check
-    } catch {
-      compiled = undefined
-    }
-    return compiled
-  }
-}
 
 /** The tool as it is registered (before ToolOrigins prefixes its name); its calls go to `server`. */
 export const toTool = (info: McpToolInfo, serverName: string, server: ToolServer): Tool => {
@@ -41,11 +17,15 @@ export const toTool = (info: McpToolInfo, serverName: string, server: ToolServer
   // Run as the call's Effect runs (`callTool`), before anything is sent.
   const refuse: Refusal = (args) => {
     const verdict = check()?.(args)
-    return verdict === undefined || verdict.valid
-      ? undefined
-      : new ToolError({
-          message: `Invalid arguments for ${publicName}: ${verdict.errorMessage ?? "they do not match its schema"}. Call it again with arguments that match its input schema.`
-        })
+    if (verdict === undefined || verdict.valid) return undefined
+    if (verdict.timedOut === true) {
+      return new ToolError({
+        message: `The arguments for ${publicName} could not be checked against its input schema within ${CHECK_LIMIT_MS / 1000} s (a pattern or rule of it takes too long on them); call it with other arguments.`
+      })
+    }
+    return new ToolError({
+      message: `Invalid arguments for ${publicName}: ${verdict.errorMessage ?? "they do not match its schema"}. Call it again with arguments that match its input schema.`
+    })
   }
   return {
     name: safeName(info.name),

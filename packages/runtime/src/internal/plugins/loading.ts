@@ -2,6 +2,8 @@
 // from disk (PL-1, PL-3), imported with the host's modules shared (moduleHooks.ts).
 
 import * as Cause from "effect/Cause"
+import { UnknownException } from "effect/Cause"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type { BuiltinPlugin } from "../../PluginHost.js"
@@ -110,11 +112,23 @@ export const loadExternal = (lifecycle: Lifecycle, sources: SourcesInput, readOn
       return
     }
     const roots = found.candidates.map((candidate) => candidate.root)
+    const { setupMs } = lifecycle.host.timeouts
     for (const candidate of found.candidates) {
       const from = describeSource(candidate)
-      const imported = yield* Effect.tryPromise(() =>
-        hooks.sharingModules(roots, () => import(hooks.entryURL(candidate.entry)))
-      ).pipe(Effect.either)
+      // The import has the setup's time too: a module whose top-level await never settles held
+      // the process before anything ran (PL-6). The import itself cannot be stopped; it is left.
+      const imported = yield* Effect.tryPromise((signal) =>
+        hooks.sharingModules(roots, () => import(hooks.entryURL(candidate.entry)), signal)
+      ).pipe(
+        Effect.timeoutFail({
+          duration: Duration.millis(setupMs),
+          onTimeout: () =>
+            new UnknownException(
+              new Error(`its import did not finish within ${setupMs} ms (a top-level await that never settles?)`)
+            )
+        }),
+        Effect.either
+      )
       if (Either.isLeft(imported)) {
         yield* lifecycle.failedSource(
           candidate.spec,

@@ -83,8 +83,11 @@ export async function load(url, context, nextLoad) {
 interface Installed {
   /** Makes the hooks apply to imports from `urls` (folder URLs ending in `/`) as well. */
   readonly addRoots: (urls: ReadonlyArray<string>) => Promise<void>
-  /** Runs a plugin's import; the thread's port must keep the process alive meanwhile. */
-  readonly importing: <A>(load: () => Promise<A>) => Promise<A>
+  /**
+   * Runs a plugin's import; the thread's port must keep the process alive meanwhile, and no longer
+   * once `signal` says the import was given up (a top-level await that never settles).
+   */
+  readonly importing: <A>(load: () => Promise<A>, signal?: AbortSignal | undefined) => Promise<A>
 }
 
 let installed: Promise<Installed> | undefined
@@ -217,14 +220,22 @@ const onLoaderThread = async (urls: ReadonlyArray<string>): Promise<Installed> =
         port1.postMessage({ roots: [...roots], ack })
       })
     },
-    importing: async (load) => {
+    importing: async (load, signal) => {
       // The loader thread answers while the main thread awaits the import; the port must hold the
       // event loop open meanwhile, or Node would exit with the import unsettled.
       if (loading++ === 0) port1.ref()
+      let done = false
+      const release = () => {
+        if (done) return
+        done = true
+        if (--loading === 0) port1.unref()
+      }
+      signal?.addEventListener("abort", release, { once: true })
       try {
         return await load()
       } finally {
-        if (--loading === 0) port1.unref()
+        signal?.removeEventListener("abort", release)
+        release()
       }
     }
   }
@@ -234,7 +245,11 @@ const onLoaderThread = async (urls: ReadonlyArray<string>): Promise<Installed> =
  * Runs `load` (the import of plugins in `roots`) with the host's modules shared with those folders.
  * The hooks are registered once per process, on the first external plugin.
  */
-export const sharingModules = async <A>(roots: ReadonlyArray<string>, load: () => Promise<A>): Promise<A> => {
+export const sharingModules = async <A>(
+  roots: ReadonlyArray<string>,
+  load: () => Promise<A>,
+  signal?: AbortSignal | undefined
+): Promise<A> => {
   if (!canShareModules()) return load()
   const urls = roots.map(rootURL)
   installed ??= preloadCore().then(() =>
@@ -244,5 +259,5 @@ export const sharingModules = async <A>(roots: ReadonlyArray<string>, load: () =
   return state.importing(async () => {
     await state.addRoots(urls)
     return load()
-  })
+  }, signal)
 }
