@@ -90,6 +90,17 @@ describe("alisio's output going nowhere (end to end)", () => {
     assert.notInclude(version.stderr, "    at ")
   })
 
+  it.skipIf(!hasDevFull)(
+    "CLI-1: --output-last-message on a full disk says so in words, and the answer still comes on stdout",
+    async () => {
+      const sandbox = await setup([{ kind: "text", text: "the answer" }])
+      const result = await sandbox.run(["run", "-m", "openai/test-model", "--output-last-message", "/dev/full", "hi"])
+      assert.strictEqual(result.code, 1)
+      assert.strictEqual(result.stdout, "the answer\n")
+      assert.strictEqual(result.stderr, "alisio: could not write /dev/full (the disk is full)\n")
+    }
+  )
+
   it.skipIf(!hasDevFull)("CLI-1: a failing stderr does not stop the run: the answer still comes", async () => {
     const sandbox = await setup([{ kind: "text", text: "the answer" }])
     mkdirSync(sandbox.home, { recursive: true })

@@ -122,6 +122,44 @@ describe("subagents (end to end)", () => {
     assert.strictEqual(server.requests.length, asked)
   })
 
+  it("CH-4 run -s <child session> is refused naming the root session, and sends nothing to the model", async () => {
+    server = await startOpenAiServer({
+      replyFor: (request) => {
+        if (agentOf(request) !== undefined) return { kind: "text", text: "explore report" }
+        if (lastRole(request) === "tool") return { kind: "text", text: "Reported." }
+        return {
+          kind: "tool",
+          id: "call_explore",
+          name: "task",
+          args: { description: "find the loader", prompt: "Find the config loader.", subagent_type: "explore" }
+        }
+      }
+    })
+    sandbox = makeSandbox(server.baseURL)
+    const result = await sandbox.run(["run", "--yes", "--json", "-m", "openai/test-model", "Look into the loader"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    const started = result.stdout
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as { type: string; sessionId: string; data: { childSessionId?: string } })
+    const parent = started[0]!.sessionId.slice(0, 8)
+    const child = started.find((event) => event.type === "child_session_started")!.data.childSessionId!.slice(0, 8)
+    const sent = server.requests.length
+
+    const resumed = await sandbox.run(["run", "--yes", "--json", "-m", "openai/test-model", "-s", child, "rm -rf it"])
+    assert.strictEqual(resumed.code, 2)
+    assert.strictEqual(resumed.stdout, "")
+    assert.strictEqual(
+      resumed.stderr,
+      `alisio: Session ${child} is a subagent's session ("explore: find the loader") inside session ${parent}; ` +
+        `it runs only as that session's task. Go on with ${parent}: \`alisio run -s ${parent}\` ` +
+        `(\`alisio sessions show ${child}\` shows what it did).\n`
+    )
+    assert.strictEqual(server.requests.length, sent)
+    const shown = await sandbox.run(["sessions", "show", child])
+    assert.include(shown.stdout, "1 run")
+  })
+
   it("CTX-2 a subagent's system prompt holds the workspace's AGENTS.md after its agent's instructions", async () => {
     server = await startOpenAiServer({
       replyFor: (request) => {

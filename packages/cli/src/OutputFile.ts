@@ -8,8 +8,21 @@ import { CliError, ExitCode, usageError } from "./CliError.js"
 // Not the runtime's atomic writer: that one keeps Alisio's state private (0600, folders narrowed
 // to 0700), which is wrong for a file in someone's project. Here the file gets the usual mode.
 
-const reason = (cause: unknown): string =>
-  typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : String(cause)
+// The system's codes, said as a person would (ENOSPC means nothing to most).
+const reasons: Readonly<Record<string, string>> = {
+  ENOSPC: "the disk is full",
+  EDQUOT: "the disk quota is used up",
+  EFBIG: "the file is too large",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EROFS: "the file system is read-only",
+  EIO: "an input/output error"
+}
+
+const reason = (cause: unknown): string => {
+  const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : undefined
+  return code === undefined ? String(cause) : (reasons[code] ?? code)
+}
 
 /**
  * Fails before the work when its file could not be written after it: its folder must exist, and it

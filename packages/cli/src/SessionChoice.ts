@@ -5,7 +5,7 @@
 import type { SessionLockedError, SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
 import type { SessionId } from "@alisio/domain/Ids"
 import * as Paths from "@alisio/runtime/Paths"
-import { resumedElsewhere } from "@alisio/runtime/SessionFolder"
+import { childSessionRefusal, resumedElsewhere } from "@alisio/runtime/SessionFolder"
 import * as SessionStore from "@alisio/runtime/SessionStore"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -15,20 +15,24 @@ import type { RunFlags } from "./Flags.js"
 import { findSession, shortId } from "./ShortIds.js"
 
 /**
- * Checks that `session` may be resumed in `cwd` (`resumedElsewhere`). Another folder is a usage
- * error unless `--cwd` named it (`cwdGiven`): then the session, with its children, moves there
- * and the folder it left is returned.
+ * Checks that `session` may be resumed in `cwd`: a subagent's child session never is
+ * (`childSessionRefusal` names its root); another folder (`resumedElsewhere`) is a usage error
+ * unless `--cwd` named it (`cwdGiven`): then the session, with its children, moves there and the
+ * folder it left is returned.
  */
 export const resumeIn = (
   store: SessionStore.SessionStoreService,
   session: SessionStore.Session,
   options: { readonly cwd: string; readonly cwdGiven: boolean; readonly start: string }
-): Effect.Effect<string | undefined, CliError | StoreError | SessionNotFoundError | SessionLockedError> => {
-  const problem = resumedElsewhere(session, options.cwd, options.start)
-  if (problem === undefined) return Effect.succeed(undefined)
-  if (options.cwdGiven) return Effect.as(store.moveSession(session.id, options.cwd), session.cwd)
-  return Effect.fail(usageError(problem))
-}
+): Effect.Effect<string | undefined, CliError | StoreError | SessionNotFoundError | SessionLockedError> =>
+  Effect.gen(function* () {
+    const child = yield* childSessionRefusal(store, session, options.start)
+    if (child !== undefined) return yield* usageError(child)
+    const problem = resumedElsewhere(session, options.cwd, options.start)
+    if (problem === undefined) return undefined
+    if (options.cwdGiven) return yield* Effect.as(store.moveSession(session.id, options.cwd), session.cwd)
+    return yield* usageError(problem)
+  })
 
 /**
  * The session `alisio -s` names, found (and moved by `--cwd`) before the UI draws anything, so a

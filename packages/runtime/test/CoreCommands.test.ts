@@ -188,7 +188,7 @@ describe("core commands", () => {
   )
 
   it.scoped(
-    "CMD-2 /sessions lists this workspace's sessions (the current one marked); /resume and /new switch sessions",
+    "CMD-2 /sessions lists this workspace's sessions (the current one marked); /resume and /new switch sessions; CH-4 /resume of a child session names its root",
     () =>
       withCatalog((folders) =>
         Effect.gen(function* () {
@@ -212,6 +212,21 @@ describe("core commands", () => {
             text: `Resumed session ${sessionId.slice(0, 8)} "Fix the parser".`
           })
           assert.strictEqual((yield* failure(catalog.execute("resume", ""))).reason, "usage")
+          const store = yield* SessionStore
+          const child = yield* store.createSession({
+            parentId: sessionId,
+            title: "explore: look",
+            cwd: folders.workspace
+          })
+          const grandchild = yield* store.createSession({ parentId: child.id, cwd: folders.workspace })
+          const refused = yield* failure(catalog.execute("resume", grandchild.id))
+          assert.deepInclude(refused, {
+            reason: "usage",
+            message:
+              `Session ${grandchild.id.slice(0, 8)} is a subagent's session inside session ${sessionId.slice(0, 8)}; ` +
+              `it runs only as that session's task. Go on with ${sessionId.slice(0, 8)}: ` +
+              `\`alisio -s ${sessionId.slice(0, 8)}\` (\`alisio sessions show ${grandchild.id.slice(0, 8)}\` shows what it did).`
+          })
           assert.deepStrictEqual(yield* catalog.execute("new", "", { sessionId }), {
             _tag: "Switch",
             text: "A new session starts with the next prompt."

@@ -3,7 +3,7 @@
 import type { CommandOutput } from "@alisio/domain/Command"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { resumedElsewhere } from "../../../SessionFolder.js"
+import { childSessionRefusal, resumedElsewhere } from "../../../SessionFolder.js"
 import { SessionStore } from "../../../SessionStore.js"
 import type { CoreCommand } from "../entry.js"
 import { age, columns, describeSession, findSession, shortId, storeFailure, text, usage } from "./shared.js"
@@ -60,6 +60,9 @@ export const resume: CoreCommand = {
         )
       }
       const session = yield* findSession(invocation.name, invocation.args.split(/\s+/)[0]!)
+      const store = yield* SessionStore
+      const child = yield* Effect.mapError(childSessionRefusal(store, session, "alisio"), storeFailure(invocation.name))
+      if (child !== undefined) return yield* Effect.fail(usage(invocation.name, child))
       const elsewhere = resumedElsewhere(session, invocation.cwd, "alisio")
       if (elsewhere !== undefined) return yield* Effect.fail(usage(invocation.name, elsewhere))
       return { _tag: "Switch", sessionId: session.id, text: `Resumed session ${describeSession(session)}.` }
