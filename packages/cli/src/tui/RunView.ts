@@ -115,7 +115,7 @@ export class RunView {
         })
         break
       case "text_delta": {
-        this.answer().append(sanitize(event.data.text))
+        this.answer().append(event.data.text)
         if (status.state.activity._tag !== "Streaming" || status.state.retry !== undefined)
           status.update((s) => {
             s.activity = { _tag: "Streaming" }

@@ -44,6 +44,7 @@ export type CardStatus = ToolCallStatus | "running" | "waiting"
 export class ToolCard implements Component {
   status: CardStatus = "running"
   durationMs: number | undefined
+  /** What the call printed so far, as it came: cleaned whole when drawn (`sanitize`). */
   private output = ""
   private result = ""
   expanded = false
@@ -57,9 +58,13 @@ export class ToolCard implements Component {
   ) {}
 
   progress(text: string): void {
-    this.output += sanitize(text)
-    // Keeps memory bounded for a command that prints without end; the card shows the tail anyway.
-    if (this.output.length > 200_000) this.output = this.output.slice(-100_000)
+    this.output += text
+    // Keeps memory bounded for a command that prints without end; the card shows the tail anyway,
+    // from a line's start so no escape sequence is cut in two.
+    if (this.output.length > 200_000) {
+      const kept = this.output.slice(-100_000)
+      this.output = kept.slice(kept.indexOf("\n") + 1)
+    }
     this.invalidate()
   }
 
@@ -117,7 +122,10 @@ export class ToolCard implements Component {
     const tailWidth = visibleWidth(tail)
     if (visibleWidth(head) + tailWidth <= width) lines.push(head + tail)
     else lines.push(truncateToWidth(head, Math.max(1, width - tailWidth), "…") + (tailWidth < width ? tail : ""))
-    const body = this.status === "running" || this.status === "waiting" ? this.output : this.result || this.output
+    const body =
+      this.status === "running" || this.status === "waiting"
+        ? sanitize(this.output)
+        : this.result || sanitize(this.output)
     const bodyLines = body
       .replace(/\s+$/, "")
       .split("\n")
