@@ -157,7 +157,9 @@ export class RunView {
         this.cards.get(event.data.toolCallId)?.progress(event.data.text)
         break
       case "tool_call_completed":
-        this.cards.get(event.data.toolCallId)?.complete(event.data.status, event.data.result, event.data.durationMs)
+        this.cards
+          .get(event.data.toolCallId)
+          ?.complete(event.data.status, event.data.result, event.data.durationMs, event.data.resultChars)
         status.update((s) => {
           s.activity = { _tag: "FirstToken", since: this.now() }
         })

@@ -47,6 +47,8 @@ export class ToolCard implements Component {
   /** What the call printed so far, as it came: cleaned whole when drawn (`sanitize`). */
   private output = ""
   private result = ""
+  /** The whole result's length when `result` is only its head. */
+  private resultChars: number | undefined
   expanded = false
   private cache: { width: number; lines: ReadonlyArray<string> } | undefined
 
@@ -73,9 +75,10 @@ export class ToolCard implements Component {
     this.invalidate()
   }
 
-  complete(status: ToolCallStatus, result: string, durationMs: number): void {
+  complete(status: ToolCallStatus, result: string, durationMs: number, resultChars?: number): void {
     this.status = status
     this.result = sanitize(result)
+    this.resultChars = resultChars
     this.durationMs = durationMs
     this.invalidate()
   }
@@ -141,6 +144,11 @@ export class ToolCard implements Component {
     if (hidden > 0) {
       const more = `${indent}${t.dim(`… ${hidden} more line${hidden === 1 ? "" : "s"}${this.expanded ? "" : " (Ctrl-O shows them)"}`)}`
       lines.push(truncateToWidth(more, width, "…"))
+    }
+    // The event brings a long result's head only; the card says so rather than pass it off as all.
+    if (this.resultChars !== undefined && this.status !== "running" && this.status !== "waiting") {
+      const shortened = `${indent}${t.dim(`… shortened here; the whole result has ${this.resultChars} characters`)}`
+      lines.push(truncateToWidth(shortened, width, "…"))
     }
     this.cache = { width, lines }
     return lines
