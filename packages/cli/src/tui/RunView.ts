@@ -5,6 +5,7 @@ import { formatDuration } from "@alisio/domain/Durations"
 import { type Message, textOf } from "@alisio/domain/Message"
 import type { KnownRunEvent, RunStatus } from "@alisio/domain/RunEvent"
 import { Markdown } from "@earendil-works/pi-tui"
+import { toolResults } from "../ToolResults.js"
 import { type NoticeLevel, ReasoningEntry, UserEntry } from "./Entries.js"
 import { sanitize } from "./Sanitize.js"
 import type { Screen } from "./Screen.js"
@@ -302,11 +303,7 @@ export class RunView {
     const screen = this.screen
     const messages = stored.map((entry) => entry.message)
     const endings = new Map(runs.map((run) => [run.id, endingLine(run)] as const))
-    const results = new Map<string, { readonly text: string; readonly isError: boolean }>()
-    for (const message of messages) {
-      if (message.role === "tool")
-        results.set(message.toolCallId, { text: textOf(message.content), isError: message.isError })
-    }
+    const resultOf = toolResults(messages)
     for (const [index, message] of messages.entries()) {
       if (message.role === "user") {
         const text = textOf(message.content)
@@ -324,11 +321,12 @@ export class RunView {
             screen.add(new Markdown(sanitize(part.text), 0, 0, screen.theme.markdown, undefined, markdownOptions))
           } else if (part._tag === "tool_call") {
             const card = this.card(part.id, part.name, part.arguments)
-            const result = results.get(part.id)
+            const result = resultOf(index, part.id)
             if (result === undefined) card.complete("cancelled", "", 0)
             else {
-              const denied = result.isError && /was denied/.test(result.text)
-              card.complete(denied ? "denied" : result.isError ? "error" : "completed", result.text, 0)
+              const text = textOf(result.content)
+              const denied = result.isError && /was denied/.test(text)
+              card.complete(denied ? "denied" : result.isError ? "error" : "completed", text, 0)
               card.durationMs = undefined
             }
           }
