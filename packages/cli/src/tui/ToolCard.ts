@@ -125,10 +125,13 @@ export class ToolCard implements Component {
     const tailWidth = visibleWidth(tail)
     if (visibleWidth(head) + tailWidth <= width) lines.push(head + tail)
     else lines.push(truncateToWidth(head, Math.max(1, width - tailWidth), "…") + (tailWidth < width ? tail : ""))
+    // A call cancelled half-way keeps what it had printed on the card, above the line saying so.
     const body =
       this.status === "running" || this.status === "waiting"
         ? sanitize(this.output)
-        : this.result || sanitize(this.output)
+        : this.status === "cancelled" && this.output.trim() !== ""
+          ? `${sanitize(this.output).replace(/\s+$/, "")}\n${this.result}`
+          : this.result || sanitize(this.output)
     const bodyLines = body
       .replace(/\s+$/, "")
       .split("\n")

@@ -77,6 +77,19 @@ describe("TUI components", () => {
     assert.notInclude(whole.render(80).join("\n"), "shortened")
   })
 
+  it("UI-1 CLI-2 a call cancelled half-way keeps what it printed on its card, with the line saying it was cancelled", () => {
+    const card = new ToolCard("c1", "bash", JSON.stringify({ command: "make" }), plain)
+    card.progress("tick 1\ntick 2\n")
+    card.complete("cancelled", "The tool call was cancelled before it finished.", 0)
+    card.setExpanded(true)
+    const shown = card.render(80).map((line) => line.trimEnd())
+    assert.deepStrictEqual(shown.slice(1), [
+      "  tick 1",
+      "  tick 2",
+      "  The tool call was cancelled before it finished."
+    ])
+  })
+
   it("UI-1 a tool card summarises its arguments, streams progress, ends with status and duration", () => {
     assert.strictEqual(summariseArguments("bash", JSON.stringify({ command: "ls  -la\n" })), "ls -la")
     assert.strictEqual(summariseArguments("read", JSON.stringify({ path: "src/a.ts" })), "src/a.ts")
