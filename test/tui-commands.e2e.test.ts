@@ -1,4 +1,5 @@
-// End-to-end: the interactive UI's own commands /connect and /ask (CLI-1, CMD-2), in a real terminal under tmux.
+// End-to-end: the interactive UI's own commands /connect and /ask, and words given to commands that take
+// none (CLI-1, CMD-2), in a real terminal under tmux.
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
@@ -98,6 +99,37 @@ describe.skipIf(tmuxPath === undefined)("the UI's /connect and /ask", () => {
       }
       assert.strictEqual(shown.messages.length, 2, "the question and its answer are not stored")
       assert.notInclude(JSON.stringify(shown.messages), "what did I ask for")
+    } finally {
+      tmux.kill()
+      await server.close()
+      sandbox.cleanup()
+    }
+  }, 60_000)
+
+  it("CMD-2 CLI-3 words after /exit, /clear or /resume's id are refused, not dropped: nothing happens that was not asked", async () => {
+    const server = await startOpenAiServer({ replies: [{ kind: "text", text: "First answer." }] })
+    const sandbox = makeSandbox(server.baseURL)
+    const tmux = makeTmux(tmuxPath!, `alisio-e2e-arguments-${process.pid}`)
+    try {
+      launch(tmux, sandbox, "", { LANG: "C.UTF-8" })
+      await waitFor(tmux.screen, "ctrl-d exit")
+      tmux.text("hello")
+      tmux.keys("Enter")
+      await waitFor(tmux.screen, "First answer.")
+      tmux.text("/exit after saving")
+      tmux.keys("Enter")
+      await waitFor(tmux.screen, '/exit takes no arguments ("after saving" was given); type /exit alone.')
+      tmux.text("/clear the logs")
+      tmux.keys("Enter")
+      await waitFor(tmux.screen, '/clear takes no arguments ("the logs" was given); type /clear alone.')
+      assert.notInclude(tmux.screen(), "A new session starts", "the session stays")
+      tmux.text("/resume abc def")
+      tmux.keys("Enter")
+      await waitFor(tmux.screen, '/resume takes one session id, not "abc def": /resume <id>.')
+      assert.notInclude(tmux.screen(), "ALISIO EXITED")
+      tmux.text("/exit")
+      tmux.keys("Enter")
+      await waitFor(tmux.screen, "ALISIO EXITED 0")
     } finally {
       tmux.kill()
       await server.close()

@@ -4,6 +4,7 @@
 import type { Message, ToolResultMessage } from "@alisio/domain/Message"
 import { textOf } from "@alisio/domain/Message"
 import type { CompactionRecord, RunRecord, StoredMessage } from "@alisio/runtime/SessionStore"
+import { toolResults } from "./ToolResults.js"
 
 export type Entry =
   | { readonly kind: "user" | "assistant" | "system"; readonly text: string }
@@ -88,11 +89,10 @@ export const conversation = (
     if (last === undefined) continue
     compactedAfter.set(last, [...(compactedAfter.get(last) ?? []), compaction])
   }
-  const results = new Map<string, ToolResultMessage>()
-  for (const { message } of messages) if (message.role === "tool") results.set(message.toolCallId, message)
+  const resultOf = toolResults(messages.map((stored) => stored.message))
   const sections: Array<{ run?: RunRecord | undefined; index: number; entries: Array<Entry> }> = []
   const runIndex = new Map(runs.map((run, index) => [run.id as string, index + 1]))
-  for (const stored of messages) {
+  for (const [at, stored] of messages.entries()) {
     const runId = stored.runId as string | undefined
     let section = sections.at(-1)
     if (section === undefined || section.run?.id !== runId) {
@@ -113,7 +113,7 @@ export const conversation = (
         if (text.trim() !== "") section.entries.push({ kind: "assistant", text })
         for (const part of message.content) {
           if (part._tag !== "tool_call") continue
-          const result = results.get(part.id)
+          const result = resultOf(at, part.id)
           section.entries.push({
             kind: "tool",
             name: part.name,

@@ -108,6 +108,8 @@ const payloads = {
       name: Schema.String,
       status: ToolCallStatus,
       result: Schema.String,
+      /** The whole result's length, when `result` is only its head (the store and the model have it all). */
+      resultChars: Schema.optional(Count),
       /** How long the call took, without the time its approvals waited for a person. */
       durationMs: Millis
     }),

@@ -239,6 +239,27 @@ describe("core commands", () => {
       )
   )
 
+  it.scoped("CMD-2 CLI-3 words after a command that takes none, or after /resume's id, are refused, not dropped", () =>
+    withCatalog((folders) =>
+      Effect.gen(function* () {
+        const catalog = yield* CommandCatalog
+        const sessionId = yield* twoRuns(folders.workspace)
+        for (const name of ["clear", "new", "sessions", "stats", "tools"]) {
+          const refused = yield* failure(catalog.execute(name, "  all of it ", { sessionId }))
+          assert.deepInclude(refused, {
+            reason: "usage",
+            message: `/${name} takes no arguments ("all of it" was given); type /${name} alone.`
+          })
+        }
+        const resumed = yield* failure(catalog.execute("resume", `${sessionId.slice(0, 6)} please`))
+        assert.deepInclude(resumed, {
+          reason: "usage",
+          message: `/resume takes one session id, not "${sessionId.slice(0, 6)} please": /resume <id>.`
+        })
+      })
+    )
+  )
+
   it.scoped(
     "CMD-2 /tools lists every tool with its effect and origin; /plugins what each plugin registered; /skills the skills",
     () =>

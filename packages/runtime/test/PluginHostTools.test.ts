@@ -149,6 +149,9 @@ describe("PluginHost tools", () => {
         assert.isBelow(stored.length, 30_100, "what the model reads is bounded")
         assert.include(stored, "[… 970000 characters of output cut …]")
         assert.isTrue(stored.startsWith("a".repeat(15_000)) && stored.endsWith("z".repeat(15_000)))
+        assert.strictEqual(flood!.result, `${"a".repeat(4_000)}…`, "the event brings the head")
+        assert.strictEqual(flood!.resultChars, stored.length, "and says how long the whole is")
+        assert.isUndefined(junk!.resultChars, "a result brought whole says nothing more")
       }).pipe(
         Effect.provide(
           hostLayer(

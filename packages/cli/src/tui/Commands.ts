@@ -128,9 +128,18 @@ const ago = (ms: number): string => {
 /** What `/model` takes, as the catalog's command does, for "back to the usual". */
 const resetWords = new Set(["default", "reset", "auto"])
 
+/** The UI's own commands that take no arguments: words after them are refused, not dropped unseen. */
+const bare = new Set(["exit", "quit", "copy", "settings", "templates"])
+
 const surface = (ctx: CommandContext): Effect.Effect<boolean, unknown> =>
   Effect.gen(function* () {
     const { screen } = ctx
+    const args = ctx.args.trim()
+    if (bare.has(ctx.name) && args !== "") {
+      const given = JSON.stringify(args.length > 40 ? `${args.slice(0, 40)}…` : args)
+      screen.notice(`/${ctx.name} takes no arguments (${given} was given); type /${ctx.name} alone.`, "error")
+      return true
+    }
     switch (ctx.name) {
       case "help": {
         const listings = yield* ctx.catalog.list("tui")

@@ -105,14 +105,15 @@ export const makeConversation = (options: ConversationOptions) =>
     /** Shows a session: its stored conversation, its totals; the next runs go on in it. */
     const switchTo = (sessionId: SessionId | undefined) =>
       Effect.gen(function* () {
+        // Read first: a session that cannot be read leaves the current one on the screen and in use.
+        const stored = sessionId === undefined ? [] : yield* store.messages(sessionId)
+        const runs = sessionId === undefined || store.runs === undefined ? [] : yield* store.runs(sessionId)
         state.sessionId = sessionId
         options.grants.switchTo(sessionId)
         screen.clearTranscript()
         let inputTokens = 0
         let outputTokens = 0
         if (sessionId !== undefined) {
-          const stored = yield* store.messages(sessionId)
-          const runs = store.runs === undefined ? [] : yield* store.runs(sessionId)
           view.replay(stored, runs)
           for (const run of runs) {
             inputTokens += run.usage?.inputTokens ?? 0
@@ -295,8 +296,10 @@ export const makeConversation = (options: ConversationOptions) =>
             return true
           }
           case "Switch": {
-            yield* Effect.ignore(switchTo(intent.sessionId))
-            if (intent.note !== undefined) screen.notice(intent.note, "command")
+            const switched = yield* Effect.either(switchTo(intent.sessionId))
+            if (switched._tag === "Left")
+              screen.notice(`The session could not be opened: ${switched.left.message}`, "error")
+            else if (intent.note !== undefined) screen.notice(intent.note, "command")
             return true
           }
           case "Exit": {

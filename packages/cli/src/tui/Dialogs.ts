@@ -64,8 +64,30 @@ export class ChoiceList implements Component {
   }
 }
 
-/** What a dialog gives back to the screen. */
-export interface Dialog extends Component, Focusable {}
+/** What a dialog gives back to the screen; one with more to show than fits unfolds with Ctrl-O. */
+export interface Dialog extends Component, Focusable {
+  readonly toggleExpanded?: () => void
+}
+
+const DETAIL_ROWS = 12
+const EXPANDED_DETAIL_ROWS = 400
+/** Rows kept from the end when the middle is left out: what a command does last is shown too. */
+const TAIL_ROWS = 3
+
+/**
+ * Rows that fit `limit`: all of them, or the first and the last with how many are left out between
+ * them in the middle, so nothing is hidden without saying so.
+ */
+export const fitRows = (
+  rows: ReadonlyArray<string>,
+  limit: number,
+  more: (hidden: number) => string
+): ReadonlyArray<string> => {
+  if (rows.length <= limit) return rows
+  const tail = Math.min(TAIL_ROWS, limit - 2)
+  const head = limit - 1 - tail
+  return [...rows.slice(0, head), more(rows.length - head - tail), ...rows.slice(rows.length - tail)]
+}
 
 abstract class Framed implements Dialog {
   focused = false
@@ -83,6 +105,8 @@ abstract class Framed implements Dialog {
 /** A tool approval: what will run, and yes / yes for this session / no. */
 export class ApprovalDialog extends Framed {
   private readonly list: ChoiceList
+  private expanded = false
+  private cache: { readonly width: number; readonly rows: ReadonlyArray<string> } | undefined
   constructor(
     theme: Theme,
     private readonly title: string,
@@ -108,13 +132,23 @@ export class ApprovalDialog extends Framed {
   handleInput(data: string): void {
     this.list.handleInput(data)
   }
+  readonly toggleExpanded = (): void => {
+    this.expanded = !this.expanded
+  }
   protected body(width: number): Array<string> {
     const t = this.theme
-    return [
-      truncateToWidth(t.bold(t.warn(this.title)), width, "…"),
-      ...wrapLines(sanitize(this.details), width, t.code, "  ").slice(0, 12),
-      ...this.list.render(width)
-    ]
+    if (this.cache?.width !== width)
+      this.cache = { width, rows: wrapLines(sanitize(this.details).replace(/\s+$/, ""), width, t.code, "  ") }
+    const rows = fitRows(this.cache.rows, this.expanded ? EXPANDED_DETAIL_ROWS : DETAIL_ROWS, (hidden) =>
+      truncateToWidth(
+        t.warn(
+          `  … ${hidden} more line${hidden === 1 ? "" : "s"}${this.expanded ? " not shown" : " (Ctrl-O shows them)"}`
+        ),
+        width,
+        "…"
+      )
+    )
+    return [truncateToWidth(t.bold(t.warn(this.title)), width, "…"), ...rows, ...this.list.render(width)]
   }
 }
 

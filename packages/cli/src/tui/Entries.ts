@@ -70,7 +70,7 @@ export class ReasoningEntry extends Cached {
     super()
   }
   append(delta: string): void {
-    this.text += sanitize(delta)
+    this.text += delta
     this.invalidate()
   }
   finish(): void {
@@ -83,7 +83,7 @@ export class ReasoningEntry extends Cached {
   }
   protected draw(width: number): ReadonlyArray<string> {
     const t = this.theme
-    const body = this.text.trim()
+    const body = sanitize(this.text).trim()
     const lines = wrapped(body, width, t.dim, "  ")
     const glyph = this.expanded ? t.glyphs.expanded : t.glyphs.collapsed
     const head = t.dim(

@@ -89,7 +89,7 @@ export const makeFront = (screen: Screen) =>
         return { consume: true }
       }
       if (matchesKey(data, "ctrl+o")) {
-        front.toggleExpanded()
+        if (!screen.toggleDialogExpanded()) front.toggleExpanded()
         return { consume: true }
       }
       return undefined

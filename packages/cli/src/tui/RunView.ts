@@ -5,6 +5,7 @@ import { formatDuration } from "@alisio/domain/Durations"
 import { type Message, textOf } from "@alisio/domain/Message"
 import type { KnownRunEvent, RunStatus } from "@alisio/domain/RunEvent"
 import { Markdown } from "@earendil-works/pi-tui"
+import { toolResults } from "../ToolResults.js"
 import { type NoticeLevel, ReasoningEntry, UserEntry } from "./Entries.js"
 import { sanitize } from "./Sanitize.js"
 import type { Screen } from "./Screen.js"
@@ -115,7 +116,7 @@ export class RunView {
         })
         break
       case "text_delta": {
-        this.answer().append(sanitize(event.data.text))
+        this.answer().append(event.data.text)
         if (status.state.activity._tag !== "Streaming" || status.state.retry !== undefined)
           status.update((s) => {
             s.activity = { _tag: "Streaming" }
@@ -157,7 +158,9 @@ export class RunView {
         this.cards.get(event.data.toolCallId)?.progress(event.data.text)
         break
       case "tool_call_completed":
-        this.cards.get(event.data.toolCallId)?.complete(event.data.status, event.data.result, event.data.durationMs)
+        this.cards
+          .get(event.data.toolCallId)
+          ?.complete(event.data.status, event.data.result, event.data.durationMs, event.data.resultChars)
         status.update((s) => {
           s.activity = { _tag: "FirstToken", since: this.now() }
         })
@@ -300,11 +303,7 @@ export class RunView {
     const screen = this.screen
     const messages = stored.map((entry) => entry.message)
     const endings = new Map(runs.map((run) => [run.id, endingLine(run)] as const))
-    const results = new Map<string, { readonly text: string; readonly isError: boolean }>()
-    for (const message of messages) {
-      if (message.role === "tool")
-        results.set(message.toolCallId, { text: textOf(message.content), isError: message.isError })
-    }
+    const resultOf = toolResults(messages)
     for (const [index, message] of messages.entries()) {
       if (message.role === "user") {
         const text = textOf(message.content)
@@ -322,11 +321,12 @@ export class RunView {
             screen.add(new Markdown(sanitize(part.text), 0, 0, screen.theme.markdown, undefined, markdownOptions))
           } else if (part._tag === "tool_call") {
             const card = this.card(part.id, part.name, part.arguments)
-            const result = results.get(part.id)
+            const result = resultOf(index, part.id)
             if (result === undefined) card.complete("cancelled", "", 0)
             else {
-              const denied = result.isError && /was denied/.test(result.text)
-              card.complete(denied ? "denied" : result.isError ? "error" : "completed", result.text, 0)
+              const text = textOf(result.content)
+              const denied = result.isError && /was denied/.test(text)
+              card.complete(denied ? "denied" : result.isError ? "error" : "completed", text, 0)
               card.durationMs = undefined
             }
           }

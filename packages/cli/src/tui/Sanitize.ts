@@ -1,7 +1,12 @@
 // Text from the model, tools and plugins reaches the screen only through here: escape sequences
-// and control characters are removed (the runtime's `TerminalText` says why), tabs become spaces
-// and carriage returns keep only what they left.
+// and control characters are removed (the runtime's `TerminalText` says why), tabs become spaces,
+// carriage returns keep only what they left, and a lone half of a surrogate pair becomes U+FFFD
+// (the terminal draws it one column wide where the layout counted none, and every frame after
+// lands a row lower). Streamed text is kept as it came and cleaned whole when drawn: a sequence,
+// a pair or a `\r` cut between two deltas would otherwise leave its halves on the screen.
 import { CONTROLS, ESCAPE_SEQUENCES } from "@alisio/runtime/TerminalText"
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
 
 /** Text safe to lay out: no escape sequences, no control characters but newlines. */
 export const sanitize = (text: string): string =>
@@ -15,3 +20,4 @@ export const sanitize = (text: string): string =>
       return (cr === -1 ? line : line.slice(cr + 1)).replace(CONTROLS, "").replace(/\r/g, "")
     })
     .join("\n")
+    .replace(LONE_SURROGATE, "\ufffd")

@@ -135,6 +135,14 @@ export class Screen {
     return this.dialog !== undefined
   }
 
+  /** Unfolds or folds the open dialog's details; false when there is none that can. */
+  toggleDialogExpanded(): boolean {
+    if (this.dialog?.toggleExpanded === undefined) return false
+    this.dialog.toggleExpanded()
+    this.tui.requestRender()
+    return true
+  }
+
   /** Shows a dialog in the editor's place; `typedAhead`: keys typed as it opens still go to the editor. */
   showDialog(dialog: Dialog, typedAhead = false): void {
     if (typedAhead) this.typingUntil = this.now() + (this.options.dialogGraceMs ?? 0)

@@ -2,7 +2,9 @@
 // would cost time in its length; instead the text is cut at block boundaries (a blank line outside
 // a code fence): the finished blocks are parsed once and cached, only the last block is parsed
 // again as deltas arrive. The lines already shown never change, so the screen is only appended to.
+// The text is kept as it came and cleaned (`sanitize`) a block at a time, never a delta at a time.
 import { Container, Markdown, type MarkdownTheme, Spacer } from "@earendil-works/pi-tui"
+import { sanitize } from "./Sanitize.js"
 import { markdownOptions } from "./Wrap.js"
 
 /** Where the text may be cut: after the last blank line that is outside a fenced code block. */
@@ -62,13 +64,13 @@ export class StreamingMarkdown extends Container {
   private settle(rebuild = false): void {
     const cut = lastBoundary(this.text, this.frozen)
     if (cut > this.frozen) {
-      const block = this.text.slice(this.frozen, cut).replace(/\n+$/, "")
+      const block = sanitize(this.text.slice(this.frozen, cut)).replace(/\n+$/, "")
       if (block.trim() !== "")
         this.blocks.push(new Markdown(block, this.paddingX, 0, this.theme, undefined, markdownOptions))
       this.frozen = cut
       rebuild = true
     }
-    const rest = this.text.slice(this.frozen)
+    const rest = sanitize(this.text.slice(this.frozen))
     this.tail.setText(rest)
     const showTail = rest.trim() !== ""
     if (rebuild || showTail !== this.tailShown) {

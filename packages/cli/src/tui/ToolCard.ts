@@ -44,8 +44,11 @@ export type CardStatus = ToolCallStatus | "running" | "waiting"
 export class ToolCard implements Component {
   status: CardStatus = "running"
   durationMs: number | undefined
+  /** What the call printed so far, as it came: cleaned whole when drawn (`sanitize`). */
   private output = ""
   private result = ""
+  /** The whole result's length when `result` is only its head. */
+  private resultChars: number | undefined
   expanded = false
   private cache: { width: number; lines: ReadonlyArray<string> } | undefined
 
@@ -57,9 +60,13 @@ export class ToolCard implements Component {
   ) {}
 
   progress(text: string): void {
-    this.output += sanitize(text)
-    // Keeps memory bounded for a command that prints without end; the card shows the tail anyway.
-    if (this.output.length > 200_000) this.output = this.output.slice(-100_000)
+    this.output += text
+    // Keeps memory bounded for a command that prints without end; the card shows the tail anyway,
+    // from a line's start so no escape sequence is cut in two.
+    if (this.output.length > 200_000) {
+      const kept = this.output.slice(-100_000)
+      this.output = kept.slice(kept.indexOf("\n") + 1)
+    }
     this.invalidate()
   }
 
@@ -68,9 +75,10 @@ export class ToolCard implements Component {
     this.invalidate()
   }
 
-  complete(status: ToolCallStatus, result: string, durationMs: number): void {
+  complete(status: ToolCallStatus, result: string, durationMs: number, resultChars?: number): void {
     this.status = status
     this.result = sanitize(result)
+    this.resultChars = resultChars
     this.durationMs = durationMs
     this.invalidate()
   }
@@ -117,7 +125,13 @@ export class ToolCard implements Component {
     const tailWidth = visibleWidth(tail)
     if (visibleWidth(head) + tailWidth <= width) lines.push(head + tail)
     else lines.push(truncateToWidth(head, Math.max(1, width - tailWidth), "…") + (tailWidth < width ? tail : ""))
-    const body = this.status === "running" || this.status === "waiting" ? this.output : this.result || this.output
+    // A call cancelled half-way keeps what it had printed on the card, above the line saying so.
+    const body =
+      this.status === "running" || this.status === "waiting"
+        ? sanitize(this.output)
+        : this.status === "cancelled" && this.output.trim() !== ""
+          ? `${sanitize(this.output).replace(/\s+$/, "")}\n${this.result}`
+          : this.result || sanitize(this.output)
     const bodyLines = body
       .replace(/\s+$/, "")
       .split("\n")
@@ -133,6 +147,11 @@ export class ToolCard implements Component {
     if (hidden > 0) {
       const more = `${indent}${t.dim(`… ${hidden} more line${hidden === 1 ? "" : "s"}${this.expanded ? "" : " (Ctrl-O shows them)"}`)}`
       lines.push(truncateToWidth(more, width, "…"))
+    }
+    // The event brings a long result's head only; the card says so rather than pass it off as all.
+    if (this.resultChars !== undefined && this.status !== "running" && this.status !== "waiting") {
+      const shortened = `${indent}${t.dim(`… shortened here; the whole result has ${this.resultChars} characters`)}`
+      lines.push(truncateToWidth(shortened, width, "…"))
     }
     this.cache = { width, lines }
     return lines

@@ -36,7 +36,7 @@ const dialogFor = (screen: Screen, board: WaitBoard, wait: Wait, grants: Grants)
           ? (request.path ?? request.summary)
           : request.tool !== undefined && request.arguments !== undefined
             ? request.tool === "bash"
-              ? summariseArguments(request.tool, request.arguments)
+              ? (commandOf(request.arguments) ?? summariseArguments(request.tool, request.arguments))
               : prettyArguments(request.arguments)
             : request.summary
       return new ApprovalDialog(screen.theme, title, details, offer, (choice) => {
@@ -53,6 +53,16 @@ const dialogFor = (screen: Screen, board: WaitBoard, wait: Wait, grants: Grants)
       return new PlanDialog(screen.theme, wait.review.plan, (approved, feedback) =>
         wait.answer({ approved, ...(feedback === undefined ? {} : { feedback }) })
       )
+  }
+}
+
+/** A command line as it will run, its lines kept: folded into one, a second command reads as arguments of the first. */
+const commandOf = (text: string): string | undefined => {
+  try {
+    const value = JSON.parse(text) as { readonly command?: unknown } | null
+    return typeof value?.command === "string" && value.command.trim() !== "" ? value.command : undefined
+  } catch {
+    return undefined
   }
 }
 

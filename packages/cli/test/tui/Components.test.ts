@@ -62,6 +62,34 @@ describe("TUI components", () => {
     assert.isTrue(colorFor(true, {}))
   })
 
+  it("UI-1 EV-2 a card whose result came shortened says so, folded and unfolded, and how long the whole is", () => {
+    const card = new ToolCard("c1", "bash", JSON.stringify({ command: "seq 1 200000" }), plain)
+    card.progress("1\n2\n")
+    assert.notInclude(card.render(80).join("\n"), "shortened", "nothing is said while it runs")
+    card.complete("completed", `${Array.from({ length: 900 }, (_, i) => i + 1).join("\n")}…`, 900, 30_053)
+    const folded = card.render(80).map((line) => line.trimEnd())
+    assert.include(folded, "  … 897 more lines (Ctrl-O shows them)")
+    assert.strictEqual(folded.at(-1), "  … shortened here; the whole result has 30053 characters")
+    card.setExpanded(true)
+    assert.strictEqual(card.render(80).at(-1)?.trimEnd(), "  … shortened here; the whole result has 30053 characters")
+    const whole = new ToolCard("c2", "bash", JSON.stringify({ command: "true" }), plain)
+    whole.complete("completed", "ok", 5)
+    assert.notInclude(whole.render(80).join("\n"), "shortened")
+  })
+
+  it("UI-1 CLI-2 a call cancelled half-way keeps what it printed on its card, with the line saying it was cancelled", () => {
+    const card = new ToolCard("c1", "bash", JSON.stringify({ command: "make" }), plain)
+    card.progress("tick 1\ntick 2\n")
+    card.complete("cancelled", "The tool call was cancelled before it finished.", 0)
+    card.setExpanded(true)
+    const shown = card.render(80).map((line) => line.trimEnd())
+    assert.deepStrictEqual(shown.slice(1), [
+      "  tick 1",
+      "  tick 2",
+      "  The tool call was cancelled before it finished."
+    ])
+  })
+
   it("UI-1 a tool card summarises its arguments, streams progress, ends with status and duration", () => {
     assert.strictEqual(summariseArguments("bash", JSON.stringify({ command: "ls  -la\n" })), "ls -la")
     assert.strictEqual(summariseArguments("read", JSON.stringify({ path: "src/a.ts" })), "src/a.ts")

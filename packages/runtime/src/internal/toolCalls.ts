@@ -103,7 +103,9 @@ export const executeToolCall = (
               toolCallId: call.id,
               name: call.name,
               status,
-              result: text.length > EVENT_RESULT_CHARS ? `${headOf(text, EVENT_RESULT_CHARS)}…` : text,
+              ...(text.length > EVENT_RESULT_CHARS
+                ? { result: `${headOf(text, EVENT_RESULT_CHARS)}…`, resultChars: text.length }
+                : { result: text }),
               durationMs: Math.max(0, endedAt - startedAt - approvalWaitMs)
             })
             return result

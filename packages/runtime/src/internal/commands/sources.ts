@@ -22,6 +22,14 @@ export interface CoreEnvironment {
 const failedToRead = (name: string, file: string) =>
   new CommandError({ reason: "failed", command: name, message: `${file} could not be read.` })
 
+/** A builtin command without an argument hint takes none: what was typed after it is refused, not dropped unseen. */
+const noArguments = (name: string, args: string) =>
+  new CommandError({
+    reason: "usage",
+    command: name,
+    message: `/${name} takes no arguments (${JSON.stringify(args.length > 40 ? `${args.slice(0, 40)}…` : args)} was given); type /${name} alone.`
+  })
+
 export const fromCore = (command: CoreCommand, environment: CoreEnvironment): CatalogCommand => ({
   name: command.name,
   description: command.description,
@@ -31,18 +39,20 @@ export const fromCore = (command: CoreCommand, environment: CoreEnvironment): Ca
   argumentHint: command.argumentHint,
   from: "core",
   run: (args, invocation) =>
-    Effect.provide(
-      command.run({
-        name: command.name,
-        args,
-        sessionId: invocation.sessionId === undefined ? undefined : SessionId.make(invocation.sessionId),
-        cwd: invocation.cwd ?? environment.cwd,
-        defaultModel: environment.defaultModel,
-        limits: environment.limits,
-        surface: invocation.surface
-      }),
-      environment.services
-    )
+    command.argumentHint === undefined && args !== ""
+      ? Effect.fail(noArguments(command.name, args))
+      : Effect.provide(
+          command.run({
+            name: command.name,
+            args,
+            sessionId: invocation.sessionId === undefined ? undefined : SessionId.make(invocation.sessionId),
+            cwd: invocation.cwd ?? environment.cwd,
+            defaultModel: environment.defaultModel,
+            limits: environment.limits,
+            surface: invocation.surface
+          }),
+          environment.services
+        )
 })
 
 export const fromSurface = (command: SurfaceCommand): CatalogCommand => ({

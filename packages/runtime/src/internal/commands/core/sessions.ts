@@ -59,7 +59,13 @@ export const resume: CoreCommand = {
           usage(invocation.name, "Give the session to resume: /resume <id> (/sessions lists them).")
         )
       }
-      const session = yield* findSession(invocation.name, invocation.args.split(/\s+/)[0]!)
+      const [id, ...rest] = invocation.args.split(/\s+/)
+      if (rest.length > 0) {
+        return yield* Effect.fail(
+          usage(invocation.name, `/resume takes one session id, not ${JSON.stringify(invocation.args)}: /resume <id>.`)
+        )
+      }
+      const session = yield* findSession(invocation.name, id!)
       const store = yield* SessionStore
       const child = yield* Effect.mapError(childSessionRefusal(store, session, "alisio"), storeFailure(invocation.name))
       if (child !== undefined) return yield* Effect.fail(usage(invocation.name, child))
