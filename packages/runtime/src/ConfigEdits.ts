@@ -1,10 +1,11 @@
-import { readFile, realpath } from "node:fs/promises"
+import { readFile, realpath, stat } from "node:fs/promises"
 import { ConfigError } from "@alisio/domain/Errors"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as YAML from "yaml"
 import { parse } from "./Config.js"
 import { writeFileAtomic } from "./internal/atomicFile.js"
+import { lockForEdit } from "./internal/configLock.js"
 import { errorDetail } from "./internal/errno.js"
 import { yaml } from "./internal/yaml.js"
 
@@ -37,16 +38,37 @@ const commentsOf = (doc: YAML.Document): string =>
     )
     .join("\n")
 
+/** The edited text with the original's byte-order mark and CRLF line ends, which the YAML library drops. */
+const keepEncoding = (original: string, updated: string): string => {
+  const lines = original.includes("\r\n") ? updated.replace(/\r?\n/g, "\r\n") : updated
+  return original.startsWith("\uFEFF") && !lines.startsWith("\uFEFF") ? `\uFEFF${lines}` : lines
+}
+
 /**
  * Edits a configuration file through its YAML document, keeping the rest of it (comments, order,
  * layout) as written. A file that does not parse is left alone: the error names it. A symbolic
- * link is followed, so a config kept in a dotfiles repository stays there. The file is replaced
- * atomically, private (0600).
+ * link is followed, so a config kept in a dotfiles repository stays there. A read-only file is
+ * refused. The file is replaced atomically, private (0600), under `<file>.lock`, so concurrent
+ * edits all land; a byte-order mark and CRLF line ends are kept.
  */
 export const editDocument = <A>(file: string, edit: (doc: YAML.Document) => A): Effect.Effect<A, ConfigError> =>
   Effect.gen(function* () {
     const target = yield* Effect.promise(() => realpath(file).catch(() => file))
+    // From the read to the rename, so a concurrent edit (another shell, the UI) is not lost.
+    yield* lockForEdit(target, file)
     const text = yield* readText(target)
+    const mode = yield* Effect.promise(() =>
+      stat(target).then(
+        (found) => found.mode & 0o777,
+        () => undefined
+      )
+    )
+    if (mode !== undefined && (mode & 0o200) === 0) {
+      return yield* new ConfigError({
+        message: `${file} is read-only (mode 0${mode.toString(8)}); it is left as it is: make it writable first (chmod u+w ${file}) if it is meant to change`,
+        file
+      })
+    }
     const current = parse(text, file)
     if (Either.isLeft(current)) {
       return yield* new ConfigError({
@@ -56,7 +78,7 @@ export const editDocument = <A>(file: string, edit: (doc: YAML.Document) => A): 
     }
     const doc = yaml().parseDocument(text)
     const result = edit(doc)
-    const updated = isEmpty(doc.contents) ? commentsOf(doc) : doc.toString()
+    const updated = keepEncoding(text, isEmpty(doc.contents) ? commentsOf(doc) : doc.toString())
     if (updated === text) return result
     // An edit that would make the file invalid (a value of the wrong kind) is refused, the file untouched.
     const check = parse(updated, file)
@@ -71,7 +93,7 @@ export const editDocument = <A>(file: string, edit: (doc: YAML.Document) => A): 
       )
     )
     return result
-  })
+  }).pipe(Effect.scoped)
 
 /** Sets one top-level key of a configuration file (see `editDocument`). */
 export const setKey = (file: string, key: string, value: unknown): Effect.Effect<void, ConfigError> =>

@@ -95,6 +95,59 @@ describe("ConfigEdits", () => {
     })
   )
 
+  it.scoped("CFG-1 a file written with a byte-order mark and CRLF line ends keeps both", () =>
+    Effect.gen(function* () {
+      const file = path.join(yield* tempDir, "config.yaml")
+      yield* Effect.promise(() => fs.writeFile(file, "\uFEFF# mine\r\nlimits:\r\n  maxTurns: 5\r\n"))
+      yield* ConfigEdits.setIn(file, ["limits", "toolConcurrency"], 2)
+      assert.strictEqual(yield* read(file), "\uFEFF# mine\r\nlimits:\r\n  maxTurns: 5\r\n  toolConcurrency: 2\r\n")
+    })
+  )
+
+  it.scoped("CFG-1 a read-only file is refused and left as it is", () =>
+    Effect.gen(function* () {
+      const file = path.join(yield* tempDir, "config.yaml")
+      yield* Effect.promise(() => fs.writeFile(file, "limits:\n  maxTurns: 5\n", { mode: 0o444 }))
+      yield* Effect.promise(() => fs.chmod(file, 0o444))
+      const error = yield* Effect.flip(ConfigEdits.setIn(file, ["limits", "maxTurns"], 9))
+      assert.strictEqual(
+        error.message,
+        `${file} is read-only (mode 0444); it is left as it is: make it writable first (chmod u+w ${file}) if it is meant to change`
+      )
+      assert.strictEqual(yield* read(file), "limits:\n  maxTurns: 5\n")
+      assert.strictEqual(yield* mode(file), 0o444)
+    })
+  )
+
+  it.live("CFG-1 edits made at the same time all land, and a lock left by a dead process is taken over", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const file = path.join(yield* tempDir, "config.yaml")
+        yield* Effect.promise(() => fs.writeFile(file, "# mine\n"))
+        // A process id no process has (above Linux's pid_max).
+        yield* Effect.promise(() => fs.writeFile(`${file}.lock`, "4194305\n"))
+        const keys = ["maxTurns", "toolConcurrency", "firstTokenRetries", "truncationRecoveries", "maxOutputTokens"]
+        yield* Effect.all(
+          keys.map((key, n) => ConfigEdits.setIn(file, ["limits", key], n + 1)),
+          { concurrency: "unbounded" }
+        )
+        const parsed = Either.getOrThrow(Config.parse(yield* read(file), file))
+        assert.deepStrictEqual(
+          keys.map((key) => (parsed.config.limits as Record<string, unknown> | undefined)?.[key]),
+          [1, 2, 3, 4, 5]
+        )
+        assert.isFalse(
+          yield* Effect.promise(() =>
+            fs.access(`${file}.lock`).then(
+              () => true,
+              () => false
+            )
+          )
+        )
+      })
+    )
+  )
+
   it.scoped(
     "PRV-3 addPlugin and removePlugin edit the plugins list, keeping comments, entries with config and the rest",
     () =>
