@@ -1,26 +1,57 @@
-import { readFile, realpath, stat } from "node:fs/promises"
+import { readFile, readlink, realpath, stat } from "node:fs/promises"
 import { ConfigError } from "@alisio/domain/Errors"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as YAML from "yaml"
-import { parse } from "./Config.js"
+import { MAX_FILE_BYTES, parse } from "./Config.js"
 import { writeFileAtomic } from "./internal/atomicFile.js"
 import { lockForEdit } from "./internal/configLock.js"
 import { errorDetail } from "./internal/errno.js"
 import { yaml } from "./internal/yaml.js"
 
-const readText = (file: string) =>
-  Effect.tryPromise({
-    try: () => readFile(file, "utf8"),
-    catch: (error) => error as NodeJS.ErrnoException
-  }).pipe(
-    // No file (or no folder) yet: the edit creates it.
-    Effect.catchIf(
-      (error) => error.code === "ENOENT" || error.code === "ENOTDIR",
-      () => Effect.succeed("")
-    ),
-    Effect.mapError((error) => new ConfigError({ message: `${file}: cannot be read (${errorDetail(error)})`, file }))
-  )
+/**
+ * The text of the file an edit is about to replace (`target`, the real path of `file`): none yet
+ * when nothing is there. Refused: a link that leads nowhere (the edit would replace the link), a
+ * device, pipe or folder (a `config.yaml -> /dev/null` would be replaced, as root, by a file) and a
+ * file too large to be a configuration; none of them is changed.
+ */
+const readText = (file: string, target: string) =>
+  Effect.gen(function* () {
+    const fail = (message: string) => new ConfigError({ message, file })
+    const info = yield* Effect.tryPromise({
+      try: () =>
+        stat(target).catch((error: NodeJS.ErrnoException) => {
+          // No file (or no folder) yet: the edit creates it.
+          if (error.code === "ENOENT" || error.code === "ENOTDIR") return undefined
+          throw error
+        }),
+      catch: (error) => fail(`${file}: cannot be read (${errorDetail(error)})`)
+    })
+    if (info === undefined) {
+      const link = yield* Effect.promise(() => readlink(file).catch(() => undefined))
+      if (link !== undefined) {
+        return yield* fail(
+          `${file} is a symbolic link to ${link}, which does not exist; create that file, or remove the link, then try again`
+        )
+      }
+      return ""
+    }
+    if (!info.isFile()) {
+      const leads = target === file ? "" : ` (it leads to ${target})`
+      return yield* fail(
+        `${file} is not a regular file${leads}; a configuration file must be one, so it is left as it is`
+      )
+    }
+    if (info.size > MAX_FILE_BYTES) {
+      return yield* fail(
+        `${file}: ${(info.size / 1024 / 1024).toFixed(1)} MiB is too large for a configuration file (at most 1 MiB); is it the right file?`
+      )
+    }
+    return yield* Effect.tryPromise({
+      try: () => readFile(target, "utf8"),
+      catch: (error) => fail(`${file}: cannot be read (${errorDetail(error)})`)
+    })
+  })
 
 /** No settings: an empty file, comments only, or a mapping whose last key an edit removed. */
 const isEmpty = (node: unknown): boolean => node === null || (yaml().isMap(node) && node.items.length === 0)
@@ -54,9 +85,8 @@ const keepEncoding = (original: string, updated: string): string => {
 export const editDocument = <A>(file: string, edit: (doc: YAML.Document) => A): Effect.Effect<A, ConfigError> =>
   Effect.gen(function* () {
     const target = yield* Effect.promise(() => realpath(file).catch(() => file))
-    // From the read to the rename, so a concurrent edit (another shell, the UI) is not lost.
-    yield* lockForEdit(target, file)
-    const text = yield* readText(target)
+    // What is there is checked before the lock is made beside it (not beside /dev/null).
+    yield* readText(file, target)
     const mode = yield* Effect.promise(() =>
       stat(target).then(
         (found) => found.mode & 0o777,
@@ -69,6 +99,9 @@ export const editDocument = <A>(file: string, edit: (doc: YAML.Document) => A): 
         file
       })
     }
+    // From the read to the rename, so a concurrent edit (another shell, the UI) is not lost.
+    yield* lockForEdit(target, file)
+    const text = yield* readText(file, target)
     const current = parse(text, file)
     if (Either.isLeft(current)) {
       return yield* new ConfigError({

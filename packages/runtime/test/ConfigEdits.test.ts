@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -117,6 +118,45 @@ describe("ConfigEdits", () => {
       assert.strictEqual(yield* read(file), "limits:\n  maxTurns: 5\n")
       assert.strictEqual(yield* mode(file), 0o444)
     })
+  )
+
+  it.scoped(
+    "CFG-1 a link to a pipe or a folder, a link that leads nowhere, or a huge file is refused and left as it is",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const file = path.join(dir, "config.yaml")
+        const refusal = (value: number) =>
+          Effect.map(Effect.flip(ConfigEdits.setIn(file, ["limits", "maxTurns"], value)), (error) => error.message)
+        // As `config.yaml -> /dev/null` is: replaced by a file as root, when the edit followed it.
+        const pipe = path.join(dir, "pipe")
+        execFileSync("mkfifo", [pipe])
+        yield* Effect.promise(() => fs.symlink(pipe, file))
+        assert.strictEqual(
+          yield* refusal(1),
+          `${file} is not a regular file (it leads to ${pipe}); a configuration file must be one, so it is left as it is`
+        )
+        yield* Effect.promise(() => fs.rm(file))
+        yield* Effect.promise(() => fs.symlink(dir, file))
+        assert.include(yield* refusal(2), `${file} is not a regular file (it leads to ${dir})`)
+        yield* Effect.promise(() => fs.rm(file))
+        const nowhere = path.join(dir, "dotfiles", "alisio.yaml")
+        yield* Effect.promise(() => fs.symlink(nowhere, file))
+        assert.strictEqual(
+          yield* refusal(3),
+          `${file} is a symbolic link to ${nowhere}, which does not exist; create that file, or remove the link, then try again`
+        )
+        assert.strictEqual(yield* Effect.promise(() => fs.readlink(file)), nowhere)
+        yield* Effect.promise(() => fs.rm(file))
+        const huge = `limits:\n  maxTurns: 5\n${"# padding\n".repeat(120_000)}`
+        yield* Effect.promise(() => fs.writeFile(file, huge))
+        assert.strictEqual(
+          yield* refusal(4),
+          `${file}: 1.1 MiB is too large for a configuration file (at most 1 MiB); is it the right file?`
+        )
+        assert.strictEqual(yield* read(file), huge)
+        assert.deepStrictEqual((yield* Effect.promise(() => fs.readdir(dir))).sort(), ["config.yaml", "pipe"])
+      })
   )
 
   it.live("CFG-1 edits made at the same time all land, and a lock left by a dead process is taken over", () =>
