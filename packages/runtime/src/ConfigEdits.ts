@@ -5,7 +5,7 @@ import * as Either from "effect/Either"
 import type * as YAML from "yaml"
 import { MAX_FILE_BYTES, parse } from "./Config.js"
 import { writeFileAtomic } from "./internal/atomicFile.js"
-import { lockForEdit } from "./internal/configLock.js"
+import { lockForEdit, writeFailure } from "./internal/configLock.js"
 import { errorDetail } from "./internal/errno.js"
 import { yaml } from "./internal/yaml.js"
 
@@ -120,11 +120,7 @@ export const editDocument = <A>(file: string, edit: (doc: YAML.Document) => A): 
       const problems = check.left.message.split("\n").map((line) => line.replace(/^.*?:\d+:\d+: /, ""))
       return yield* new ConfigError({ message: `${problems.join("; ")} (${file} is unchanged)`, file })
     }
-    yield* writeFileAtomic(target, updated).pipe(
-      Effect.mapError(
-        ({ cause }) => new ConfigError({ message: `Could not write ${file}: ${errorDetail(cause)}`, file })
-      )
-    )
+    yield* writeFileAtomic(target, updated).pipe(Effect.mapError(({ cause }) => writeFailure(file, cause)))
     return result
   }).pipe(Effect.scoped)
 

@@ -159,6 +159,39 @@ describe("ConfigEdits", () => {
       })
   )
 
+  it.scoped(
+    "CFG-1 a full disk fails the edit in one line, leaves the file, and leaves no lock holding off the next edit",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        // A 1 MiB file system of its own, filled (root can mount one; elsewhere there is nothing to test).
+        const mounted = yield* Effect.sync(() => {
+          try {
+            execFileSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", dir], { stdio: "ignore" })
+            return true
+          } catch {
+            return false
+          }
+        })
+        if (!mounted) return
+        yield* Effect.addFinalizer(() => Effect.sync(() => execFileSync("umount", ["-l", dir])))
+        const file = path.join(dir, "config.yaml")
+        yield* Effect.promise(() => fs.writeFile(file, "# mine\n"))
+        yield* Effect.promise(() =>
+          fs.writeFile(path.join(dir, "fill"), Buffer.alloc(2 * 1024 * 1024)).catch(() => undefined)
+        )
+        for (const attempt of [1, 2]) {
+          const error = yield* Effect.flip(ConfigEdits.setIn(file, ["limits", "maxTurns"], attempt))
+          assert.strictEqual(
+            error.message,
+            `Could not write ${file}: the disk is full; free some space and try again (it is unchanged)`
+          )
+        }
+        assert.strictEqual(yield* read(file), "# mine\n")
+        assert.deepStrictEqual((yield* Effect.promise(() => fs.readdir(dir))).sort(), ["config.yaml", "fill"])
+      })
+  )
+
   it.live("CFG-1 edits made at the same time all land, and a lock left by a dead process is taken over", () =>
     Effect.scoped(
       Effect.gen(function* () {

@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { makeFolders } from "../Folders.js"
-import { errnoCode, errorDetail } from "./errno.js"
+import { errnoCode, errnoReason, errorDetail } from "./errno.js"
 import { PRIVATE_FOLDER } from "./privateFiles.js"
 
 /** An edit reads, checks and writes a small file: a lock this old was left by a process that hung. */
@@ -37,9 +37,13 @@ const attempt = (lock: string, now: number, again = 2): Promise<"taken" | Held> 
     async (handle) => {
       try {
         await handle.writeFile(`${process.pid}\n`)
-      } finally {
+      } catch (error) {
+        // A full disk: an empty lock left behind would hold off every edit as "another alisio".
         await handle.close()
+        await rm(lock, { force: true })
+        throw error
       }
+      await handle.close()
       return "taken" as const
     },
     async (error: unknown) => {
@@ -62,13 +66,25 @@ const attempt = (lock: string, now: number, again = 2): Promise<"taken" | Held> 
     }
   )
 
+/** Why `file` could not be written, in one line with the remedy; the file is as it was. */
+export const writeFailure = (file: string, error: unknown): ConfigError => {
+  const reason = errnoReason(error)
+  const remedy =
+    reason === "disk_full"
+      ? "the disk is full; free some space and try again"
+      : reason === "read_only"
+        ? `its folder cannot be written (${errorDetail(error)}); make it writable, or set ALISIO_HOME to a folder you can write`
+        : errorDetail(error)
+  return new ConfigError({ message: `Could not write ${file}: ${remedy} (it is unchanged)`, file })
+}
+
 /** Holds `<target>.lock` for the scope, waiting up to ten seconds for another edit to end. */
 export const lockForEdit = (target: string, file: string): Effect.Effect<void, ConfigError, Scope.Scope> => {
   const lock = `${target}.lock`
   const take = Effect.flatMap(Clock.currentTimeMillis, (now) =>
     Effect.tryPromise({
       try: () => attempt(lock, now),
-      catch: (error) => new ConfigError({ message: `Could not write ${file}: ${errorDetail(error)}`, file })
+      catch: (error) => writeFailure(file, error)
     })
   ).pipe(Effect.flatMap((result) => (result === "taken" ? Effect.void : Effect.fail(result))))
   return Effect.acquireRelease(
