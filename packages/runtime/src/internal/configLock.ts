@@ -78,8 +78,29 @@ export const writeFailure = (file: string, error: unknown): ConfigError => {
   return new ConfigError({ message: `Could not write ${file}: ${remedy} (it is unchanged)`, file })
 }
 
+/**
+ * Edits within this process take turns first: fibers share the process id a lock holds, and two
+ * of them taking over the same stale lock at once would each remove the other's.
+ */
+const turns = new Map<string, Effect.Semaphore>()
+
+const turnOf = (target: string): Effect.Semaphore => {
+  let turn = turns.get(target)
+  if (turn === undefined) {
+    turn = Effect.unsafeMakeSemaphore(1)
+    turns.set(target, turn)
+  }
+  return turn
+}
+
 /** Holds `<target>.lock` for the scope, waiting up to ten seconds for another edit to end. */
-export const lockForEdit = (target: string, file: string): Effect.Effect<void, ConfigError, Scope.Scope> => {
+export const lockForEdit = (target: string, file: string): Effect.Effect<void, ConfigError, Scope.Scope> =>
+  Effect.zipRight(
+    Effect.acquireRelease(turnOf(target).take(1), () => turnOf(target).release(1)),
+    holdLock(target, file)
+  )
+
+const holdLock = (target: string, file: string): Effect.Effect<void, ConfigError, Scope.Scope> => {
   const lock = `${target}.lock`
   const take = Effect.flatMap(Clock.currentTimeMillis, (now) =>
     Effect.tryPromise({
