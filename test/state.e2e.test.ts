@@ -125,4 +125,26 @@ describe("alisio state permissions (end to end)", () => {
       undo()
     }
   })
+  it.skipIf(!existsSync("/proc/self"))(
+    "ST-6 an ALISIO_HOME where no folder can be made (under /proc) fails at once with one line, in every command that writes",
+    async () => {
+      server = await startOpenAiServer({ replies: [] })
+      sandbox = makeSandbox(server.baseURL)
+      const home = "/proc/alisio-no-such/home"
+      const commands = [
+        ["config", "set", "limits.maxTurns", "5"],
+        ["sessions", "list"],
+        ["run", "-m", "openai/test-model", "hello"],
+        ["install", "npm:alisio-plugin-none"]
+      ]
+      for (const args of commands) {
+        const result = await sandbox.run(args, { env: { ALISIO_HOME: home } })
+        assert.oneOf(result.code, [1, 2], `${args.join(" ")}: ${result.stderr}`)
+        const lines = result.stderr.trimEnd().split("\n")
+        assert.strictEqual(lines.length, 1, `${args.join(" ")}: ${result.stderr}`)
+        assert.match(lines[0]!, /^alisio: .*\/proc\/alisio-no-such.*ENOENT/, args.join(" "))
+      }
+    },
+    60_000
+  )
 })

@@ -5,10 +5,11 @@
 // two-turn task: ~−110 ms of CPU on Node 20 and on Node 24; bench/README.md). Node built-ins only:
 // bin.ts imports it on every start. The run build has a copy too, which loads the MCP SDK's file,
 // run-mcp.cjs, with a cache of its own when a server first starts (scripts/bundle.mjs).
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import * as vm from "node:vm"
+import { makeFoldersSync } from "@alisio/runtime/Folders"
 import { cacheHome } from "./CacheHome.js"
 import { restoreStartFlags } from "./V8Flags.js"
 
@@ -51,7 +52,7 @@ const writeCache = (script: vm.Script, file: string, name: CodeName, buildId: st
   const folder = path.dirname(file)
   const temporary = `${file}.${process.pid}`
   try {
-    mkdirSync(folder, { recursive: true, mode: 0o700 })
+    makeFoldersSync(folder, 0o700)
     restoreStartFlags()
     // Written whole and renamed: a run that reads it sees the old cache or the new one, never half.
     writeFileSync(temporary, script.createCachedData(), { mode: 0o600 })

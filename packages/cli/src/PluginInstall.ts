@@ -5,6 +5,7 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as ConfigEdits from "@alisio/runtime/ConfigEdits"
+import { makeFoldersSync } from "@alisio/runtime/Folders"
 import * as PluginHost from "@alisio/runtime/PluginHost"
 import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Effect from "effect/Effect"
@@ -112,11 +113,20 @@ export const installPlugin = (flags: { readonly spec: string }) =>
         )
       }
     }
-    fs.mkdirSync(folder, { recursive: true, mode: 0o700 })
     const manifest = path.join(folder, "package.json")
-    if (!fs.existsSync(manifest)) {
-      fs.writeFileSync(manifest, `${JSON.stringify({ name: "alisio-plugins", private: true }, null, 2)}\n`)
-    }
+    yield* Effect.try({
+      try: () => {
+        makeFoldersSync(folder, 0o700)
+        if (!fs.existsSync(manifest)) {
+          fs.writeFileSync(manifest, `${JSON.stringify({ name: "alisio-plugins", private: true }, null, 2)}\n`)
+        }
+      },
+      catch: (error) =>
+        new CliError({
+          message: `Cannot prepare ${folder} for plugins (${error instanceof Error ? error.message : String(error)}); make it writable, or set ALISIO_HOME to a folder you can write.`,
+          exitCode: ExitCode.failed
+        })
+    })
     const before = new Set(dependenciesOf(folder))
     // Peer dependencies (effect, @alisio/domain) are not installed: Alisio gives plugins its own.
     const code = yield* npmIn(folder, ["install", "--save", "--legacy-peer-deps", target])

@@ -5,7 +5,7 @@
 // Node built-ins only: this runs on every start.
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { userHome } from "@alisio/runtime/PathLayout"
+import { alisioHomeOf, userHome } from "@alisio/runtime/PathLayout"
 
 const listsPlugins = (file: string): boolean => {
   try {
@@ -27,8 +27,8 @@ const hasEntries = (dir: string): boolean => {
 
 /** `ALISIO_HOME`, else `$XDG_CONFIG_HOME/alisio` (absolute only), else `~/.config/alisio` (as Paths.ts). */
 const configHome = (env: NodeJS.ProcessEnv): string => {
-  const home = env.ALISIO_HOME
-  if (home !== undefined && home !== "") return path.resolve(home)
+  const home = alisioHomeOf(env.ALISIO_HOME, userHome())
+  if (home !== undefined) return home
   const xdg = env.XDG_CONFIG_HOME
   return path.join(xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.join(userHome(), ".config"), "alisio")
 }

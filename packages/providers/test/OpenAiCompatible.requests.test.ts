@@ -187,6 +187,27 @@ describe("OpenAiCompatible requests and discovery", () => {
     })
   )
 
+  it.scopedLive(
+    "PRV-2 a baseURL with a query (Azure's ?api-version=) keeps it after the path, with or without a slash",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* SseServer.sequence(
+          { headers: { "content-type": "application/json" }, body: JSON.stringify({ object: "list", data: [] }) },
+          { body: okBody },
+          { body: okBody }
+        )
+        yield* modelFor(server, { baseURL: `${server.baseURL}?api-version=2024-10-21` }).models
+        expectComplete(
+          yield* run(modelFor(server, { baseURL: `${server.baseURL}/?api-version=2024-10-21#x` }), request())
+        )
+        expectComplete(yield* run(modelFor(server, { baseURL: `${server.baseURL}/` }), request()))
+        assert.deepStrictEqual(
+          server.requests.map((recorded) => recorded.url),
+          ["/v1/models?api-version=2024-10-21", "/v1/chat/completions?api-version=2024-10-21", "/v1/chat/completions"]
+        )
+      })
+  )
+
   it.scopedLive("PRV-2 a server without /models lists its configured models; a 401 on /models is auth", () =>
     Effect.gen(function* () {
       const server = yield* SseServer.sequence(

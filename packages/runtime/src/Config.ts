@@ -74,7 +74,7 @@ export interface ConfigSources {
 const MAX_LINES = 20
 
 /** A configuration file is a page of settings; a larger one is surely not the file meant. */
-const MAX_FILE_BYTES = 1024 * 1024
+export const MAX_FILE_BYTES = 1024 * 1024
 
 /** The configuration of one YAML text, with warnings for unknown keys; `file` names it in messages. */
 export const parse = (

@@ -1,25 +1,57 @@
-import { readFile, realpath } from "node:fs/promises"
+import { readFile, readlink, realpath, stat } from "node:fs/promises"
 import { ConfigError } from "@alisio/domain/Errors"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as YAML from "yaml"
-import { parse } from "./Config.js"
+import { MAX_FILE_BYTES, parse } from "./Config.js"
 import { writeFileAtomic } from "./internal/atomicFile.js"
+import { lockForEdit, writeFailure } from "./internal/configLock.js"
 import { errorDetail } from "./internal/errno.js"
 import { yaml } from "./internal/yaml.js"
 
-const readText = (file: string) =>
-  Effect.tryPromise({
-    try: () => readFile(file, "utf8"),
-    catch: (error) => error as NodeJS.ErrnoException
-  }).pipe(
-    // No file (or no folder) yet: the edit creates it.
-    Effect.catchIf(
-      (error) => error.code === "ENOENT" || error.code === "ENOTDIR",
-      () => Effect.succeed("")
-    ),
-    Effect.mapError((error) => new ConfigError({ message: `${file}: cannot be read (${errorDetail(error)})`, file }))
-  )
+/**
+ * The text of the file an edit is about to replace (`target`, the real path of `file`): none yet
+ * when nothing is there. Refused: a link that leads nowhere (the edit would replace the link), a
+ * device, pipe or folder (a `config.yaml -> /dev/null` would be replaced, as root, by a file) and a
+ * file too large to be a configuration; none of them is changed.
+ */
+const readText = (file: string, target: string) =>
+  Effect.gen(function* () {
+    const fail = (message: string) => new ConfigError({ message, file })
+    const info = yield* Effect.tryPromise({
+      try: () =>
+        stat(target).catch((error: NodeJS.ErrnoException) => {
+          // No file (or no folder) yet: the edit creates it.
+          if (error.code === "ENOENT" || error.code === "ENOTDIR") return undefined
+          throw error
+        }),
+      catch: (error) => fail(`${file}: cannot be read (${errorDetail(error)})`)
+    })
+    if (info === undefined) {
+      const link = yield* Effect.promise(() => readlink(file).catch(() => undefined))
+      if (link !== undefined) {
+        return yield* fail(
+          `${file} is a symbolic link to ${link}, which does not exist; create that file, or remove the link, then try again`
+        )
+      }
+      return ""
+    }
+    if (!info.isFile()) {
+      const leads = target === file ? "" : ` (it leads to ${target})`
+      return yield* fail(
+        `${file} is not a regular file${leads}; a configuration file must be one, so it is left as it is`
+      )
+    }
+    if (info.size > MAX_FILE_BYTES) {
+      return yield* fail(
+        `${file}: ${(info.size / 1024 / 1024).toFixed(1)} MiB is too large for a configuration file (at most 1 MiB); is it the right file?`
+      )
+    }
+    return yield* Effect.tryPromise({
+      try: () => readFile(target, "utf8"),
+      catch: (error) => fail(`${file}: cannot be read (${errorDetail(error)})`)
+    })
+  })
 
 /** No settings: an empty file, comments only, or a mapping whose last key an edit removed. */
 const isEmpty = (node: unknown): boolean => node === null || (yaml().isMap(node) && node.items.length === 0)
@@ -37,16 +69,39 @@ const commentsOf = (doc: YAML.Document): string =>
     )
     .join("\n")
 
+/** The edited text with the original's byte-order mark and CRLF line ends, which the YAML library drops. */
+const keepEncoding = (original: string, updated: string): string => {
+  const lines = original.includes("\r\n") ? updated.replace(/\r?\n/g, "\r\n") : updated
+  return original.startsWith("\uFEFF") && !lines.startsWith("\uFEFF") ? `\uFEFF${lines}` : lines
+}
+
 /**
  * Edits a configuration file through its YAML document, keeping the rest of it (comments, order,
  * layout) as written. A file that does not parse is left alone: the error names it. A symbolic
- * link is followed, so a config kept in a dotfiles repository stays there. The file is replaced
- * atomically, private (0600).
+ * link is followed, so a config kept in a dotfiles repository stays there. A read-only file is
+ * refused. The file is replaced atomically, private (0600), under `<file>.lock`, so concurrent
+ * edits all land; a byte-order mark and CRLF line ends are kept.
  */
 export const editDocument = <A>(file: string, edit: (doc: YAML.Document) => A): Effect.Effect<A, ConfigError> =>
   Effect.gen(function* () {
     const target = yield* Effect.promise(() => realpath(file).catch(() => file))
-    const text = yield* readText(target)
+    // What is there is checked before the lock is made beside it (not beside /dev/null).
+    yield* readText(file, target)
+    const mode = yield* Effect.promise(() =>
+      stat(target).then(
+        (found) => found.mode & 0o777,
+        () => undefined
+      )
+    )
+    if (mode !== undefined && (mode & 0o200) === 0) {
+      return yield* new ConfigError({
+        message: `${file} is read-only (mode 0${mode.toString(8)}); it is left as it is: make it writable first (chmod u+w ${file}) if it is meant to change`,
+        file
+      })
+    }
+    // From the read to the rename, so a concurrent edit (another shell, the UI) is not lost.
+    yield* lockForEdit(target, file)
+    const text = yield* readText(file, target)
     const current = parse(text, file)
     if (Either.isLeft(current)) {
       return yield* new ConfigError({
@@ -56,7 +111,7 @@ export const editDocument = <A>(file: string, edit: (doc: YAML.Document) => A): 
     }
     const doc = yaml().parseDocument(text)
     const result = edit(doc)
-    const updated = isEmpty(doc.contents) ? commentsOf(doc) : doc.toString()
+    const updated = keepEncoding(text, isEmpty(doc.contents) ? commentsOf(doc) : doc.toString())
     if (updated === text) return result
     // An edit that would make the file invalid (a value of the wrong kind) is refused, the file untouched.
     const check = parse(updated, file)
@@ -65,13 +120,9 @@ export const editDocument = <A>(file: string, edit: (doc: YAML.Document) => A): 
       const problems = check.left.message.split("\n").map((line) => line.replace(/^.*?:\d+:\d+: /, ""))
       return yield* new ConfigError({ message: `${problems.join("; ")} (${file} is unchanged)`, file })
     }
-    yield* writeFileAtomic(target, updated).pipe(
-      Effect.mapError(
-        ({ cause }) => new ConfigError({ message: `Could not write ${file}: ${errorDetail(cause)}`, file })
-      )
-    )
+    yield* writeFileAtomic(target, updated).pipe(Effect.mapError(({ cause }) => writeFailure(file, cause)))
     return result
-  })
+  }).pipe(Effect.scoped)
 
 /** Sets one top-level key of a configuration file (see `editDocument`). */
 export const setKey = (file: string, key: string, value: unknown): Effect.Effect<void, ConfigError> =>

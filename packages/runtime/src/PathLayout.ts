@@ -24,15 +24,28 @@ export interface PathsEnvironment {
 }
 
 /**
+ * The folder `ALISIO_HOME` names, or undefined when it is unset or blank. Spaces around it are
+ * dropped and a leading `~` is the user's home, as a shell would have made it: a value quoted in a
+ * service file, `.env` or Dockerfile (`ALISIO_HOME="~/alisio"`) made a folder named `~` in
+ * whatever folder Alisio started in. Another relative value is taken from that folder.
+ */
+export const alisioHomeOf = (value: string | undefined, home: string): string | undefined => {
+  const given = value?.trim() ?? ""
+  if (given === "") return undefined
+  if (given === "~") return home
+  if (given.startsWith("~/")) return path.join(home, given.slice(2))
+  return path.resolve(given)
+}
+
+/**
  * `ALISIO_HOME` puts both under one folder (config in it, state in its `state/`); otherwise the
  * XDG folders, `~/.config/alisio` and `~/.local/state/alisio` by default. Relative XDG values are
  * ignored, as the XDG specification says.
  */
 export const resolve = (env: PathsEnvironment): AlisioPaths => {
   const nonEmpty = (value: string | undefined) => (value === undefined || value === "" ? undefined : value)
-  const alisioHome = nonEmpty(env.ALISIO_HOME)
-  if (alisioHome !== undefined) {
-    const root = path.resolve(alisioHome)
+  const root = alisioHomeOf(env.ALISIO_HOME, env.home)
+  if (root !== undefined) {
     return { configHome: root, stateHome: path.join(root, "state"), globalConfigFile: path.join(root, "config.yaml") }
   }
   const xdg = (value: string | undefined, fallback: string) => {

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -93,6 +94,131 @@ describe("ConfigEdits", () => {
       assert.strictEqual(error._tag, "ConfigError")
       assert.include(error.message, `Could not write ${file}`)
     })
+  )
+
+  it.scoped("CFG-1 a file written with a byte-order mark and CRLF line ends keeps both", () =>
+    Effect.gen(function* () {
+      const file = path.join(yield* tempDir, "config.yaml")
+      yield* Effect.promise(() => fs.writeFile(file, "\uFEFF# mine\r\nlimits:\r\n  maxTurns: 5\r\n"))
+      yield* ConfigEdits.setIn(file, ["limits", "toolConcurrency"], 2)
+      assert.strictEqual(yield* read(file), "\uFEFF# mine\r\nlimits:\r\n  maxTurns: 5\r\n  toolConcurrency: 2\r\n")
+    })
+  )
+
+  it.scoped("CFG-1 a read-only file is refused and left as it is", () =>
+    Effect.gen(function* () {
+      const file = path.join(yield* tempDir, "config.yaml")
+      yield* Effect.promise(() => fs.writeFile(file, "limits:\n  maxTurns: 5\n", { mode: 0o444 }))
+      yield* Effect.promise(() => fs.chmod(file, 0o444))
+      const error = yield* Effect.flip(ConfigEdits.setIn(file, ["limits", "maxTurns"], 9))
+      assert.strictEqual(
+        error.message,
+        `${file} is read-only (mode 0444); it is left as it is: make it writable first (chmod u+w ${file}) if it is meant to change`
+      )
+      assert.strictEqual(yield* read(file), "limits:\n  maxTurns: 5\n")
+      assert.strictEqual(yield* mode(file), 0o444)
+    })
+  )
+
+  it.scoped(
+    "CFG-1 a link to a pipe or a folder, a link that leads nowhere, or a huge file is refused and left as it is",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const file = path.join(dir, "config.yaml")
+        const refusal = (value: number) =>
+          Effect.map(Effect.flip(ConfigEdits.setIn(file, ["limits", "maxTurns"], value)), (error) => error.message)
+        // As `config.yaml -> /dev/null` is: replaced by a file as root, when the edit followed it.
+        const pipe = path.join(dir, "pipe")
+        execFileSync("mkfifo", [pipe])
+        yield* Effect.promise(() => fs.symlink(pipe, file))
+        assert.strictEqual(
+          yield* refusal(1),
+          `${file} is not a regular file (it leads to ${pipe}); a configuration file must be one, so it is left as it is`
+        )
+        yield* Effect.promise(() => fs.rm(file))
+        yield* Effect.promise(() => fs.symlink(dir, file))
+        assert.include(yield* refusal(2), `${file} is not a regular file (it leads to ${dir})`)
+        yield* Effect.promise(() => fs.rm(file))
+        const nowhere = path.join(dir, "dotfiles", "alisio.yaml")
+        yield* Effect.promise(() => fs.symlink(nowhere, file))
+        assert.strictEqual(
+          yield* refusal(3),
+          `${file} is a symbolic link to ${nowhere}, which does not exist; create that file, or remove the link, then try again`
+        )
+        assert.strictEqual(yield* Effect.promise(() => fs.readlink(file)), nowhere)
+        yield* Effect.promise(() => fs.rm(file))
+        const huge = `limits:\n  maxTurns: 5\n${"# padding\n".repeat(120_000)}`
+        yield* Effect.promise(() => fs.writeFile(file, huge))
+        assert.strictEqual(
+          yield* refusal(4),
+          `${file}: 1.1 MiB is too large for a configuration file (at most 1 MiB); is it the right file?`
+        )
+        assert.strictEqual(yield* read(file), huge)
+        assert.deepStrictEqual((yield* Effect.promise(() => fs.readdir(dir))).sort(), ["config.yaml", "pipe"])
+      })
+  )
+
+  it.scoped(
+    "CFG-1 a full disk fails the edit in one line, leaves the file, and leaves no lock holding off the next edit",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        // A 1 MiB file system of its own, filled (root can mount one; elsewhere there is nothing to test).
+        const mounted = yield* Effect.sync(() => {
+          try {
+            execFileSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", dir], { stdio: "ignore" })
+            return true
+          } catch {
+            return false
+          }
+        })
+        if (!mounted) return
+        yield* Effect.addFinalizer(() => Effect.sync(() => execFileSync("umount", ["-l", dir])))
+        const file = path.join(dir, "config.yaml")
+        yield* Effect.promise(() => fs.writeFile(file, "# mine\n"))
+        yield* Effect.promise(() =>
+          fs.writeFile(path.join(dir, "fill"), Buffer.alloc(2 * 1024 * 1024)).catch(() => undefined)
+        )
+        for (const attempt of [1, 2]) {
+          const error = yield* Effect.flip(ConfigEdits.setIn(file, ["limits", "maxTurns"], attempt))
+          assert.strictEqual(
+            error.message,
+            `Could not write ${file}: the disk is full; free some space and try again (it is unchanged)`
+          )
+        }
+        assert.strictEqual(yield* read(file), "# mine\n")
+        assert.deepStrictEqual((yield* Effect.promise(() => fs.readdir(dir))).sort(), ["config.yaml", "fill"])
+      })
+  )
+
+  it.live("CFG-1 edits made at the same time all land, and a lock left by a dead process is taken over", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const file = path.join(yield* tempDir, "config.yaml")
+        yield* Effect.promise(() => fs.writeFile(file, "# mine\n"))
+        // A process id no process has (above Linux's pid_max).
+        yield* Effect.promise(() => fs.writeFile(`${file}.lock`, "4194305\n"))
+        const keys = ["maxTurns", "toolConcurrency", "firstTokenRetries", "truncationRecoveries", "maxOutputTokens"]
+        yield* Effect.all(
+          keys.map((key, n) => ConfigEdits.setIn(file, ["limits", key], n + 1)),
+          { concurrency: "unbounded" }
+        )
+        const parsed = Either.getOrThrow(Config.parse(yield* read(file), file))
+        assert.deepStrictEqual(
+          keys.map((key) => (parsed.config.limits as Record<string, unknown> | undefined)?.[key]),
+          [1, 2, 3, 4, 5]
+        )
+        assert.isFalse(
+          yield* Effect.promise(() =>
+            fs.access(`${file}.lock`).then(
+              () => true,
+              () => false
+            )
+          )
+        )
+      })
+    )
   )
 
   it.scoped(

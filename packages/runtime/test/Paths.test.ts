@@ -73,3 +73,24 @@ describe("Paths", () => {
     })
   )
 })
+
+describe("Paths.resolve", () => {
+  const home = "/home/ana"
+  const at = (ALISIO_HOME: string | undefined) =>
+    Paths.resolve({ ALISIO_HOME, XDG_CONFIG_HOME: undefined, XDG_STATE_HOME: undefined, home })
+
+  it("CFG-1 ALISIO_HOME with a leading ~ (quoted in a service file or .env) is under the user's home, not ./~", () => {
+    assert.strictEqual(at("~/alisio").configHome, "/home/ana/alisio")
+    assert.strictEqual(at("~/alisio").stateHome, "/home/ana/alisio/state")
+    assert.strictEqual(at("~").globalConfigFile, "/home/ana/config.yaml")
+    assert.strictEqual(at(" /srv/alisio \n").configHome, "/srv/alisio")
+  })
+
+  it("CFG-1 a blank ALISIO_HOME is unset: the XDG folders, not a folder named by spaces", () => {
+    for (const blank of [undefined, "", "  ", "\n"]) {
+      assert.strictEqual(at(blank).configHome, "/home/ana/.config/alisio")
+      assert.strictEqual(at(blank).stateHome, "/home/ana/.local/state/alisio")
+    }
+    assert.isTrue(isAbsolute(at("relative").configHome))
+  })
+})

@@ -3,6 +3,7 @@
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { makeFoldersSync } from "@alisio/runtime/Folders"
 
 const KEEP = 1_000
 
@@ -17,7 +18,7 @@ export interface History {
 }
 
 const privateFolder = (folder: string) => {
-  fs.mkdirSync(folder, { recursive: true, mode: 0o700 })
+  makeFoldersSync(folder, 0o700)
   fs.chmodSync(folder, 0o700)
 }
 

@@ -90,6 +90,17 @@ const redirectTarget = (from: URL, response: Response, hops: number): URL | stri
   )
 }
 
+/**
+ * `path` under the base address, keeping the base's query (Azure's `?api-version=…`, a proxy's
+ * token) after it rather than before it (`/v1?x=1/chat/completions` was a 404).
+ */
+export const endpoint = (base: string, path: string): URL => {
+  const url = new URL(base)
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`
+  url.hash = ""
+  return url
+}
+
 export interface HttpClient {
   /** Sends a request; resolves with a 2xx response, rejects with `HttpStatusError` or fetch's error. */
   readonly request: (
@@ -113,7 +124,7 @@ export const makeHttpClient = (options: {
   for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value
   return {
     request: async (method, path, { body, signal }) => {
-      let url = new URL(base + (base.endsWith("/") && path.startsWith("/") ? path.slice(1) : path))
+      let url = endpoint(base, path)
       const init: RequestInit = {
         method,
         headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },

@@ -1,10 +1,11 @@
 // The one atomic file writer of the runtime's state: a private temp file beside the target,
 // fsynced, then renamed over it, so a reader (or a crash) never sees half a file.
 import { randomUUID } from "node:crypto"
-import { mkdir, open, rename, rm, stat } from "node:fs/promises"
+import { open, rename, rm, stat } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import { makeFolders } from "../Folders.js"
 import { PRIVATE_FILE, PRIVATE_FOLDER, tightenNow } from "./privateFiles.js"
 
 /** A write that did not happen; `cause` is the Node error (map it with `errno.ts`). */
@@ -40,7 +41,7 @@ export const writeFileAtomic = (
     try: async () => {
       const folder = dirname(file)
       const isPrivate = kind === "private"
-      await mkdir(folder, isPrivate ? { recursive: true, mode: PRIVATE_FOLDER } : { recursive: true })
+      await makeFolders(folder, isPrivate ? PRIVATE_FOLDER : undefined)
       // mkdir's mode passes through the umask, and a folder made earlier may be wider.
       if (isPrivate) await tightenNow(folder)
       const mode = isPrivate ? PRIVATE_FILE : await currentMode(file)

@@ -1,6 +1,6 @@
 // The session database's connection: opening checks, pragmas, error mapping and transactions.
 import { constants as fsConstants } from "node:fs"
-import { access, mkdir, open as openFile, stat, statfs } from "node:fs/promises"
+import { access, open as openFile, stat, statfs } from "node:fs/promises"
 import { dirname } from "node:path"
 import { pathToFileURL } from "node:url"
 import { StoreError } from "@alisio/domain/Errors"
@@ -12,6 +12,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
+import { makeFolders } from "../Folders.js"
 import { errnoCode, errnoReason, errorDetail } from "./errno.js"
 import { PRIVATE_FILE, PRIVATE_FOLDER, tightenNow } from "./privateFiles.js"
 import { loadSqliteDriver } from "./sqliteDriver.js"
@@ -164,7 +165,7 @@ const prepareFolder = (filename: string): Effect.Effect<void, StoreError> =>
   Effect.tryPromise({
     try: async () => {
       const folder = dirname(filename)
-      await mkdir(folder, { recursive: true, mode: PRIVATE_FOLDER })
+      await makeFolders(folder, PRIVATE_FOLDER)
       await tightenNow(folder)
     },
     catch: (error) =>

@@ -4,6 +4,7 @@ import { chmod, lstat, mkdir, open, realpath } from "node:fs/promises"
 import * as path from "node:path"
 import { PluginError } from "@alisio/domain/Plugin"
 import * as Effect from "effect/Effect"
+import { makeFolders } from "../Folders.js"
 
 const errnoOf = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code
 
@@ -54,7 +55,7 @@ export const prepareDatabasePath = (
           throw error
         })
       )
-    yield* fsStep(`cannot create the folder ${folder}`, () => mkdir(folder, { recursive: true, mode: 0o700 }))
+    yield* fsStep(`cannot create the folder ${folder}`, () => makeFolders(folder, 0o700))
     const root = yield* fsStep(`cannot resolve the folder ${folder}`, () => realpath(folder))
 
     const followInside = (link: string) =>

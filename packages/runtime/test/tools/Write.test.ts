@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process"
+import { existsSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Write from "@alisio/runtime/tools/Write"
@@ -140,6 +141,20 @@ describe("write", () => {
       )
       assert.isTrue((yield* Effect.promise(() => fs.lstat(fifo))).isFIFO(), "still a pipe")
     })
+  )
+
+  it.scoped.skipIf(!existsSync("/proc/self"))(
+    "TL-6 a new folder where none can be made (under /proc) fails at once instead of spinning",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const approved = yield* makeContext(dir, { approveExternal: true })
+        const target = "/proc/alisio-no-such/sub/new.txt"
+        assert.strictEqual(
+          yield* callFails(Write.make(), { path: target, content: "x" }, approved.context),
+          `${target} does not exist`
+        )
+      })
   )
 
   it.scoped("TL-3 writing outside the workspace needs approval and writes nothing when denied", () =>

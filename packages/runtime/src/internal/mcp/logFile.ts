@@ -4,6 +4,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import { makeFoldersSync } from "../../Folders.js"
 import { PRIVATE_FILE, PRIVATE_FOLDER } from "../privateFiles.js"
 
 // A log past this size is moved to `<name>.log.1` when the server starts again.
@@ -54,7 +55,7 @@ export const openLog = (
     Effect.sync(() => {
       const file = logFileOf(folder, server)
       try {
-        fs.mkdirSync(folder, { recursive: true, mode: PRIVATE_FOLDER })
+        makeFoldersSync(folder, PRIVATE_FOLDER)
         fs.chmodSync(folder, PRIVATE_FOLDER)
         const size = fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0
         if (size > ROTATE_BYTES) fs.renameSync(file, `${file}.1`)

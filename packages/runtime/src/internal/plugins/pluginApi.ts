@@ -11,6 +11,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import type { CompactionHooksService } from "../../Compaction.js"
+import { makeFolders } from "../../Folders.js"
 import { openSqlite } from "../../PluginStorage.js"
 import * as ToolOrigins from "../../ToolOrigins.js"
 import { Tools } from "../../Tools.js"
@@ -38,7 +39,7 @@ const commandNamePattern = /^[a-z0-9][a-z0-9_-]{0,63}$/
 const privateFolder = (pluginId: string, dir: string) =>
   Effect.tryPromise({
     try: async () => {
-      await fs.mkdir(dir, { recursive: true, mode: 0o700 })
+      await makeFolders(dir, 0o700)
       await fs.chmod(dir, 0o700)
     },
     catch: (error) =>
