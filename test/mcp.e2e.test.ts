@@ -501,7 +501,7 @@ describe("MCP servers (end to end)", () => {
     assert.strictEqual(removed.code, 0, removed.stderr)
     await cli.run(["mcp", "remove", "fixture"])
     assert.strictEqual(readFileSync(file, "utf8"), "# mine, keep me\ndefaultModel: openai/test-model # and me\n")
-  })
+  }, 90_000)
 
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     it(`MCP-1 CLI-2 ${signal} during a slow MCP call: run cancelled, the server told, no orphan process`, async () => {
