@@ -253,7 +253,7 @@ export const make = (options: Options): LanguageModelService => {
           const recover = (failure: Failure): Effect.Effect<Chunk.Chunk<ResponsePart>, Option.Option<ProviderError>> =>
             emitted
               ? Effect.fail(Option.some(failure.error))
-              : Effect.flatMap(retryDelay(discoveryPolicy, failure, retry), (delay) => {
+              : Effect.flatMap(retryDelay(policy, failure, retry), (delay) => {
                   holder.controller?.abort()
                   holder.reader = undefined
                   if (Option.isNone(delay)) return Effect.fail(Option.some(finalError(policy, failure)))
