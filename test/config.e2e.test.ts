@@ -169,7 +169,7 @@ describe("alisio config (end to end)", () => {
       readFileSync(join(sandbox.workspace, ".alisio", "config.yaml"), "utf8"),
       "approvals:\n  write: approve\n"
     )
-  })
+  }, 90_000)
 
   it("CFG-1 alisio config path: the files, whether they exist, and whether the project's applies", async () => {
     const { sandbox } = await setup()
