@@ -1,6 +1,5 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
@@ -38,11 +37,6 @@ export const sleepActive = (open: SubscriptionRef.SubscriptionRef<number>, ms: n
 /**
  * Runs `effect` with a budget of `ms` active time; `None` when the budget ran out first (the effect
  * is then interrupted), `Some` with its value otherwise. Without a budget it just runs.
- *
- * Whatever ends it (its own end, the budget, or an interruption from outside), it returns only
- * once `effect` has ended, finalizers included: a run ends after its tool calls were cancelled
- * and recorded, so its terminal event stays its last (EV-1). `Effect.raceFirst` would return while
- * the loser is still being interrupted.
  */
 export const timeoutActive = <A, E, R>(
   open: SubscriptionRef.SubscriptionRef<number>,
@@ -51,18 +45,4 @@ export const timeoutActive = <A, E, R>(
 ): Effect.Effect<Option.Option<A>, E, R> =>
   ms === undefined
     ? Effect.map(effect, Option.some)
-    : Effect.uninterruptibleMask((restore) =>
-        Effect.gen(function* () {
-          const work = yield* Effect.fork(restore(effect))
-          const timer = yield* Effect.fork(Effect.interruptible(sleepActive(open, ms)))
-          const first = yield* restore(
-            Effect.raceFirst(Effect.asSome(Fiber.await(work)), Effect.as(Fiber.await(timer), Option.none()))
-          ).pipe(Effect.onInterrupt(() => Effect.zipRight(Fiber.interrupt(timer), Fiber.interrupt(work))))
-          yield* Fiber.interrupt(timer)
-          if (Option.isNone(first)) {
-            yield* Fiber.interrupt(work)
-            return Option.none<A>()
-          }
-          return yield* Effect.map(first.value, Option.some)
-        })
-      )
+    : Effect.raceFirst(Effect.map(effect, Option.some), Effect.as(sleepActive(open, ms), Option.none<A>()))
