@@ -165,7 +165,7 @@ const connectProvider = (setup: Setup, options: { id: string; baseURL: string; k
               : "")
     }
     const existed = setup.layers.find((layer) => layer.kind === "global")?.config.providers?.[id] !== undefined
-    yield* ConfigEdits.setIn(file, ["providers", id], { baseURL, ...key }).pipe(
+    yield* ConfigEdits.setIn(file, ["providers", id], { baseURL, ...key }, { secret: "apiKey" in key }).pipe(
       Effect.mapError((error) => usageError(error.message))
     )
     const kept =
