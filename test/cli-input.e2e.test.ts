@@ -29,6 +29,9 @@ const chats = (server: OpenAiTestServer): ReadonlyArray<RecordedRequest> =>
 const userPrompt = (request: RecordedRequest): string =>
   String(request.body.messages?.filter((message) => message.role === "user").at(-1)?.content)
 
+const tooLargeRemedy =
+  "more than a model can read at once: put the text in a file in the workspace and ask the model to read it"
+
 /** A usage mistake: exit 2, exactly one line on stderr, nothing on stdout. */
 const assertUsageLine = (result: CliResult, line: string) => {
   assert.strictEqual(result.code, 2, result.stderr)
@@ -136,9 +139,29 @@ describe("alisio's input (end to end)", () => {
     const result = await sandbox.run(["run", "-m", "openai/test-model", "summarize"], {
       input: "x".repeat(4 * 1024 * 1024 + 1)
     })
+    assertUsageLine(result, `alisio: stdin holds more than 4 MB, ${tooLargeRemedy}`)
+    assert.strictEqual(chats(server).length, 0)
+    const listed = await sandbox.run(["sessions", "list", "--all", "--json"])
+    assert.strictEqual(listed.stdout, "", "no session was created")
+  })
+
+  it("CLI-1/CTX-1 a prompt beyond what a model can read, on stdin, after `-` or with piped text, is refused before anything is stored", async () => {
+    const { sandbox, server } = await setup([{ kind: "text", text: "never" }])
+    const huge = "x".repeat(4 * 1024 * 1024 + 1)
     assertUsageLine(
-      result,
-      "alisio: stdin holds more than 4 MB, more than a model can read at once: write it to a file and name the file in the prompt"
+      await sandbox.run(["run", "-m", "openai/test-model"], { input: huge }),
+      `alisio: stdin holds more than 4 MB, ${tooLargeRemedy}`
+    )
+    assertUsageLine(
+      await sandbox.run(["run", "-m", "openai/test-model", "-"], { input: huge }),
+      `alisio: stdin holds more than 4 MB, ${tooLargeRemedy}`
+    )
+    // Each part fits; together they do not.
+    assertUsageLine(
+      await sandbox.run(["run", "-m", "openai/test-model", "y".repeat(100 * 1024)], {
+        input: "x".repeat(4 * 1024 * 1024 - 1024)
+      }),
+      `alisio: the prompt is 4.1 MB (at most 4 MB), ${tooLargeRemedy}`
     )
     assert.strictEqual(chats(server).length, 0)
     const listed = await sandbox.run(["sessions", "list", "--all", "--json"])

@@ -1,6 +1,6 @@
 // End-to-end: `alisio connect` (CLI-1) against the OpenAI-protocol test server on 127.0.0.1.
 
-import { existsSync, readFileSync, statSync } from "node:fs"
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { createServer as createHttpServer } from "node:http"
 import { createServer } from "node:net"
 import { join } from "node:path"
@@ -56,6 +56,41 @@ describe("alisio connect (end to end)", () => {
 
     const again = await run(["connect", "local", "--base-url", server.baseURL])
     assert.match(again.stdout, /^Updated local /)
+  })
+
+  it("PRV-2 an address pasted with /chat/completions or /responses at its end is used without it, and said once", async () => {
+    const { server, sandbox, run } = await setup()
+    const pasted = `${server.baseURL}/chat/completions`
+    const viaEnv = await run(["run", "-m", "openai/llama3", "hello"], { OPENAI_BASE_URL: pasted })
+    assert.strictEqual(viaEnv.code, 0, viaEnv.stderr)
+    assert.strictEqual(viaEnv.stdout, "hi there\n")
+    assert.strictEqual(
+      viaEnv.stderr,
+      `alisio: warning: OPENAI_BASE_URL ends in /chat/completions, which Alisio adds itself; using ${server.baseURL} (set it to that to silence this)\n`
+    )
+    assert.notInclude(
+      server.requests.map((request) => request.path),
+      "/v1/chat/completions/chat/completions"
+    )
+
+    writeFileSync(
+      join(sandbox.home, "config.yaml"),
+      `providers:\n  local:\n    baseURL: ${server.baseURL}/responses/\n`
+    )
+    const listed = await run(["models"])
+    assert.strictEqual(listed.code, 0, listed.stderr)
+    assert.deepStrictEqual(
+      listed.stderr.split("\n").filter((line) => line.includes("warning")),
+      [
+        `alisio: warning: providers.local.baseURL ends in /responses, which Alisio adds itself; using ${server.baseURL} (set it to that to silence this)`
+      ]
+    )
+    assert.include(listed.stdout, "local/llama3")
+
+    const connected = await run(["connect", "other", "--base-url", pasted])
+    assert.strictEqual(connected.code, 0, connected.stderr)
+    assert.match(connected.stdout, new RegExp(`^Connected other \\(${server.baseURL.replace(/[.]/g, "\\.")}\\) `))
+    assert.include(config(sandbox), `  other:\n    baseURL: ${server.baseURL}\n`)
   })
 
   it("CLI-1 TL-8 a key comes from stdin (kept in the 0600 file) or a variable (only its name kept), never from argv", async () => {

@@ -78,18 +78,42 @@ export const storeLayer = (setup: Setup, options: { readonly readOnly?: boolean 
     })
   ).pipe(Layer.mapError((error) => new CliError({ message: error.message, exitCode: ExitCode.failed })))
 
+const ENDPOINT = /\/(chat\/completions|responses)\/*$/
+
+/**
+ * An address pasted with an endpoint's path at its end (`…/v1/chat/completions`, as Codex's and
+ * opencode's docs show it): the adapter adds that path itself, so it would ask for
+ * `…/chat/completions/chat/completions` and get a 404. The address without it, and the path.
+ */
+export const withoutEndpoint = (baseURL: string): { readonly base: string; readonly path: string } | undefined => {
+  const found = ENDPOINT.exec(baseURL)
+  return found === null ? undefined : { base: baseURL.slice(0, found.index), path: `/${found[1]}` }
+}
+
 /** An OpenAI-compatible provider as configured, with its remembered model list. */
 export const providerFromConfig = (
   id: string,
   entry: Config.ProviderConfig
-): { readonly service: LanguageModelService; readonly remembered: Providers.RememberedModels } => {
+): {
+  readonly service: LanguageModelService
+  readonly remembered: Providers.RememberedModels
+  /** What was wrong with the configuration and was mended, to be said once. */
+  readonly warning?: string
+} => {
   const isOpenAi = id === "openai"
   const envBase = isOpenAi ? nonEmpty(process.env.OPENAI_BASE_URL) : undefined
   const envKey = isOpenAi ? nonEmpty(process.env.OPENAI_API_KEY) : undefined
   const keyFromVar = entry.apiKeyEnv === undefined ? undefined : nonEmpty(process.env[entry.apiKeyEnv])
   const apiKey =
     envKey !== undefined ? Redacted.make(envKey) : keyFromVar !== undefined ? Redacted.make(keyFromVar) : entry.apiKey
-  const baseURL = envBase ?? entry.baseURL
+  const given = envBase ?? entry.baseURL
+  const endpoint = given === undefined ? undefined : withoutEndpoint(given)
+  const baseURL = endpoint === undefined ? given : endpoint.base
+  const warning =
+    endpoint === undefined
+      ? undefined
+      : `${envBase !== undefined ? "OPENAI_BASE_URL" : `providers.${id}.baseURL`} ends in ${endpoint.path}, ` +
+        `which Alisio adds itself; using ${endpoint.base} (set it to that to silence this)`
   const catalog =
     entry.models === undefined
       ? undefined
@@ -120,7 +144,7 @@ export const providerFromConfig = (
       apiKey: apiKey === undefined ? "" : Redacted.value(apiKey)
     })
   )
-  return { service, remembered }
+  return { service, remembered, ...(warning === undefined ? {} : { warning }) }
 }
 
 export const nonEmpty = (value: string | undefined): string | undefined =>
@@ -131,7 +155,10 @@ export const nonEmpty = (value: string | undefined): string | undefined =>
  * Fails when no provider can be reached at all: OpenAI's own server without a key, and no
  * provider of a plugin (PRV-3: the plugin host registered those before this runs).
  */
-export const registerProviders = (setup: Setup) =>
+export const registerProviders = (
+  setup: Setup,
+  warn: (line: string) => void = (line) => process.stderr.write(`alisio: warning: ${line}\n`)
+) =>
   Effect.gen(function* () {
     const providers = yield* Providers.Providers
     const fromPlugins = (yield* providers.list).length > 0
@@ -144,7 +171,8 @@ export const registerProviders = (setup: Setup) =>
       if (usable || (entries.length === 0 && !fromPlugins)) entries.unshift(["openai", openai])
     }
     for (const [id, entry] of entries) {
-      const { service, remembered } = providerFromConfig(id, entry)
+      const { service, remembered, warning } = providerFromConfig(id, entry)
+      if (warning !== undefined) warn(warning)
       yield* providers.register(id, service, remembered)
     }
     if (

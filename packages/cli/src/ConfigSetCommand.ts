@@ -30,19 +30,19 @@ const target = (flags: Target) =>
     return { file, path: flags.key.split(".") }
   })
 
-// Secrets are written to the file (private, 0600), never echoed.
+const isSecret = (key: string) => /(apiKey|token|secret|password)$/i.test(key)
+
+// Secrets are written to the file (made private, 0600), never echoed.
 const shown = (key: string, value: unknown) =>
-  /(apiKey|token|secret|password)$/i.test(key)
-    ? "<redacted>"
-    : typeof value === "string"
-      ? value
-      : JSON.stringify(value)
+  isSecret(key) ? "<redacted>" : typeof value === "string" ? value : JSON.stringify(value)
 
 export const setSetting = (flags: Target & { readonly value: string }) =>
   Effect.gen(function* () {
     const { file, path: keyPath } = yield* target(flags)
     const value = ConfigEdits.valueFromText(flags.value)
-    yield* ConfigEdits.setIn(file, keyPath, value).pipe(Effect.mapError((error) => usageError(error.message)))
+    yield* ConfigEdits.setIn(file, keyPath, value, { secret: isSecret(flags.key) }).pipe(
+      Effect.mapError((error) => usageError(error.message))
+    )
     process.stderr.write(`alisio: ${flags.key} = ${shown(flags.key, value)} in ${homeRelative(file)}\n`)
     if (flags.project) {
       process.stderr.write("alisio: the project's file applies with --trust-project\n")

@@ -8,7 +8,7 @@ import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { loadSetup, nonEmpty, providerFromConfig, type Setup } from "./App.js"
+import { loadSetup, nonEmpty, providerFromConfig, type Setup, withoutEndpoint } from "./App.js"
 import { CliError, ExitCode, usageError } from "./CliError.js"
 
 interface Preset {
@@ -116,7 +116,9 @@ const target = (provider: string, baseUrl: string | undefined, remedy: string) =
       return yield* usageError(`The provider name "${id}" may hold letters, digits, ".", "_" and "-" ${remedy}`)
     }
     const preset = presets[id.toLowerCase()]
-    const baseURL = baseUrl ?? preset?.baseURL
+    const given = baseUrl ?? preset?.baseURL
+    // `…/v1/chat/completions` as pasted from another agent's docs: kept as `…/v1` (PRV-2).
+    const baseURL = given === undefined ? undefined : (withoutEndpoint(given)?.base ?? given)
     if (baseURL === undefined) {
       return yield* usageError(
         `${id} is not a provider Alisio knows (${Object.keys(presets).join(", ")}): give its address with --base-url, e.g. --base-url http://127.0.0.1:8080/v1`
@@ -163,7 +165,7 @@ const connectProvider = (setup: Setup, options: { id: string; baseURL: string; k
               : "")
     }
     const existed = setup.layers.find((layer) => layer.kind === "global")?.config.providers?.[id] !== undefined
-    yield* ConfigEdits.setIn(file, ["providers", id], { baseURL, ...key }).pipe(
+    yield* ConfigEdits.setIn(file, ["providers", id], { baseURL, ...key }, { secret: "apiKey" in key }).pipe(
       Effect.mapError((error) => usageError(error.message))
     )
     const kept =

@@ -247,9 +247,10 @@ export const addServer = (flags: {
             url: Option.getOrThrow(flags.url),
             ...(headers === undefined ? {} : { headers })
           }
-    yield* ConfigEdits.setIn(file, ["mcpServers", flags.name], entry).pipe(
-      Effect.mapError((error) => new CliError({ message: error.message, exitCode: ExitCode.failed }))
-    )
+    // Headers and env often carry a token: the file is then made private.
+    yield* ConfigEdits.setIn(file, ["mcpServers", flags.name], entry, {
+      secret: "headers" in entry || "env" in entry
+    }).pipe(Effect.mapError((error) => new CliError({ message: error.message, exitCode: ExitCode.failed })))
     const what = command !== undefined ? flags.command.join(" ") : Option.getOrThrow(flags.url)
     process.stdout.write(
       `Added the MCP server ${flags.name} (${what}) to ${file}.\nCheck it with: alisio mcp get ${flags.name}\n`

@@ -1,6 +1,7 @@
 // What is piped under a prompt given as arguments (`git diff | alisio run "Review this change"`):
 // sent with the prompt, as Claude Code and Codex do. A program may leave its child's stdin open
 // and write nothing; rather than wait for ever, a run waits `PIPE_GRACE` for the first byte.
+// Here too the limit of a prompt however it comes (arguments, stdin, `-`): `MAX_PROMPT_BYTES`.
 import { fstatSync } from "node:fs"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -10,8 +11,29 @@ import { type CliError, usageError } from "./CliError.js"
 /** How long an open pipe may stay silent before the run goes on without it. */
 export const PIPE_GRACE = Duration.seconds(3)
 
-/** More than any model's context: such input belongs in a file the model reads with its tools. */
-export const MAX_PIPED_BYTES = 4 * 1024 * 1024
+/**
+ * More than any model's context (the largest windows hold about a million tokens, some 4 MB of
+ * text): a prompt beyond it, however it comes, belongs in a file the model reads with its tools.
+ * Refused before anything is stored, as a session holding it could never be continued.
+ */
+export const MAX_PROMPT_BYTES = 4 * 1024 * 1024
+
+const megabytes = (bytes: number) => `${Number((bytes / 1024 / 1024).toFixed(1))} MB`
+
+/** The one-line refusal of a prompt beyond `MAX_PROMPT_BYTES`; `what` says what was too large. */
+export const promptTooLarge = (what: string): CliError =>
+  usageError(
+    `${what}, more than a model can read at once: ` +
+      "put the text in a file in the workspace and ask the model to read it"
+  )
+
+/** The prompt as it goes to the model, refused when no model could read it. */
+export const checkPromptSize = (prompt: string): Effect.Effect<string, CliError> => {
+  const bytes = Buffer.byteLength(prompt, "utf8")
+  return bytes > MAX_PROMPT_BYTES
+    ? Effect.fail(promptTooLarge(`the prompt is ${megabytes(bytes)} (at most ${megabytes(MAX_PROMPT_BYTES)})`))
+    : Effect.succeed(prompt)
+}
 
 type Source = "file" | "pipe" | "none"
 
@@ -44,24 +66,25 @@ const readableOrEnded = (stdin: NodeJS.ReadStream) =>
     return Effect.sync(cleanup)
   })
 
-const readAll = (stdin: NodeJS.ReadStream): Effect.Effect<string, CliError> =>
+const tooLarge = new Error("too large")
+
+/** All of stdin, up to `MAX_PROMPT_BYTES`; more is refused without reading on. */
+export const readAll = (stdin: NodeJS.ReadStream = process.stdin): Effect.Effect<string, CliError> =>
   Effect.tryPromise({
     try: async () => {
       const chunks: Array<Buffer> = []
       let bytes = 0
       for await (const chunk of stdin) {
         bytes += (chunk as Buffer).length
-        if (bytes > MAX_PIPED_BYTES) throw new Error("too large")
+        if (bytes > MAX_PROMPT_BYTES) throw tooLarge
         chunks.push(chunk as Buffer)
       }
       return Buffer.concat(chunks).toString("utf8")
     },
-    catch: () => {
+    catch: (error) => {
       stdin.destroy()
-      return usageError(
-        `stdin holds more than ${MAX_PIPED_BYTES / 1024 / 1024} MB, more than a model can read at once: ` +
-          "write it to a file and name the file in the prompt"
-      )
+      if (error !== tooLarge) return usageError(`could not read stdin: ${String(error)}`)
+      return promptTooLarge(`stdin holds more than ${megabytes(MAX_PROMPT_BYTES)}`)
     }
   })
 

@@ -22,7 +22,7 @@ import type { RunFlags } from "./Flags.js"
 import { limitsOf } from "./LimitFlags.js"
 import { chooseModel } from "./ModelChoice.js"
 import { checkFolder, writeAtomically } from "./OutputFile.js"
-import { pipedInput, withPipedInput } from "./PipedInput.js"
+import { checkPromptSize, pipedInput, readAll, withPipedInput } from "./PipedInput.js"
 import { pluginFlagsOf } from "./Plugins.js"
 import { animate } from "./Progress.js"
 import { makeJsonWriter, makeTextRenderer } from "./Render.js"
@@ -52,13 +52,10 @@ const readPrompt = (words: ReadonlyArray<string>): Effect.Effect<string, CliErro
       ? Effect.fail(
           usageError("No prompt: give the task as arguments, or pipe it on stdin (`echo task | alisio run`).")
         )
-      : Effect.succeed(prompt)
+      : checkPromptSize(prompt)
   }
-  return Effect.promise(async () => {
-    const chunks: Array<Buffer> = []
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-    return Buffer.concat(chunks).toString("utf8").trim()
-  }).pipe(
+  return readAll().pipe(
+    Effect.map((text) => text.trim()),
     Effect.filterOrFail(
       (prompt) => prompt !== "",
       () => usageError("No prompt: stdin was empty.")
@@ -275,7 +272,8 @@ export const runCommand = (flags: RunFlags) =>
       const attachments = yield* Effect.flatMap(McpServers, (servers) => mentionAttachments(servers, prompt)).pipe(
         Effect.mapError((error) => usageError(error.message))
       )
-      prompt = withPipedInput(prompt, piped)
+      // The whole prompt (a template's expansion, what was piped under it) must fit a model (CLI-1).
+      prompt = yield* checkPromptSize(withPipedInput(prompt, piped))
       if ("nothingToContinue" in chosen) {
         process.stderr.write("alisio: no earlier session in this directory; starting a new one\n")
       }

@@ -95,9 +95,14 @@ export const parse = (
   }
   const duplicate = duplicateKey(doc)
   if (duplicate !== undefined) {
-    const { line, col } = at(duplicate)
+    const { line, col } = at(duplicate.offset)
+    const first = at(duplicate.firstOffset).line
     return Either.left(
-      new ConfigError({ message: `${file}:${line}:${col}: invalid YAML: Map keys must be unique`, file, line })
+      new ConfigError({
+        message: `${file}:${line}:${col}: ${formatPath(duplicate.path)} is set twice (lines ${first} and ${line}): keep one`,
+        file,
+        line
+      })
     )
   }
   let value: unknown

@@ -75,14 +75,25 @@ const keepEncoding = (original: string, updated: string): string => {
   return original.startsWith("\uFEFF") && !lines.startsWith("\uFEFF") ? `\uFEFF${lines}` : lines
 }
 
+export interface EditOptions {
+  /** The edit writes a secret (an API key, a token): the file is made private (0600) even if it was not. */
+  readonly secret?: boolean
+}
+
 /**
  * Edits a configuration file through its YAML document, keeping the rest of it (comments, order,
  * layout) as written. A file that does not parse is left alone: the error names it. A symbolic
  * link is followed, so a config kept in a dotfiles repository stays there. A read-only file is
- * refused. The file is replaced atomically, private (0600), under `<file>.lock`, so concurrent
- * edits all land; a byte-order mark and CRLF line ends are kept.
+ * refused. The file is replaced atomically under `<file>.lock`, so concurrent edits all land; a
+ * byte-order mark and CRLF line ends are kept. An existing file keeps its mode (CFG-1: a 0644 file
+ * a person chose stays 0644), unless the edit writes a `secret` (a key, a token): then, as a new
+ * file always, it is private (0600).
  */
-export const editDocument = <A>(file: string, edit: (doc: YAML.Document) => A): Effect.Effect<A, ConfigError> =>
+export const editDocument = <A>(
+  file: string,
+  edit: (doc: YAML.Document) => A,
+  options: EditOptions = {}
+): Effect.Effect<A, ConfigError> =>
   Effect.gen(function* () {
     const target = yield* Effect.promise(() => realpath(file).catch(() => file))
     // What is there is checked before the lock is made beside it (not beside /dev/null).
@@ -120,17 +131,26 @@ export const editDocument = <A>(file: string, edit: (doc: YAML.Document) => A): 
       const problems = check.left.message.split("\n").map((line) => line.replace(/^.*?:\d+:\d+: /, ""))
       return yield* new ConfigError({ message: `${problems.join("; ")} (${file} is unchanged)`, file })
     }
-    yield* writeFileAtomic(target, updated).pipe(Effect.mapError(({ cause }) => writeFailure(file, cause)))
+    const kind = mode === undefined || options.secret === true ? "private" : "workspace"
+    yield* writeFileAtomic(target, updated, kind).pipe(Effect.mapError(({ cause }) => writeFailure(file, cause)))
     return result
   }).pipe(Effect.scoped)
 
 /** Sets one top-level key of a configuration file (see `editDocument`). */
-export const setKey = (file: string, key: string, value: unknown): Effect.Effect<void, ConfigError> =>
-  editDocument(file, (doc) => doc.set(key, value))
+export const setKey = (
+  file: string,
+  key: string,
+  value: unknown,
+  options: EditOptions = {}
+): Effect.Effect<void, ConfigError> => editDocument(file, (doc) => doc.set(key, value), options)
 
 /** Sets a nested key (`["mcpServers", "github"]`), creating the mappings on the way. */
-export const setIn = (file: string, path: ReadonlyArray<string>, value: unknown): Effect.Effect<void, ConfigError> =>
-  editDocument(file, (doc) => doc.setIn(path, doc.createNode(value)))
+export const setIn = (
+  file: string,
+  path: ReadonlyArray<string>,
+  value: unknown,
+  options: EditOptions = {}
+): Effect.Effect<void, ConfigError> => editDocument(file, (doc) => doc.setIn(path, doc.createNode(value)), options)
 
 /** Removes a nested key, and a mapping it leaves empty; whether the key was there. */
 export const deleteIn = (file: string, path: ReadonlyArray<string>): Effect.Effect<boolean, ConfigError> =>

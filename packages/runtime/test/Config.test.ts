@@ -278,7 +278,22 @@ describe("Config", () => {
       parseError("limits:\n\tmaxTurns: 1\n").message,
       "config.yaml:2:1: invalid YAML: Tabs are not allowed as indentation"
     )
-    assert.strictEqual(parseError("a: 1\na: 2\n").message, "config.yaml:2:1: invalid YAML: Map keys must be unique")
+  })
+
+  it("CFG-1 a setting given twice names its path and both lines", () => {
+    assert.strictEqual(parseError("a: 1\na: 2\n").message, "config.yaml:2:1: a is set twice (lines 1 and 2): keep one")
+    const error = parseError(
+      "providers:\n  openai:\n    baseURL: http://a/v1\n    apiKey: k\n    baseURL: http://b/v1\n"
+    )
+    assert.strictEqual(
+      error.message,
+      "config.yaml:5:5: providers.openai.baseURL is set twice (lines 3 and 5): keep one"
+    )
+    assert.strictEqual(error.line, 5)
+    assert.strictEqual(
+      parseError("mcpServers:\n  a.b: { command: x }\n  a.b: { command: y }\n").message,
+      'config.yaml:3:3: mcpServers["a.b"] is set twice (lines 2 and 3): keep one'
+    )
   })
 
   it.scoped("CFG-1 unknown keys are warnings with their line, not failures, naming the key a typo meant", () =>

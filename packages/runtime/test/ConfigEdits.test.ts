@@ -35,7 +35,21 @@ describe("ConfigEdits", () => {
       assert.strictEqual(text, written.replace("openai/gpt-4o", "local/qwen3-coder"))
       const parsed = Either.getOrThrow(Config.parse(text, file))
       assert.strictEqual(parsed.config.defaultModel, "local/qwen3-coder")
+    })
+  )
+
+  it.scoped("CFG-1 an existing file keeps its mode (0644 stays 0644) unless the edit writes a secret", () =>
+    Effect.gen(function* () {
+      const file = path.join(yield* tempDir, "config.yaml")
+      yield* Effect.promise(() => fs.writeFile(file, written))
+      yield* Effect.promise(() => fs.chmod(file, 0o644))
+      yield* ConfigEdits.setIn(file, ["limits", "maxTurns"], 7)
+      assert.strictEqual(yield* mode(file), 0o644)
+      yield* ConfigEdits.setDefaultModel(file, "local/qwen3-coder")
+      assert.strictEqual(yield* mode(file), 0o644)
+      yield* ConfigEdits.setIn(file, ["providers", "local", "apiKey"], "sk-1", { secret: true })
       assert.strictEqual(yield* mode(file), 0o600)
+      assert.include(yield* read(file), "apiKey: sk-1")
     })
   )
 

@@ -36,7 +36,7 @@ describe("Config files out of the ordinary", () => {
     const parsed = Config.parse(`${keys(3_000, "1")}b:\n  c: 1\n  c: 2\nk7: 3\n`, "config.yaml")
     assert.isTrue(Either.isLeft(parsed))
     if (Either.isRight(parsed)) return
-    assert.strictEqual(parsed.left.message, "config.yaml:3003:3: invalid YAML: Map keys must be unique")
+    assert.strictEqual(parsed.left.message, "config.yaml:3003:3: b.c is set twice (lines 3002 and 3003): keep one")
   })
 
   it("CFG-1: a number too large for a double says so, not `got null`", () => {

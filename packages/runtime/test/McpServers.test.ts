@@ -96,6 +96,31 @@ describe("McpServers", () => {
     })
   )
 
+  it.scopedLive(
+    "MCP-1 two servers whose names become one (a.b, a_b): the first written is kept, the other refused, said once",
+    () =>
+      Effect.gen(function* () {
+        const { context, world } = yield* mcpWorld({
+          "a.b": stdioFixture(),
+          a_b: stdioFixture(),
+          "A-B": stdioFixture()
+        })
+        yield* Effect.gen(function* () {
+          const mcp = yield* McpServers
+          yield* mcp.ready
+          assert.strictEqual(world.trace("starts.txt").length, 2, "a.b and A-B started, a_b did not")
+          assert.isAbove((yield* toolsNamed("mcp__a_b__")).length, 0)
+          assert.deepStrictEqual(world.diagnostics, [
+            "MCP server a_b did not start: its name and a.b's both give tools named mcp__a_b__*, so only a.b starts: rename one of them in mcpServers"
+          ])
+          assert.deepStrictEqual(
+            (yield* mcp.status).map((report) => report.name),
+            ["a.b", "A-B"]
+          )
+        }).pipe(Effect.provide(context))
+      })
+  )
+
   it.scopedLive("MCP-1 a server that cannot start is a diagnostic and its tools are absent; the others work", () =>
     Effect.gen(function* () {
       const { context, world } = yield* mcpWorld({

@@ -103,7 +103,7 @@ export const runSession = (input: SessionInput) =>
         unicode
       })
       screen.setHeader(startup.lines)
-      yield* registerProviders(setup)
+      yield* registerProviders(setup, (line) => screen.notice(line, "warning"))
       const store = yield* SessionStore
       if (store.interruptRuns !== undefined) yield* store.interruptRuns()
       const catalog = yield* CommandCatalog

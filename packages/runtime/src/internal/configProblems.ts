@@ -114,31 +114,43 @@ const pairsOf = (map: YAML.YAMLMap): Map<string, YAML.Pair> => {
   return pairs
 }
 
+/** A key written twice in one mapping: where, where it was first, and its path (`providers.openai.baseURL`). */
+export interface DuplicateKey {
+  readonly offset: number
+  readonly firstOffset: number
+  readonly path: ReadonlyArray<PropertyKey>
+}
+
 /**
- * The offset of the first key written twice in one mapping, in linear time (the `yaml` package's
- * own check compares every pair with every other: minutes for a file of many keys).
+ * The first key written twice in one mapping, in linear time (the `yaml` package's own check
+ * compares every pair with every other: minutes for a file of many keys).
  */
-export const duplicateKey = (doc: YAML.Document): number | undefined => {
-  let first: number | undefined
-  const nodes: Array<unknown> = [doc.contents]
+export const duplicateKey = (doc: YAML.Document): DuplicateKey | undefined => {
+  let found: DuplicateKey | undefined
+  const nodes: Array<{ readonly node: unknown; readonly path: ReadonlyArray<PropertyKey> }> = [
+    { node: doc.contents, path: [] }
+  ]
   for (let i = 0; i < nodes.length; i++) {
-    const node = nodes[i]
+    const { node, path } = nodes[i]!
     if (yaml().isMap(node)) {
-      const seen = new Set<string>()
+      const seen = new Map<string, number>()
       for (const item of node.items) {
+        const key = keyText(item.key)
         if (yaml().isScalar(item.key)) {
-          const key = keyText(item.key)
           const offset = item.key.range?.[0] ?? 0
-          if (seen.has(key) && (first === undefined || offset < first)) first = offset
-          seen.add(key)
+          const firstOffset = seen.get(key)
+          if (firstOffset !== undefined && (found === undefined || offset < found.offset)) {
+            found = { offset, firstOffset, path: [...path, key] }
+          }
+          if (firstOffset === undefined) seen.set(key, offset)
         }
-        nodes.push(item.value)
+        nodes.push({ node: item.value, path: [...path, key] })
       }
     } else if (yaml().isSeq(node)) {
-      for (const item of node.items) nodes.push(item)
+      for (const [index, item] of node.items.entries()) nodes.push({ node: item, path: [...path, index] })
     }
   }
-  return first
+  return found
 }
 
 export const locate = (doc: YAML.Document, path: ReadonlyArray<PropertyKey>, target: "key" | "value"): number => {

@@ -18,6 +18,7 @@ import {
 } from "../../McpServers.js"
 import type { Tools } from "../../Tools.js"
 import { appendLog } from "./logFile.js"
+import { safeName } from "./names.js"
 import { type McpContent, toParts } from "./results.js"
 import { makeServer } from "./server.js"
 
@@ -43,6 +44,28 @@ const argumentsFrom = (text: string, names: ReadonlyArray<string>): Record<strin
   return args
 }
 
+/**
+ * The servers whose names stay apart once Alisio's (`a.b` and `a_b` both become `a_b`, and prompt
+ * commands are lower case): the first written keeps the name, a later one is refused, so which
+ * server's tools a name reaches never depends on which started first, nor do two share a log.
+ */
+const distinctNames = <A>(entries: ReadonlyArray<readonly [string, A]>) => {
+  const owners = new Map<string, string>()
+  const kept: Array<readonly [string, A]> = []
+  const clashes: Array<{ readonly name: string; readonly first: string }> = []
+  for (const entry of entries) {
+    const key = safeName(entry[0]).toLowerCase()
+    const first = owners.get(key)
+    if (first === undefined) {
+      owners.set(key, entry[0])
+      kept.push(entry)
+    } else {
+      clashes.push({ name: entry[0], first })
+    }
+  }
+  return { kept, clashes }
+}
+
 export const makeRegistry = (
   options: Options,
   tools: Tools["Type"],
@@ -57,7 +80,17 @@ export const makeRegistry = (
         yield* diagnostic(describeFailure(failure))
         if (failure.log !== undefined) yield* appendLog(failure.log, describeFailure(failure))
       })
-    const servers = yield* Effect.forEach(Object.entries(options.servers), ([name, config]) =>
+    const { kept, clashes } = distinctNames(Object.entries(options.servers))
+    for (const { name, first } of clashes) {
+      yield* fail({
+        server: name,
+        stage: "start",
+        message:
+          `its name and ${first}'s both give tools named mcp__${safeName(name)}__*, so only ${first} starts: ` +
+          "rename one of them in mcpServers"
+      })
+    }
+    const servers = yield* Effect.forEach(kept, ([name, config]) =>
       makeServer(name, config, {
         cwd: path.resolve(options.cwd),
         logFolder: options.logFolder,
