@@ -1,6 +1,6 @@
 // The line under the editor: what runs (model, session, turns, tokens and context left, active
 // time) and what is happening now (waiting for the first token with a spinner and the seconds,
-// a wait on the person with the clock paused, a retry). Fields drop out on narrow terminals.
+// a wait on the person with the clock paused, and the seconds with it; a retry). Fields drop out on narrow terminals.
 import { formatDuration } from "@alisio/domain/Durations"
 import { type Component, truncateToWidth, visibleWidth } from "./PiTuiCore.js"
 import type { Theme } from "./Theme.js"
@@ -66,8 +66,15 @@ export class StatusLine implements Component {
 
   constructor(private readonly theme: Theme) {}
 
-  /** Advances the spinner; `now` is the Effect clock's time. Returns whether anything visible moved. */
+  /**
+   * Advances the spinner; `now` is the Effect clock's time. Returns whether anything visible moved.
+   * While a wait on the person is open the seconds stand still, as the active clock does: a tool's
+   * count is its running time, not the time its approval waited.
+   */
   tick(now: number): boolean {
+    const activity = this.state.activity
+    if (this.state.waits > 0 && this.now > 0 && now > this.now && "since" in activity)
+      this.state.activity = { ...activity, since: activity.since + (now - this.now) }
     this.now = now
     const moving = this.state.activity._tag !== "Idle" && this.state.waits === 0
     if (moving) this.frame += 1

@@ -1,35 +1,79 @@
-// An answer rendered as Markdown while it streams. Re-parsing the whole answer on every frame
-// would cost time in its length; instead the text is cut at block boundaries (a blank line outside
-// a code fence): the finished blocks are parsed once and cached, only the last block is parsed
-// again as deltas arrive. The lines already shown never change, so the screen is only appended to.
-// The text is kept as it came and cleaned (`sanitize`) a block at a time, never a delta at a time.
+// An answer rendered as Markdown while it streams. Re-parsing (or re-cleaning) the whole answer on
+// every delta would cost time in its length, so a long answer would stream in quadratic time;
+// instead the text is cut into blocks that are cleaned and parsed once and cached, and only the
+// unfinished tail is cleaned and parsed again as deltas arrive. The lines already shown never
+// change, so the screen is only appended to.
+//
+// Where it may be cut: after a blank line outside a code fence; and, once the tail grows past
+// TAIL_LIMIT (an answer without blank lines), between two lines of plain prose, or between two
+// one-line items of a list, where the two halves show as the whole would. The complete lines are
+// read once each, as they arrive, so finding the cuts costs time in the new text only; and only the
+// tail is kept as one string that grows (V8 copies a string built by appending whole when it is read).
+//
+// The text is kept as it came and cleaned (`sanitize`) a block at a time, never a delta at a time:
+// a cut is always just after a newline, which no escape sequence, surrogate pair or `\r\n` spans;
+// a string sequence (OSC, DCS…) still open at a cut goes on in the next block, which is cleaned
+// as if it began with that sequence's introducer, so no part of its payload ever shows.
+
+import { ESCAPE_SEQUENCES } from "@alisio/runtime/TerminalText"
 import { Container, Markdown, type MarkdownTheme, Spacer } from "@earendil-works/pi-tui"
 import { sanitize } from "./Sanitize.js"
 import { markdownOptions } from "./Wrap.js"
 
-/** Where the text may be cut: after the last blank line that is outside a fenced code block. */
-export const lastBoundary = (text: string, from: number): number => {
-  let boundary = -1
-  let fenced = false
-  let lineStart = from
-  while (lineStart <= text.length) {
-    const end = text.indexOf("\n", lineStart)
-    const line = end === -1 ? text.slice(lineStart) : text.slice(lineStart, end)
-    if (end === -1) break
-    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced
-    else if (!fenced && line.trim() === "" && lineStart > from) boundary = end + 1
-    lineStart = end + 1
-  }
-  return fenced ? -1 : boundary
+/** The unfinished tail is cut between plain lines once it holds this many characters. */
+export const TAIL_LIMIT = 1024
+
+const FENCE = /^\s*(```|~~~)/
+/** A line that may start or interrupt a block other than a paragraph, or be a table's row. */
+const BLOCK_START = /^(?:[\s#>|<=~$\\`]|[-*+_](?:[\s*_-]|$)|\d{1,9}[.)](?:\s|$)|\[[^\]]*\]:)|\|/
+const LIST_ITEM = /^(?:([-*+])|\d{1,9}([.)])) \S/
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point
+const STRING_INTRODUCER = /^(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])/
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point
+const STRING_END = /(?:\u0007|\u001b\\|\u009c)$/
+
+type Kind = "prose" | "item" | "other"
+
+/** What a line is, and for a list item its marker ("-", "*", "+", or "." and ")" of a numbered one). */
+const kindOf = (line: string): { readonly kind: Kind; readonly marker: string } => {
+  const item = LIST_ITEM.exec(line)
+  if (item !== null) return { kind: "item", marker: item[1] ?? item[2] ?? "" }
+  return { kind: BLOCK_START.test(line) ? "other" : "prose", marker: "" }
+}
+
+/** The introducer of a string sequence (OSC, DCS…) still open at the end of `text`, else "". */
+const openString = (text: string): string => {
+  let last: RegExpExecArray | undefined
+  for (const match of text.matchAll(ESCAPE_SEQUENCES)) last = match
+  if (last === undefined || last.index + last[0].length !== text.length) return ""
+  const introducer = STRING_INTRODUCER.exec(last[0])
+  return introducer !== null && !STRING_END.test(last[0]) ? introducer[0] : ""
 }
 
 export class StreamingMarkdown extends Container {
-  private text = ""
-  /** How much of `text` lives in frozen blocks. */
-  private frozen = 0
-  private blocks: Array<Markdown> = []
+  /** The text of the frozen blocks, as it came; and what came after them, the tail (positions below are in it). */
+  private readonly done: Array<string> = []
+  private rest = ""
+  /** A string sequence open where the frozen blocks end: the tail is cleaned as if it began with it. */
+  private carry = ""
+  private blocks = 0
+  /** Where the next complete line to read starts, and what the reading knows so far. */
+  private scanned = 0
+  private fenced = false
+  private previous: { readonly kind: Kind; readonly marker: string } | undefined
+  /** Whether every line since the last blank line is prose. */
+  private prose = true
+  /** The marker of the list going on since the last blank line, else "". */
+  private list = ""
+  /** The latest place in the tail after a blank line, and the latest between two plain lines. */
+  private blankCut = -1
+  private plainCut = -1
   private tailShown = false
+  /** Whether the next block stands apart from the last one (cut at a blank line), or goes on from it. */
+  private gapBeforeTail = true
   private readonly tail: Markdown
+  /** Characters cleaned and handed to Markdown so far: the work streaming costs. */
+  work = 0
 
   constructor(
     private readonly theme: MarkdownTheme,
@@ -41,46 +85,127 @@ export class StreamingMarkdown extends Container {
 
   /** Everything received so far. */
   get value(): string {
-    return this.text
+    return this.done.join("") + this.rest
   }
 
   append(delta: string): void {
     if (delta === "") return
-    this.text += delta
+    this.rest += delta
     this.settle()
   }
 
   setText(text: string): void {
-    if (text.startsWith(this.text)) {
-      this.append(text.slice(this.text.length))
+    const value = this.value
+    if (text.startsWith(value)) {
+      this.append(text.slice(value.length))
       return
     }
-    this.text = text
-    this.frozen = 0
-    this.blocks = []
-    this.settle(true)
+    this.done.length = 0
+    this.rest = text
+    this.carry = ""
+    this.blocks = 0
+    this.scanned = 0
+    this.fenced = false
+    this.previous = undefined
+    this.prose = true
+    this.list = ""
+    this.blankCut = -1
+    this.plainCut = -1
+    this.tailShown = false
+    this.gapBeforeTail = true
+    this.clear()
+    this.settle()
   }
 
-  private settle(rebuild = false): void {
-    const cut = lastBoundary(this.text, this.frozen)
-    if (cut > this.frozen) {
-      const block = sanitize(this.text.slice(this.frozen, cut)).replace(/\n+$/, "")
-      if (block.trim() !== "")
-        this.blocks.push(new Markdown(block, this.paddingX, 0, this.theme, undefined, markdownOptions))
-      this.frozen = cut
-      rebuild = true
+  /** Reads the complete lines that arrived since the last call. */
+  private scan(): void {
+    let end = this.rest.indexOf("\n", this.scanned)
+    while (end !== -1) {
+      const start = this.scanned
+      const line = this.rest.slice(start, end)
+      this.scanned = end + 1
+      end = this.rest.indexOf("\n", this.scanned)
+      if (FENCE.test(line)) {
+        this.fenced = !this.fenced
+        this.previous = undefined
+        this.prose = true
+        this.list = ""
+        continue
+      }
+      if (this.fenced) continue
+      if (line.trim() === "") {
+        if (start > 0) this.blankCut = this.scanned
+        this.previous = undefined
+        this.prose = true
+        this.list = ""
+        continue
+      }
+      const now = kindOf(line)
+      const before = this.previous
+      if (now.kind !== "prose") this.prose = false
+      // Between two lines of a paragraph of prose alone; before an item of the list going on (the
+      // lines between, indented or not, are its last item's).
+      if (
+        (now.kind === "prose" && before?.kind === "prose" && this.prose) ||
+        (now.kind === "item" && this.list === now.marker)
+      )
+        this.plainCut = start
+      if (now.kind === "item") this.list = now.marker
+      else if (now.kind === "other" && !/^\s/.test(line)) this.list = ""
+      this.previous = now
     }
-    const rest = sanitize(this.text.slice(this.frozen))
+  }
+
+  private settle(): void {
+    this.scan()
+    const blank = this.blankCut > 0
+    const cut = blank ? this.blankCut : this.rest.length > TAIL_LIMIT && this.plainCut > 0 ? this.plainCut : -1
+    if (cut > 0) this.freeze(cut, blank)
+    const rest = this.clean(this.rest)
     this.tail.setText(rest)
+    this.work += rest.length
     const showTail = rest.trim() !== ""
-    if (rebuild || showTail !== this.tailShown) {
+    if (showTail !== this.tailShown) {
       this.tailShown = showTail
-      this.clear()
-      const parts: Array<Markdown> = showTail ? [...this.blocks, this.tail] : this.blocks
-      parts.forEach((part, index) => {
-        if (index > 0) this.addChild(new Spacer(1))
-        this.addChild(part)
-      })
+      if (showTail) this.place(this.tail, this.blocks > 0 && this.gapBeforeTail)
+      else this.unplace(this.tail)
     }
+  }
+
+  private clean(raw: string): string {
+    this.work += raw.length
+    return this.carry === "" ? sanitize(raw) : sanitize(this.carry + raw)
+  }
+
+  private freeze(cut: number, blank: boolean): void {
+    const raw = this.rest.slice(0, cut)
+    const carried = this.carry + raw
+    const block = this.clean(raw).replace(/\n+$/, "")
+    this.carry = openString(carried)
+    this.done.push(raw)
+    this.rest = this.rest.slice(cut)
+    this.scanned -= cut
+    this.blankCut = -1
+    this.plainCut = -1
+    if (this.tailShown) this.unplace(this.tail)
+    this.tailShown = false
+    if (block.trim() !== "") {
+      this.work += block.length
+      this.place(new Markdown(block, this.paddingX, 0, this.theme, undefined, markdownOptions), this.gapBeforeTail)
+      this.blocks += 1
+      this.gapBeforeTail = blank
+    } else this.gapBeforeTail ||= blank
+  }
+
+  private place(part: Markdown, gap: boolean): void {
+    if (this.children.length > 0 && gap) this.addChild(new Spacer(1))
+    this.addChild(part)
+  }
+
+  private unplace(part: Markdown): void {
+    const at = this.children.lastIndexOf(part)
+    if (at === -1) return
+    const spacer = at > 0 && this.children[at - 1] instanceof Spacer
+    this.children.splice(spacer ? at - 1 : at, spacer ? 2 : 1)
   }
 }

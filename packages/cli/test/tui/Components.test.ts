@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ApprovalDialog, PlanDialog, QuestionDialog } from "../../src/tui/Dialogs.js"
 import { UserEntry } from "../../src/tui/Entries.js"
 import { Screen } from "../../src/tui/Screen.js"
-import { lastBoundary, StreamingMarkdown } from "../../src/tui/StreamingMarkdown.js"
+import { StreamingMarkdown } from "../../src/tui/StreamingMarkdown.js"
 import { colorFor, makeTheme } from "../../src/tui/Theme.js"
 import { summariseArguments, ToolCard } from "../../src/tui/ToolCard.js"
 import { settle, VirtualTerminal } from "./VirtualTerminal.js"
@@ -40,8 +40,9 @@ describe("TUI components", () => {
   })
 
   it("UI-1 finished blocks are never parsed again: a cut is only made outside a code fence", () => {
-    assert.strictEqual(lastBoundary("a\n\nb", 0), 3)
-    assert.strictEqual(lastBoundary("```\nx\n\ny", 0), -1)
+    const fenced = new StreamingMarkdown(plain.markdown)
+    fenced.append("```\nx\n\ny")
+    assert.strictEqual(fenced.children.length, 1, "no cut at a blank line inside a fence")
     const streamed = new StreamingMarkdown(plain.markdown)
     streamed.append("first paragraph\n\n")
     const before = streamed.children.length

@@ -1,5 +1,6 @@
 // The screen as a person sees it, on pi-tui's virtual terminal: the editor's keys, the status line
 // through a run's events, reasoning, streaming without a full redraw, plugins' panels.
+import { ToolCallId } from "@alisio/domain/Ids"
 import type { KnownRunEvent } from "@alisio/domain/RunEvent"
 import { PluginUi } from "@alisio/runtime/PluginUi"
 import { assert, describe, it } from "@effect/vitest"
@@ -122,6 +123,41 @@ describe("TUI screen", () => {
       const idle = await shown(terminal)
       assert.notInclude(idle, "waiting for the first token")
       assert.include(idle, "ctrl-d exit")
+    })
+  })
+
+  it("UI-1 LIM-1 a tool's seconds on the status line count its running time, not the wait for the person's approval", async () => {
+    await onScreen({ columns: 120, rows: 20 }, async (screen, terminal) => {
+      let now = 10_000
+      const view = new RunView(screen, () => now)
+      const tick = (to: number) => {
+        for (; now < to; ) {
+          now += 100
+          screen.status.tick(now)
+        }
+      }
+      screen.status.tick(now)
+      view.apply(event("run_started", { provider: "openai", model: "gpt-test", readOnly: false }))
+      const toolCallId = ToolCallId.make("c1")
+      view.apply(
+        event("tool_call_started", { toolCallId, name: "bash", arguments: '{"command":"make"}', effect: "external" })
+      )
+      view.apply(
+        event("approval_requested", { approvalId: "a1", kind: "tool", toolCallId, tool: "bash", summary: "make" })
+      )
+      screen.status.update((s) => {
+        s.waits = 1
+      })
+      tick(19_000)
+      assert.include(await shown(terminal), "waiting for you · clock paused")
+      view.apply(event("approval_resolved", { approvalId: "a1", approved: true, by: "person" }))
+      screen.status.update((s) => {
+        s.waits = 0
+      })
+      tick(21_000)
+      const running = screen.status.render(120)[0] ?? ""
+      assert.match(running, / bash 2s/, "9 s waiting for approval, then 2 s running")
+      assert.notInclude(running, "bash 11s")
     })
   })
 

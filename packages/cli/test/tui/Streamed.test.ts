@@ -1,12 +1,15 @@
 // Text that streams in pieces (an answer, reasoning, a command's output) shows as the whole text
 // would: an escape sequence, a surrogate pair or a carriage return cut between two deltas leaves
 // nothing of itself on the screen (UI-1).
+
+import { Markdown } from "@earendil-works/pi-tui"
 import { assert, describe, it } from "@effect/vitest"
 import { ReasoningEntry } from "../../src/tui/Entries.js"
 import { sanitize } from "../../src/tui/Sanitize.js"
-import { StreamingMarkdown } from "../../src/tui/StreamingMarkdown.js"
+import { StreamingMarkdown, TAIL_LIMIT } from "../../src/tui/StreamingMarkdown.js"
 import { makeTheme } from "../../src/tui/Theme.js"
 import { ToolCard } from "../../src/tui/ToolCard.js"
+import { markdownOptions } from "../../src/tui/Wrap.js"
 
 const plain = makeTheme({ color: false })
 const E = "\x1b"
@@ -75,6 +78,45 @@ describe("TUI streamed text", () => {
       const each = new ToolCard("c2", "bash", JSON.stringify({ command: "x" }), plain)
       for (const piece of pieces) each.progress(piece)
       assert.include(clean(each.render(80)), "ABCDEred 🎉 end", JSON.stringify(pieces))
+    }
+  })
+
+  /** A long answer without a blank line, as `lines` lines: prose, a list, a numbered list, in turn. */
+  const long = (lines: number) =>
+    Array.from({ length: lines }, (_, i) =>
+      i % 300 < 100
+        ? `Line ${i} of the answer goes on with a few more words.`
+        : i % 300 < 200
+          ? `- item ${i} of a list${i % 7 === 0 ? "\n  with a second line" : ""}`
+          : `${i}. step ${i}`
+    ).join("\n")
+  const inDeltas = (text: string, size: number) =>
+    Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size))
+
+  it("UI-1 an answer without blank lines streams in time linear in its length: each delta cleans and parses only the unfinished tail", () => {
+    const work = (lines: number) => {
+      const answer = new StreamingMarkdown(plain.markdown)
+      for (const delta of inDeltas(long(lines), 16)) answer.append(delta)
+      return answer.work
+    }
+    const once = work(2_000)
+    const twice = work(4_000)
+    // 4 000 lines come in about 9 000 deltas; re-reading the whole answer each time would cost
+    // thousands of times the answer's length, and four times as much for twice the answer.
+    assert.isBelow(twice, 2.2 * once, `${once} then ${twice} characters`)
+    assert.isBelow(twice, (4 * TAIL_LIMIT * long(4_000).length) / 16, "a bounded tail")
+  })
+
+  it("UI-1 an answer cut between its lines shows as the whole Markdown would, a sequence open across the cut included", () => {
+    const text = `${long(400)}\nthen A${E}]0;TITLE\nstill the title\n${"more title\n".repeat(200)}${E}\\B${E}[31m\n${long(100)}`
+    const whole = new Markdown(sanitize(text), 0, 0, plain.markdown, undefined, markdownOptions)
+    const expected = clean(whole.render(60))
+    assert.include(expected, "then AB")
+    for (const size of [1, 7, 300]) {
+      const streamed = new StreamingMarkdown(plain.markdown)
+      for (const delta of inDeltas(text, size)) streamed.append(delta)
+      assert.isAbove(streamed.children.length, 3, "cut into blocks")
+      assert.strictEqual(clean(streamed.render(60)), expected, `deltas of ${size}`)
     }
   })
 })
