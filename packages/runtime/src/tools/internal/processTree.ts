@@ -110,11 +110,8 @@ const commandLine = (pid: number): string => {
   return text.length > 80 ? `${text.slice(0, 79)}…` : text
 }
 
-/**
- * The command's processes still running (zombies do not count: in containers whose PID 1 does not
- * reap orphans, a killed one stays a zombie for ever). `undefined` where `/proc` is missing.
- */
-export const processesOf = (command: TrackedCommand): ReadonlyArray<CommandProcess> | undefined => {
+/** Every process running but this one (zombies left out); `undefined` where `/proc` is missing. */
+const liveProcesses = (): Array<Stat> | undefined => {
   if (!procAvailable) return undefined
   let names: Array<string>
   try {
@@ -122,31 +119,46 @@ export const processesOf = (command: TrackedCommand): ReadonlyArray<CommandProce
   } catch {
     return undefined
   }
-  const recent: Array<Stat> = []
+  const live: Array<Stat> = []
   for (const name of names) {
     const first = name.charCodeAt(0)
     if (first < 48 || first > 57) continue
     const stat = readStat(name)
-    if (stat === undefined || stat.state === "Z" || stat.pid === process.pid) continue
-    if (stat.startedAt >= command.startedAt) recent.push(stat)
+    if (stat !== undefined && stat.state !== "Z" && stat.pid !== process.pid) live.push(stat)
   }
-  const members = new Set<number>()
-  for (const stat of recent) {
-    if (stat.sid === command.leader || stat.pgid === command.leader || hasMarker(stat.pid, command.marker)) {
-      members.add(stat.pid)
-    }
-  }
-  // Descendants of members, whatever their session or environment.
-  let grew = true
+  return live
+}
+
+/** The pids of `members` and, among `all`, of their descendants, whatever their session or environment. */
+const withDescendants = (members: ReadonlyArray<Stat>, all: ReadonlyArray<Stat>): Set<number> => {
+  const pids = new Set(members.map((stat) => stat.pid))
+  let grew = pids.size > 0
   while (grew) {
     grew = false
-    for (const stat of recent) {
-      if (!members.has(stat.pid) && members.has(stat.ppid)) {
-        members.add(stat.pid)
+    for (const stat of all) {
+      if (!pids.has(stat.pid) && pids.has(stat.ppid)) {
+        pids.add(stat.pid)
         grew = true
       }
     }
   }
+  return pids
+}
+
+/**
+ * The command's processes still running (zombies do not count: in containers whose PID 1 does not
+ * reap orphans, a killed one stays a zombie for ever). `undefined` where `/proc` is missing.
+ */
+export const processesOf = (command: TrackedCommand): ReadonlyArray<CommandProcess> | undefined => {
+  const running = liveProcesses()
+  if (running === undefined) return undefined
+  const recent = running.filter((stat) => stat.startedAt >= command.startedAt)
+  const members = withDescendants(
+    recent.filter(
+      (stat) => stat.sid === command.leader || stat.pgid === command.leader || hasMarker(stat.pid, command.marker)
+    ),
+    recent
+  )
   return recent
     .filter((stat) => members.has(stat.pid))
     .map((stat) => ({ pid: stat.pid, startedAt: stat.startedAt, command: commandLine(stat.pid) }))
@@ -232,32 +244,13 @@ export const stopCommand = (
  * Called at start-up only when a dead owner's runs are found; Linux only. The pids killed.
  */
 export const stopOrphansOf = (owners: ReadonlyArray<string>): ReadonlyArray<number> => {
-  if (!procAvailable || owners.length === 0) return []
+  const running = owners.length === 0 ? undefined : liveProcesses()
+  if (running === undefined) return []
   const markers = owners.map((token) => `${MARKER_VARIABLE}=${token}/`)
-  let names: Array<string>
-  try {
-    names = fs.readdirSync("/proc")
-  } catch {
-    return []
-  }
-  const all: Array<Stat> = []
-  for (const name of names) {
-    const first = name.charCodeAt(0)
-    if (first < 48 || first > 57) continue
-    const stat = readStat(name)
-    if (stat !== undefined && stat.state !== "Z" && stat.pid !== process.pid) all.push(stat)
-  }
-  const orphans = new Set(all.filter((stat) => markers.some((marker) => hasMarker(stat.pid, marker))).map((s) => s.pid))
-  let grew = orphans.size > 0
-  while (grew) {
-    grew = false
-    for (const stat of all) {
-      if (!orphans.has(stat.pid) && orphans.has(stat.ppid)) {
-        orphans.add(stat.pid)
-        grew = true
-      }
-    }
-  }
+  const orphans = withDescendants(
+    running.filter((stat) => markers.some((marker) => hasMarker(stat.pid, marker))),
+    running
+  )
   for (const pid of orphans) signal(pid, "SIGKILL")
   return [...orphans]
 }
