@@ -29,4 +29,19 @@ describe("mcp add (end to end)", () => {
     const help = await sandbox.run(["mcp", "add", "--help"])
     assert.match(help.stdout.replace(/\s+/g, " "), /letters, digits, _ and -, at most 40/)
   })
+
+  it("MCP-1 a name whose tools another server already gives (Docs vs docs) is refused up front, nothing written", async () => {
+    sandbox = makeSandbox("http://127.0.0.1:9/v1")
+    const first = await sandbox.run(["mcp", "add", "docs", "--", "node", "server.js"])
+    assert.strictEqual(first.code, 0, first.stderr)
+    const file = join(sandbox.home, "config.yaml")
+    const before = readFileSync(file, "utf8")
+    const twin = await sandbox.run(["mcp", "add", "Docs", "--", "node", "other.js"])
+    assert.strictEqual(twin.code, 2, twin.stderr)
+    assert.include(
+      twin.stderr,
+      "The MCP server docs is already configured, and Docs would share its tool and command names (mcp__docs__…, in any case), so it would not start; choose another name"
+    )
+    assert.strictEqual(readFileSync(file, "utf8"), before, "config.yaml is unchanged")
+  })
 })

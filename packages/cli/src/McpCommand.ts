@@ -1,7 +1,7 @@
 // `alisio mcp list|get|add|remove` (MCP-1, CLI-1): the configured MCP servers, checked by starting
 // them, and the global config.yaml edited with its comments kept.
 import * as ConfigEdits from "@alisio/runtime/ConfigEdits"
-import { McpServerReport, McpServers } from "@alisio/runtime/McpServers"
+import { McpServerReport, McpServers, serverNameKey } from "@alisio/runtime/McpServers"
 import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Tools from "@alisio/runtime/Tools"
 import * as Effect from "effect/Effect"
@@ -234,6 +234,14 @@ export const addServer = (flags: {
     if (global?.config.mcpServers?.[flags.name] !== undefined) {
       return yield* usageError(
         `An MCP server named ${flags.name} is already in ${file}; \`alisio mcp remove ${flags.name}\` first to replace it`
+      )
+    }
+    const twin = Object.keys(setup.config.mcpServers ?? {}).find(
+      (name) => name !== flags.name && serverNameKey(name) === serverNameKey(flags.name)
+    )
+    if (twin !== undefined) {
+      return yield* usageError(
+        `The MCP server ${twin} is already configured, and ${flags.name} would share its tool and command names (mcp__${twin}__…, in any case), so it would not start; choose another name ${remedy}`
       )
     }
     const env = yield* pairsOf("env", flags.env)

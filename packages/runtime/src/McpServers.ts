@@ -9,6 +9,7 @@ import type * as Scope from "effect/Scope"
 import type { McpServer } from "./ConfigSchema.js"
 import type { CatalogCommand, CommandProvider } from "./internal/commands/entry.js"
 import { attachMentions } from "./internal/mcp/mentions.js"
+import { safeName } from "./internal/mcp/names.js"
 import { makeRegistry } from "./internal/mcp/registry.js"
 import type { McpResourceContent } from "./internal/mcp/resourceRequests.js"
 import { Tools } from "./Tools.js"
@@ -143,6 +144,12 @@ export class McpServers extends Context.Tag("@alisio/runtime/McpServers")<
     readonly readResource: (server: string, uri: string) => Effect.Effect<ReadonlyArray<McpResourceContent>, McpError>
   }
 >() {}
+
+/**
+ * Two server names that give the same tool names (`a.b` and `a_b` both become `mcp__a_b__*`) and
+ * the same lower-case prompt commands have the same key: only the first written of them starts.
+ */
+export const serverNameKey = (name: string): string => safeName(name).toLowerCase()
 
 export interface Options {
   /** `mcpServers` of the configuration. */

@@ -97,7 +97,7 @@ describe("McpServers", () => {
   )
 
   it.scopedLive(
-    "MCP-1 two servers whose names become one (a.b, a_b): the first written is kept, the other refused, said once",
+    "MCP-1 two servers whose names become one (a.b, a_b): the first written is kept, the other refused, said once and listed as failed",
     () =>
       Effect.gen(function* () {
         const { context, world } = yield* mcpWorld({
@@ -114,9 +114,16 @@ describe("McpServers", () => {
             "MCP server a_b did not start: its name and a.b's both give tools named mcp__a_b__*, so only a.b starts: rename one of them in mcpServers"
           ])
           assert.deepStrictEqual(
-            (yield* mcp.status).map((report) => report.name),
-            ["a.b", "A-B"]
+            (yield* mcp.status).map((report) => [report.name, report.status]),
+            [
+              ["a.b", "connected"],
+              ["a_b", "failed"],
+              ["A-B", "connected"]
+            ]
           )
+          const refused = (yield* mcp.status)[1]!
+          assert.match(refused.error ?? "", /only a\.b starts: rename one of them/)
+          assert.deepStrictEqual(refused.tools, [])
         }).pipe(Effect.provide(context))
       })
   )

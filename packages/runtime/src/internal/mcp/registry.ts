@@ -13,14 +13,17 @@ import {
   type McpPromptDescriptor,
   type McpPromptResult,
   type McpResourceDescriptor,
+  type McpServerReport,
   McpServers,
-  type Options
+  type Options,
+  serverNameKey
 } from "../../McpServers.js"
 import type { Tools } from "../../Tools.js"
 import { appendLog } from "./logFile.js"
 import { safeName } from "./names.js"
 import { type McpContent, toParts } from "./results.js"
 import { makeServer } from "./server.js"
+import { targetOf } from "./serverConfig.js"
 
 /** The line a failure prints (after `alisio: warning: `). */
 export const describeFailure = (failure: Omit<McpFailure, "seq">): string => {
@@ -54,7 +57,7 @@ const distinctNames = <A>(entries: ReadonlyArray<readonly [string, A]>) => {
   const kept: Array<readonly [string, A]> = []
   const clashes: Array<{ readonly name: string; readonly first: string }> = []
   for (const entry of entries) {
-    const key = safeName(entry[0]).toLowerCase()
+    const key = serverNameKey(entry[0])
     const first = owners.get(key)
     if (first === undefined) {
       owners.set(key, entry[0])
@@ -81,13 +84,21 @@ export const makeRegistry = (
         if (failure.log !== undefined) yield* appendLog(failure.log, describeFailure(failure))
       })
     const { kept, clashes } = distinctNames(Object.entries(options.servers))
+    const refused = new Map<string, McpServerReport>()
     for (const { name, first } of clashes) {
-      yield* fail({
-        server: name,
-        stage: "start",
-        message:
-          `its name and ${first}'s both give tools named mcp__${safeName(name)}__*, so only ${first} starts: ` +
-          "rename one of them in mcpServers"
+      const message =
+        `its name and ${first}'s both give tools named mcp__${safeName(name)}__*, so only ${first} starts: ` +
+        "rename one of them in mcpServers"
+      yield* fail({ server: name, stage: "start", message })
+      const config = options.servers[name]!
+      refused.set(name, {
+        name,
+        transport: config.type,
+        target: targetOf(config),
+        status: "failed",
+        tools: [],
+        prompts: [],
+        error: message
       })
     }
     const servers = yield* Effect.forEach(kept, ([name, config]) =>
@@ -207,7 +218,11 @@ export const makeRegistry = (
     return McpServers.of({
       ready: Effect.forEach(servers, (server) => server.ready, { concurrency: "unbounded", discard: true }),
       failures: Ref.get(failures),
-      status: Effect.forEach(servers, (server) => server.report),
+      // Listed in their written order, a refused one with why, so `alisio mcp list` shows every server.
+      status: Effect.forEach(Object.keys(options.servers), (name) => {
+        const server = servers.find((each) => each.name === name)
+        return server === undefined ? Effect.succeed(refused.get(name)!) : server.report
+      }),
       prompts,
       getPrompt,
       resources,
