@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -7,6 +7,9 @@ import * as ConfigEdits from "@alisio/runtime/ConfigEdits"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import { takeOver } from "../src/internal/configLock.js"
 
 const tempDir = Effect.acquireRelease(
   Effect.promise(() => fs.mkdtemp(path.join(os.tmpdir(), "alisio-config-edits-"))),
@@ -233,6 +236,53 @@ describe("ConfigEdits", () => {
         )
       })
     )
+  )
+
+  it.live("CFG-1 an edit waiting for another's lock is interrupted at once (Ctrl-C), and leaves that lock", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const file = path.join(yield* tempDir, "config.yaml")
+        yield* Effect.promise(() => fs.writeFile(file, "# mine\n"))
+        // Held by a live process that is not this one: the edit waits for it (up to ten seconds).
+        const holder = yield* Effect.acquireRelease(
+          Effect.sync(() => spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" })),
+          (child) => Effect.sync(() => child.kill("SIGKILL"))
+        )
+        yield* Effect.promise(() => fs.writeFile(`${file}.lock`, `${holder.pid}\n`))
+        const edit = yield* Effect.fork(ConfigEdits.setIn(file, ["limits", "maxTurns"], 3))
+        yield* Effect.sleep("300 millis")
+        const stopped = yield* Fiber.interrupt(edit).pipe(Effect.timeout("3 seconds"), Effect.option)
+        assert.isTrue(Option.isSome(stopped), "the waiting edit ended when interrupted, not after its ten seconds")
+        assert.strictEqual(yield* read(file), "# mine\n")
+        assert.strictEqual(yield* read(`${file}.lock`), `${holder.pid}\n`, "the other's lock is left")
+      })
+    )
+  )
+
+  it.scoped("CFG-1 taking over a stale lock never removes a fresh one made meanwhile by another process", () =>
+    Effect.gen(function* () {
+      const lock = path.join(yield* tempDir, "config.yaml.lock")
+      yield* Effect.promise(() => fs.writeFile(lock, "4194305\n"))
+      const seen = yield* Effect.promise(async () => ({
+        text: await fs.readFile(lock, "utf8"),
+        ino: (await fs.stat(lock)).ino
+      }))
+      // Another process took the stale lock over first and holds a fresh one.
+      yield* Effect.promise(async () => {
+        await fs.rm(lock)
+        await fs.writeFile(lock, "4194304\n")
+      })
+      yield* Effect.promise(() => takeOver(lock, seen))
+      assert.strictEqual(yield* read(lock), "4194304\n", "the fresh lock is still there")
+      assert.deepStrictEqual(yield* Effect.promise(() => fs.readdir(path.dirname(lock))), ["config.yaml.lock"])
+      // The lock seen, unchanged, is removed.
+      const fresh = yield* Effect.promise(async () => ({
+        text: await fs.readFile(lock, "utf8"),
+        ino: (await fs.stat(lock)).ino
+      }))
+      yield* Effect.promise(() => takeOver(lock, fresh))
+      assert.deepStrictEqual(yield* Effect.promise(() => fs.readdir(path.dirname(lock))), [])
+    })
   )
 
   it.scoped(

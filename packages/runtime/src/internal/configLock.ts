@@ -3,7 +3,8 @@
 // the later one dropped the earlier one's change. An edit holds `<file>.lock` (made with O_EXCL,
 // holding its process id) from its read to its rename; a lock whose process is gone, or older
 // than any edit takes, is taken over.
-import { open, readFile, rm, stat } from "node:fs/promises"
+import { randomUUID } from "node:crypto"
+import { link, open, readFile, rename, rm, stat } from "node:fs/promises"
 import { dirname } from "node:path"
 import { ConfigError } from "@alisio/domain/Errors"
 import * as Clock from "effect/Clock"
@@ -31,6 +32,34 @@ const isAlive = (pid: number): boolean => {
   }
 }
 
+/** A lock as it was seen: what it holds and which file it is. */
+interface SeenLock {
+  readonly text: string
+  readonly ino: number | undefined
+}
+
+/**
+ * Removes a lock judged stale, unless it is no longer the one judged: two processes that find the
+ * same stale lock both try, and the later one would otherwise remove the fresh lock the earlier
+ * one has just made, so both would edit. Renaming is atomic, so only one of them moves the stale
+ * lock away; one that moved a fresh lock instead puts it back.
+ */
+export const takeOver = async (lock: string, seen: SeenLock): Promise<void> => {
+  const moved = `${lock}.${process.pid}.${randomUUID().slice(0, 8)}`
+  const took = await rename(lock, moved).then(
+    () => true,
+    () => false
+  )
+  if (!took) return
+  const text = await readFile(moved, "utf8").catch(() => "")
+  const ino = await stat(moved).then(
+    (found) => found.ino,
+    () => undefined
+  )
+  if (text !== seen.text || ino !== seen.ino) await link(moved, lock).catch(() => undefined)
+  await rm(moved, { force: true })
+}
+
 /** Makes the lock; when it is there already, the process holding it, unless it is stale (then removed). */
 const attempt = (lock: string, now: number, again = 2): Promise<"taken" | Held> =>
   open(lock, "wx", 0o600).then(
@@ -52,14 +81,13 @@ const attempt = (lock: string, now: number, again = 2): Promise<"taken" | Held> 
         return attempt(lock, now, again - 1)
       }
       if (errnoCode(error) !== "EEXIST") throw error
-      const pid = Number.parseInt((await readFile(lock, "utf8").catch(() => "")).trim(), 10)
+      const text = await readFile(lock, "utf8").catch(() => "")
+      const pid = Number.parseInt(text.trim(), 10)
       const holder = Number.isSafeInteger(pid) && pid > 0 ? pid : undefined
-      const age = await stat(lock).then(
-        (found) => now - found.mtimeMs,
-        () => 0
-      )
+      const found = await stat(lock).catch(() => undefined)
+      const age = found === undefined ? 0 : now - found.mtimeMs
       if (again > 0 && ((holder !== undefined && holder !== process.pid && !isAlive(holder)) || age > STALE_MS)) {
-        await rm(lock, { force: true })
+        await takeOver(lock, { text, ino: found?.ino })
         return attempt(lock, now, again - 1)
       }
       return new Held({ pid: holder })
@@ -93,10 +121,18 @@ const turnOf = (target: string): Effect.Semaphore => {
   return turn
 }
 
-/** Holds `<target>.lock` for the scope, waiting up to ten seconds for another edit to end. */
+/**
+ * Holds `<target>.lock` for the scope, waiting up to ten seconds for another edit to end. The
+ * waits can be interrupted (Ctrl-C): only taking and making the lock are not.
+ */
 export const lockForEdit = (target: string, file: string): Effect.Effect<void, ConfigError, Scope.Scope> =>
   Effect.zipRight(
-    Effect.acquireRelease(turnOf(target).take(1), () => turnOf(target).release(1)),
+    Effect.uninterruptibleMask((restore) =>
+      Effect.zipRight(
+        restore(turnOf(target).take(1)),
+        Effect.addFinalizer(() => turnOf(target).release(1))
+      )
+    ),
     holdLock(target, file)
   )
 
@@ -108,21 +144,18 @@ const holdLock = (target: string, file: string): Effect.Effect<void, ConfigError
       catch: (error) => writeFailure(file, error)
     })
   ).pipe(Effect.flatMap((result) => (result === "taken" ? Effect.void : Effect.fail(result))))
-  return Effect.acquireRelease(
-    take.pipe(
-      Effect.retry({
-        while: (error) => error._tag === "Held",
-        schedule: Schedule.recurs(POLLS).pipe(Schedule.addDelay(() => POLL))
-      }),
-      Effect.catchTag("Held", ({ pid }) =>
-        Effect.fail(
-          new ConfigError({
-            message: `${file} is being changed by another alisio${pid === undefined ? "" : ` (process ${pid})`}; try again when it has finished, or remove ${lock} if no alisio is running`,
-            file
-          })
-        )
+  return Effect.acquireRelease(take, () => Effect.promise(() => rm(lock, { force: true }))).pipe(
+    Effect.retry({
+      while: (error) => error._tag === "Held",
+      schedule: Schedule.recurs(POLLS).pipe(Schedule.addDelay(() => POLL))
+    }),
+    Effect.catchTag("Held", ({ pid }) =>
+      Effect.fail(
+        new ConfigError({
+          message: `${file} is being changed by another alisio${pid === undefined ? "" : ` (process ${pid})`}; try again when it has finished, or remove ${lock} if no alisio is running`,
+          file
+        })
       )
-    ),
-    () => Effect.promise(() => rm(lock, { force: true }))
+    )
   )
 }
