@@ -65,9 +65,7 @@ describe("ChildSessions.forkInRun", () => {
       yield* Fiber.interrupt(run)
       assert.deepStrictEqual(order.slice(-2), ["work stopped", "run_cancelled"])
     }).pipe(
-      Effect.provide(
-        runnerLayer({ script: [Fake.callTools({ id: "c1", name: "linger", args: {} }), [Fake.silence]] })
-      )
+      Effect.provide(runnerLayer({ script: [Fake.callTools({ id: "c1", name: "linger", args: {} }), [Fake.silence]] }))
     )
   )
 
