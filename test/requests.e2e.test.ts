@@ -178,4 +178,35 @@ describe("alisio --request-id (end to end)", () => {
     const replay = await sandbox.run(["sessions", "events", ending!.sessionId, "--json"])
     assert.deepStrictEqual(parseJsonl(replay.stdout).at(-1), ending)
   })
+
+  it("ST-4 CLI-2 a --final replay of a run whose process was killed says interrupted, as its exit code 130 does", async () => {
+    const { sandbox } = await setup([{ kind: "text", text: "partial", stallAfter: true }])
+    const first = sandbox.start(args("req-final"))
+    await first.waitFor('"type":"text_delta"')
+    first.child.kill("SIGKILL")
+    await first.done
+    const repeat = await sandbox.run(args("req-final", "--final"))
+    assert.strictEqual(repeat.code, 130, repeat.stderr)
+    const final = JSON.parse(repeat.stdout.trim()) as { status: string; error?: string }
+    assert.strictEqual(final.status, "interrupted", repeat.stdout)
+  })
+
+  it("EV-1 ST-3 CLI-2 a follower whose run (with --timeout) is stopped by SIGTERM mid-command ends with its run_cancelled, last", async () => {
+    const { sandbox } = await setup([
+      { kind: "tool", id: "call_1", name: "bash", args: { command: "echo started-it; sleep 30" } },
+      { kind: "text", text: "never reached" }
+    ])
+    const first = sandbox.start(args("req-term", "--yes", "--timeout", "1h"))
+    await first.waitFor("started-it")
+    const repeat = sandbox.start(args("req-term", "--yes", "--timeout", "1h"))
+    await repeat.waitFor('"type":"tool_call_started"')
+    first.child.kill("SIGTERM")
+    const owner = await first.done
+    assert.strictEqual(owner.code, 130, owner.stderr)
+    const result = await repeat.done
+    const events = parseJsonl(result.stdout)
+    assertEnds(events, "run_cancelled")
+    assert.strictEqual(result.code, 130, result.stderr)
+    assert.deepStrictEqual(persisted(events), persisted(parseJsonl(owner.stdout)))
+  })
 })

@@ -111,6 +111,28 @@ describe("signals (end to end)", () => {
     })
   }
 
+  it("EV-1 CLI-2 SIGTERM while bash runs in a run with --timeout: the terminal event is the last line, after the cancelled call", async () => {
+    server = await startOpenAiServer({
+      replies: [
+        { kind: "tool", id: "call_1", name: "bash", args: { command } },
+        { kind: "text", text: "never reached" }
+      ]
+    })
+    sandbox = makeSandbox(server.baseURL)
+    const cli = sandbox.start(["run", "--json", "--yes", "--timeout", "1h", "-m", "openai/test-model", "start them"])
+    await cli.waitFor("all-2-started")
+    cli.child.kill("SIGTERM")
+    const result = await cli.done
+    assert.strictEqual(result.code, 130, result.stderr)
+    const types = parseJsonl(result.stdout).map((event) =>
+      event.type === "tool_call_completed" ? `${event.type}:${event.data.status}` : event.type
+    )
+    assert.deepStrictEqual(
+      types.slice(types.indexOf("tool_call_started")).filter((type) => type !== "tool_progress"),
+      ["tool_call_started", "tool_call_completed:cancelled", "message", "message", "run_cancelled"]
+    )
+  })
+
   it("TL-7 CLI-2 the terminal closing (its pty hung up) cancels the run and stops the command", async () => {
     // The command keeps printing: the CLI writes to the closed terminal after the hang-up (EIO).
     const ticking = [...starting, "while :; do echo tick; sleep 0.05; done"].join("\n")

@@ -1,5 +1,5 @@
 import { RunId, type SessionId } from "@alisio/domain/Ids"
-import { isTerminalType, type KnownRunEvent, type RunStatus } from "@alisio/domain/RunEvent"
+import type { KnownRunEvent, RunStatus } from "@alisio/domain/RunEvent"
 import { sessionSettings } from "@alisio/runtime/CommandCatalog"
 import { McpServers, mentionAttachments } from "@alisio/runtime/McpServers"
 import { isAlive } from "@alisio/runtime/ProcessOwner"
@@ -28,7 +28,7 @@ import { animate } from "./Progress.js"
 import { makeJsonWriter, makeTextRenderer } from "./Render.js"
 import { chooseSession } from "./SessionChoice.js"
 import { commandsLayer, runTypedCommand, systemContextLayer, typedCommand } from "./Slash.js"
-import { encodeRunResult, makeOutcome, summaryLine } from "./Summary.js"
+import { encodeRunResult, makeOutcome, statusOfEnding, summaryLine } from "./Summary.js"
 import { canAnimate, isTerminal, paint } from "./Terminal.js"
 import { summarizeInto, summarizes, TITLE_GRACE } from "./Titles.js"
 
@@ -71,13 +71,6 @@ const lastRun = (sessionId: SessionId) =>
       : Effect.map(store.runs(sessionId), (runs) => Option.fromNullable(runs.at(-1)))
   )
 
-const statusOfTerminal = {
-  run_completed: "completed",
-  run_failed: "failed",
-  run_cancelled: "cancelled",
-  turns_exceeded: "turns_exceeded"
-} as const satisfies Record<string, RunStatus>
-
 const FOLLOW_PAGE = 500
 const FOLLOW_EVERY = Duration.millis(100)
 
@@ -99,12 +92,7 @@ const followRun = (run: RunRecord, requestId: string, quiet: boolean, render: (e
         if (event.runId !== run.id) continue
         seen += 1
         render(event)
-        if (isTerminalType(event.type)) {
-          status =
-            event.type === "run_failed" && event.data.code === "interrupted"
-              ? "interrupted"
-              : statusOfTerminal[event.type]
-        }
+        status = statusOfEnding(event) ?? status
       }
     }
     const stored = yield* store.events(run.sessionId, run.id)

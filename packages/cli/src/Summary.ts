@@ -45,6 +45,25 @@ export const SHORT_ID_LENGTH = 8
 
 export const shortId = (id: string): string => id.slice(0, SHORT_ID_LENGTH)
 
+/**
+ * The status a terminal event ends its run with, as the run's row says it; `undefined` for any
+ * other event. A run whose process died is stored ended by `run_failed` with code `interrupted`.
+ */
+export const statusOfEnding = (event: KnownRunEvent): RunStatus | undefined => {
+  switch (event.type) {
+    case "run_completed":
+      return "completed"
+    case "run_failed":
+      return event.data.code === "interrupted" ? "interrupted" : "failed"
+    case "run_cancelled":
+      return "cancelled"
+    case "turns_exceeded":
+      return "turns_exceeded"
+    default:
+      return undefined
+  }
+}
+
 /** Gathers a run's outcome from its events. */
 export interface Outcome {
   readonly observe: (event: KnownRunEvent) => void
@@ -87,6 +106,7 @@ export const makeOutcome = (): Outcome => {
       firstAt ??= at
       lastAt = at
     }
+    status = statusOfEnding(event) ?? status
     switch (event.type) {
       case "message":
         if (event.data.message.role === "assistant") {
@@ -104,22 +124,18 @@ export const makeOutcome = (): Outcome => {
         toolMs += event.data.durationMs
         return
       case "run_completed":
-        status = "completed"
         finalText = event.data.text
         endTurns = event.data.turns
         endUsage = event.data.usage
         return
       case "run_failed":
-        status = "failed"
         error = event.data.error
         failure = event.data
         return
       case "run_cancelled":
-        status = "cancelled"
         error = event.data.reason
         return
       case "turns_exceeded":
-        status = "turns_exceeded"
         endTurns = event.data.turns
         error = `The run reached its limit of ${event.data.maxTurns} turns.`
         return

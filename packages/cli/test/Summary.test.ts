@@ -75,4 +75,19 @@ describe("Summary", () => {
     assert.strictEqual(outcome.result("interrupted")?.status, "interrupted")
     assert.strictEqual(outcome.result()?.text, "", "no answer: empty text, as --output-last-message writes it")
   })
+
+  it("ST-4 a run its process left behind (run_failed, code interrupted) is interrupted, as its row and exit code say", () => {
+    const event = eventsOfOneRun()
+    const outcome = makeOutcome()
+    outcome.observe(event("run_started", { provider: "openai", model: "m", readOnly: false }))
+    const ending = {
+      code: "interrupted",
+      error: "The process running it (pid 42) ended before the run finished."
+    } as const
+    outcome.observe(event("run_failed", ending, 1_000))
+    const result = outcome.result()!
+    assert.strictEqual(result.status, "interrupted")
+    assert.strictEqual(result.error, ending.error)
+    assert.deepStrictEqual(result.failure, ending)
+  })
 })

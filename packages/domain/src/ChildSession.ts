@@ -1,4 +1,5 @@
 import type * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
@@ -121,4 +122,10 @@ export interface ChildSessionsApi {
    * waits for the next notice instead, then goes on with it: a parent with a background child.
    */
   readonly expectNotice: (session: SessionId) => Effect.Effect<void, never, Scope.Scope>
+  /**
+   * Runs `work` in a fiber of the calling run's scope (call it from a tool), as its children run:
+   * the run's ending interrupts it and waits for it to end before its terminal event (CH-2).
+   * `None` once the run began to end: `work` was not started.
+   */
+  readonly forkInRun: <A>(work: Effect.Effect<A>) => Effect.Effect<Option.Option<Fiber.RuntimeFiber<A>>>
 }

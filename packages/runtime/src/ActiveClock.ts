@@ -1,5 +1,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
@@ -37,6 +39,12 @@ export const sleepActive = (open: SubscriptionRef.SubscriptionRef<number>, ms: n
 /**
  * Runs `effect` with a budget of `ms` active time; `None` when the budget ran out first (the effect
  * is then interrupted), `Some` with its value otherwise. Without a budget it just runs.
+ *
+ * Whatever ends it (its own end, the budget, or an interruption from outside), it returns only once
+ * `effect` has ended, finalizers included, as `Effect.timeout` does: a cancelled run's tool calls
+ * are recorded before its terminal event (EV-1). The race waits uninterruptibly; an interruption
+ * from outside reaches `effect` as the child fiber it is. `Effect.raceFirst` would return while
+ * the loser is still being interrupted.
  */
 export const timeoutActive = <A, E, R>(
   open: SubscriptionRef.SubscriptionRef<number>,
@@ -45,4 +53,14 @@ export const timeoutActive = <A, E, R>(
 ): Effect.Effect<Option.Option<A>, E, R> =>
   ms === undefined
     ? Effect.map(effect, Option.some)
-    : Effect.raceFirst(Effect.map(effect, Option.some), Effect.as(sleepActive(open, ms), Option.none<A>()))
+    : Effect.uninterruptibleMask((restore) =>
+        Effect.raceWith(Effect.exit(restore(effect)), Effect.interruptible(sleepActive(open, ms)), {
+          onSelfDone: (exit, timer) =>
+            Effect.zipRight(Fiber.interrupt(timer), Effect.map(Effect.flatten(exit), Option.some)),
+          onOtherDone: (exit, work) =>
+            Effect.zipRight(
+              Fiber.interrupt(work),
+              Exit.isSuccess(exit) ? Effect.succeed(Option.none<A>()) : Effect.failCause(exit.cause)
+            )
+        })
+      )

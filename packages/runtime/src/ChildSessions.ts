@@ -84,6 +84,8 @@ export class ChildSessions extends Context.Tag("@alisio/runtime/ChildSessions")<
     readonly notify: (session: SessionId, text: string) => Effect.Effect<void>
     /** While the scope is open, a run of `session` that would end waits for a notice. */
     readonly expectNotice: (session: SessionId) => Effect.Effect<void, never, Scope.Scope>
+    /** Runs `work` in the calling run's scope (needs `CurrentRun`); `None` once that run began to end. */
+    readonly forkInRun: <A>(work: Effect.Effect<A>) => Effect.Effect<Option.Option<Fiber.RuntimeFiber<A>>>
   }
 >() {}
 
@@ -303,6 +305,19 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
         return handle
       })
 
+    // The fiber is in the run's map before anything can interrupt the caller; `work` runs with the
+    // caller's interruptibility.
+    const forkInRun = <A>(work: Effect.Effect<A>) =>
+      Effect.flatMap(parentRun, (run) =>
+        Effect.uninterruptibleMask((restore) =>
+          run.whileRunning(
+            Effect.flatMap(Effect.forkDaemon(restore(work)), (fiber) =>
+              Effect.as(FiberMap.set(run.children, `work-${randomUUID()}`, fiber), fiber)
+            )
+          )
+        )
+      )
+
     const find = (child: ChildHandle) => Effect.map(Ref.get(children), (map) => map.get(child.sessionId))
 
     const awaitChild = (child: ChildHandle) =>
@@ -341,6 +356,7 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
       toolCalls: (child) => childToolCalls(store, child),
       notify: notices.post,
       expectNotice: notices.expect,
+      forkInRun,
       abort: (child) =>
         Effect.flatMap(find(child), (found) =>
           found === undefined

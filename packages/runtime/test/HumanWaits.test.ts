@@ -102,6 +102,40 @@ describe("HumanWaits and the active clock", () => {
     }).pipe(Effect.provide(HumanWaits.layer))
   )
 
+  it.effect(
+    "EV-1 timeoutActive returns only after the effect's finalizers ran: interrupted from outside or timed out",
+    () =>
+      Effect.gen(function* () {
+        const open = yield* SubscriptionRef.make(0)
+        const order: Array<string> = []
+        const gate = yield* Deferred.make<void>()
+        const work = Effect.never.pipe(
+          Effect.onInterrupt(() =>
+            Effect.zipRight(
+              Deferred.await(gate),
+              Effect.sync(() => order.push("work cleaned up"))
+            )
+          )
+        )
+        const run = (ms: number) =>
+          Effect.fork(Effect.onExit(timeoutActive(open, ms, work), () => Effect.sync(() => order.push("ended"))))
+
+        const outside = yield* run(60_000)
+        yield* Effect.yieldNow()
+        const interrupting = yield* Effect.fork(Fiber.interrupt(outside))
+        yield* Effect.yieldNow()
+        yield* Deferred.succeed(gate, undefined)
+        assert.isTrue(Exit.isInterrupted(yield* Fiber.join(interrupting)))
+        assert.deepStrictEqual(order, ["work cleaned up", "ended"])
+
+        order.length = 0
+        const timed = yield* run(10_000)
+        yield* TestClock.adjust(10_000)
+        assert.isTrue(Option.isNone(yield* Fiber.join(timed)))
+        assert.deepStrictEqual(order, ["work cleaned up", "ended"])
+      })
+  )
+
   it.scoped("LIM-1 a tracked session's entry lives while a run tracks it, and is released when the last one ends", () =>
     Effect.gen(function* () {
       const waits = yield* HumanWaits.HumanWaits

@@ -1,8 +1,9 @@
 // The tasks of this process: each is a subagent run as a child session, from its slot in the queue
-// to its result. A task's life is one fiber in the plugin's scope (forked from the `task` call, so
-// the child is spawned in the calling run and ends with it); interrupting that fiber cancels the
-// task at whatever step it is, and it still ends through the same steps: its worktree committed and
-// kept (or removed when unchanged), its record written, its result delivered.
+// to its result. A task's life is one fiber in the scope of the run that called `task` (so its child
+// is spawned in that run, and the run's ending waits for the task to end, queued ones included);
+// interrupting that fiber cancels the task at whatever step it is, and it still ends through the
+// same steps: its worktree committed and kept (or removed when unchanged), its record written, its
+// result delivered.
 import { randomUUID } from "node:crypto"
 import type { ChildHandle } from "@alisio/domain/ChildSession"
 import { ToolError } from "@alisio/domain/Errors"
@@ -121,7 +122,6 @@ export const makeTasks = (
   discover: (cwd: string) => Effect.Effect<Discovered>
 ): Effect.Effect<Tasks, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const pluginScope = yield* Effect.scope
     const records = yield* makeTaskRecords(api)
     const scheduler = yield* makeScheduler(config)
     const locks = yield* makeWriteLocks
@@ -244,7 +244,14 @@ export const makeTasks = (
         }
         tasks.set(id, task)
         const accepted = yield* Deferred.make<void, ToolError>()
-        task.fiber = yield* Effect.forkIn(lifecycle(task, accepted), pluginScope)
+        const forked = yield* api.sessions.forkInRun(lifecycle(task, accepted))
+        if (Option.isNone(forked)) {
+          tasks.delete(id)
+          return yield* new ToolError({
+            message: "The run that asked for this task is ending; the task was not started."
+          })
+        }
+        task.fiber = forked.value
         yield* Deferred.await(accepted).pipe(Effect.onInterrupt(() => Fiber.interrupt(task.fiber!)))
         return task
       })

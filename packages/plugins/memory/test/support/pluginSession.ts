@@ -109,7 +109,8 @@ export const startPluginSession = (
         abort: () => Effect.void,
         list: () => Effect.succeed([]),
         notify: () => Effect.void,
-        expectNotice: () => Effect.void
+        expectNotice: () => Effect.void,
+        forkInRun: () => Effect.die("no child sessions in this test")
       },
       model: {
         complete: () => Effect.fail(new PluginError({ pluginId: plugin.id, message: "no model in this test" }))

@@ -229,7 +229,8 @@ export const makeApi = (
       abort: host.children.abort,
       list: (parent) => Effect.orDie(host.children.list(parent)),
       notify: host.children.notify,
-      expectNotice: host.children.expectNotice
+      expectNotice: host.children.expectNotice,
+      forkInRun: host.children.forkInRun
     }
 
     const model: PluginApiService["model"] = {
