@@ -98,9 +98,11 @@ export const agentsCommand = (tasks: Tasks, spec: AgentsCommandSpec): PluginComm
       if (tree === undefined || (tree.state !== "kept" && tree.state !== "active")) {
         return `Task ${record.id} has no worktree to merge${tree === undefined ? " (it worked in the shared workspace)" : ` (its worktree was ${tree.state})`}.`
       }
-      // A worktree whose folder was deleted keeps only what its branch holds: that is merged.
+      // A worktree whose folder was deleted keeps only what its branch holds: that is merged. One
+      // still there is committed first, whatever its record says: what is left uncommitted in it
+      // would go with the folder.
       const gone = !(yield* folderExists(tree.dir))
-      if (tree.state === "active" && !gone) {
+      if (!gone) {
         yield* commitWorktree(
           tree.dir,
           tree.base,

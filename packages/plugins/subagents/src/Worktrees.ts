@@ -116,7 +116,18 @@ export const commitWorktree = (dir: string, base: string, message: string): Effe
     const status = yield* git(dir, ["status", "--porcelain"])
     if (status.trim() !== "") {
       yield* git(dir, ["add", "-A"])
-      yield* git(dir, [...(yield* identity(dir)), "commit", "--quiet", "--no-verify", "-m", message])
+      // A bookkeeping commit on the task's own branch: a signing key git cannot use (or a pinentry
+      // nobody answers) would otherwise fail it, or hang it, and the work would stay uncommitted.
+      yield* git(dir, [
+        ...(yield* identity(dir)),
+        "-c",
+        "commit.gpgsign=false",
+        "commit",
+        "--quiet",
+        "--no-verify",
+        "-m",
+        message
+      ])
     }
     const files = (yield* git(dir, ["diff", "--name-only", base, "HEAD"]))
       .split("\n")

@@ -19,15 +19,18 @@ export interface Prepared {
   readonly parentEnded?: boolean | undefined
 }
 
-/** Commits and keeps a changed worktree, removes an unchanged one. */
+/**
+ * Commits and keeps a changed worktree, removes an unchanged one. A worktree git could not commit
+ * stays `active`: its work is in the folder only, and `/agents merge` commits it first.
+ */
 export const settleWorktree = (task: LiveTask, tree: WorktreeRecord, status: string) =>
   Effect.gen(function* () {
     const message = `alisio: ${task.record.agent}: ${task.record.description} (task ${task.record.id}, ${status})`
     const changes = yield* Effect.either(commitWorktree(tree.dir, tree.base, message))
     if (changes._tag === "Left") {
       return {
-        tree: { ...tree, state: "kept" as const },
-        note: `Its worktree was kept as it was: ${changes.left.message}.`
+        tree,
+        note: `Its work could not be committed on its branch (${changes.left.message}), so it is left uncommitted in its worktree.`
       }
     }
     if (!changes.right.changed) {
