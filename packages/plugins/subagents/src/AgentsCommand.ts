@@ -11,7 +11,7 @@ import type { TaskRecord } from "./TaskRecords.js"
 import { formatTokens, totalTokens } from "./TaskResult.js"
 import type { Tasks } from "./Tasks.js"
 import type { AgentsCommandSpec } from "./TaskToolSpecs.js"
-import { commitWorktree, folderExists, mergeBranch, removeWorktree } from "./Worktrees.js"
+import { commitWorktree, filledSubmodules, folderExists, mergeBranch, removeWorktree } from "./Worktrees.js"
 
 const usage = "Usage: /agents [list] | /agents cancel <id> | /agents merge <id> | /agents discard <id> | /agents defs"
 
@@ -126,12 +126,21 @@ export const agentsCommand = (tasks: Tasks, spec: AgentsCommandSpec): PluginComm
             `Merge it by hand (git merge ${tree.branch} in ${tree.target}), or drop it with /agents discard ${record.id}.`
           )
         case "Merged": {
+          const merged = `Merged ${tree.branch} into ${tree.target}${result.files.length === 0 ? "" : `: ${result.files.join(", ")}`}.`
+          const unseen = gone ? [] : yield* filledSubmodules(tree.dir)
+          if (unseen.length > 0) {
+            yield* tasks.update({ ...record, worktree: { ...tree, state: "kept" } })
+            return (
+              `${merged} Its worktree ${tree.dir} was kept: its submodule folders ${unseen.join(", ")} hold files git ` +
+              `does not commit. Copy them where they belong, then /agents discard ${record.id}.`
+            )
+          }
           yield* removeWorktree(tree.repoRoot, tree.dir, tree.branch)
           yield* tasks.update({ ...record, worktree: { ...tree, state: "merged" } })
           const lost = gone
             ? ` Its worktree ${tree.dir} was gone: only the work committed on the branch was merged.`
             : ""
-          return `Merged ${tree.branch} into ${tree.target}${result.files.length === 0 ? "" : `: ${result.files.join(", ")}`}.${lost} The worktree and the branch were removed.`
+          return `${merged}${lost} The worktree and the branch were removed.`
         }
       }
     })

@@ -105,7 +105,31 @@ export interface WorktreeChanges {
   readonly changed: boolean
   /** Paths changed since the worktree started, relative to the repository root. */
   readonly files: ReadonlyArray<string>
+  /** Submodule folders with files in them: git commits none of those, and removing the worktree would delete them. */
+  readonly unseen: ReadonlyArray<string>
 }
+
+/**
+ * The submodule folders of a worktree that hold anything. `git worktree add` checks out no
+ * submodule, so each is an empty folder git does not look into: whatever a subagent writes there
+ * is neither reported by `git status` nor committed.
+ */
+export const filledSubmodules = (dir: string): Effect.Effect<ReadonlyArray<string>, GitError> =>
+  Effect.gen(function* () {
+    const gitlinks = (yield* git(dir, ["ls-files", "--stage", "-z"]))
+      .split("\0")
+      .filter((entry) => entry.startsWith("160000 "))
+      .map((entry) => entry.slice(entry.indexOf("\t") + 1))
+    const filled = yield* Effect.forEach(gitlinks, (link) =>
+      Effect.promise(() =>
+        fs.readdir(path.join(dir, link)).then(
+          (entries) => (entries.some((name) => name !== ".git") ? [link] : []),
+          () => []
+        )
+      )
+    )
+    return filled.flat()
+  })
 
 /**
  * Commits what is left uncommitted in the worktree on its branch, then compares the branch with
@@ -134,7 +158,8 @@ export const commitWorktree = (dir: string, base: string, message: string): Effe
       .map((line) => line.trim())
       .filter((line) => line !== "")
     const commits = Number((yield* git(dir, ["rev-list", "--count", `${base}..HEAD`])).trim())
-    return { changed: files.length > 0 || commits > 0, files }
+    const unseen = yield* filledSubmodules(dir)
+    return { changed: files.length > 0 || commits > 0 || unseen.length > 0, files, unseen }
   })
 
 /** Whether a worktree's folder is still there (a person may have deleted it). */

@@ -1,6 +1,6 @@
 // How a writing subagent's worktree is settled when git's own settings get in the way (CH-4): its
 // work is committed on its branch, or kept in the folder and merged from there, never dropped.
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 import type { KnownRunEvent } from "@alisio/domain/RunEvent"
 import * as Fake from "@alisio/providers/FakeProvider"
@@ -108,5 +108,38 @@ describe("settling a writing subagent's worktree", () => {
       assert.strictEqual(readFileSync(path.join(cwd, "more.txt"), "utf8"), "finished by hand\n")
       assert.strictEqual(gitIn(cwd, "status", "--porcelain"), "")
     }).pipe(Effect.provide(subagentsLayer({ config: { parallelWrites: "worktree" }, script: subagentDoing(writeNotes) })))
+  )
+  it.scoped(
+    "CH-4 what a subagent writes into a submodule folder its worktree did not check out is kept and pointed at, never removed",
+    () =>
+      Effect.gen(function* () {
+        const root = yield* tempDir
+        const library = path.join(root, "library src")
+        const cwd = path.join(root, "main repo")
+        for (const dir of [library, cwd]) {
+          mkdirSync(dir)
+          initRepo(dir)
+        }
+        gitIn(cwd, "-c", "protocol.file.allow=always", "submodule", "add", "-q", library, "lib")
+        gitIn(cwd, "commit", "-q", "-m", "add lib")
+        const outcome = yield* run(cwd)
+        const result = yield* taskResult(outcome.sessionId)
+        const id = /task="([0-9a-f]{8})"/.exec(result)![1]!
+        const dir = /own git worktree (\S+) on the branch/.exec(result)?.[1]
+        assert.isDefined(dir, result)
+        assert.include(result, "It wrote into the submodule folder lib", result)
+        assert.strictEqual(readFileSync(path.join(dir!, "lib", "notes.txt"), "utf8"), "in the library\n")
+        const merged = yield* command(`merge ${id}`, outcome.sessionId, cwd)
+        assert.include(merged, `Its worktree ${dir} was kept: its submodule folders lib hold files`)
+        assert.strictEqual(readFileSync(path.join(dir!, "lib", "notes.txt"), "utf8"), "in the library\n")
+      }).pipe(
+        Effect.provide(
+          subagentsLayer({
+            config: { parallelWrites: "worktree" },
+            script: subagentDoing({ name: "write", args: { path: "lib/notes.txt", content: "in the library\n" } })
+          })
+        )
+      ),
+    { timeout: 60_000 }
   )
 })

@@ -42,7 +42,17 @@ export const settleWorktree = (task: LiveTask, tree: WorktreeRecord, status: str
             note: `Its unchanged worktree could not be removed: ${removed.left.message}.`
           }
     }
-    return { tree: { ...tree, state: "kept" as const, files: changes.right.files } }
+    const { unseen } = changes.right
+    return {
+      tree: { ...tree, state: "kept" as const, files: changes.right.files },
+      ...(unseen.length === 0
+        ? {}
+        : {
+            note:
+              `It wrote into the submodule folder${unseen.length === 1 ? "" : "s"} ${unseen.join(", ")}, which the worktree ` +
+              `did not check out: git commits nothing there, so those files are only in ${tree.dir}; copy them where they belong.`
+          })
+    }
   })
 
 /** Ends a task: `save` writes its record (and redraws the panel). */
