@@ -142,4 +142,19 @@ describe("settling a writing subagent's worktree", () => {
       ),
     { timeout: 60_000 }
   )
+  it.scoped(
+    "CH-4 when no worktree can be made (a branch named alisio), the writing subagent still runs, in the shared workspace, and says why",
+    () =>
+      Effect.gen(function* () {
+        const cwd = yield* tempDir
+        initRepo(cwd)
+        gitIn(cwd, "branch", "alisio")
+        const outcome = yield* run(cwd)
+        const result = yield* taskResult(outcome.sessionId)
+        assert.include(result, 'status="completed"', result)
+        assert.include(result, "No git worktree could be made (git worktree failed: ", result)
+        assert.include(result, "so this writing subagent ran in the shared workspace, one writing subagent at a time.")
+        assert.strictEqual(readFileSync(path.join(cwd, "notes.txt"), "utf8"), "the subagent's work\n")
+      }).pipe(Effect.provide(subagentsLayer({ config: { parallelWrites: "worktree" }, script: subagentDoing(writeNotes) })))
+  )
 })
