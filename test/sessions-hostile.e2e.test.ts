@@ -14,7 +14,10 @@ const ACTIVE = /[\u001b\u0007\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069
 
 const assertInert = (text: string, what: string) => {
   const found = ACTIVE.exec(text)
-  assert.isNull(found, `${what} holds U+${found?.[0].charCodeAt(0).toString(16).padStart(4, "0")}: ${JSON.stringify(text)}`)
+  assert.isNull(
+    found,
+    `${what} holds U+${found?.[0].charCodeAt(0).toString(16).padStart(4, "0")}: ${JSON.stringify(text)}`
+  )
 }
 
 const lines = (text: string) => text.split("\n").filter((line) => line !== "")

@@ -249,9 +249,10 @@ describe("SessionStore: moving a session to another folder", () => {
                   "UPDATE sessions SET status = 'paused', created_at = 'yesterday', updated_at = X'00ff', title = X'01' WHERE id = ?",
                   [damaged.id]
                 ),
-                db.run("UPDATE runs SET status = 'sleeping', usage = '{not json', created_at = 'x' WHERE session_id = ?", [
-                  damaged.id
-                ])
+                db.run(
+                  "UPDATE runs SET status = 'sleeping', usage = '{not json', created_at = 'x' WHERE session_id = ?",
+                  [damaged.id]
+                )
               ])
             )
           )

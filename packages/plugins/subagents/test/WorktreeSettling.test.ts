@@ -61,7 +61,9 @@ describe("settling a writing subagent's worktree", () => {
       assert.include(result, "It changed: notes.txt.", result)
       const id = /task="([0-9a-f]{8})"/.exec(result)![1]!
       assert.strictEqual(gitIn(cwd, "show", `alisio/${id}:notes.txt`), "the subagent's work\n")
-    }).pipe(Effect.provide(subagentsLayer({ config: { parallelWrites: "worktree" }, script: subagentDoing(writeNotes) })))
+    }).pipe(
+      Effect.provide(subagentsLayer({ config: { parallelWrites: "worktree" }, script: subagentDoing(writeNotes) }))
+    )
   )
 
   it.scoped(
@@ -107,7 +109,9 @@ describe("settling a writing subagent's worktree", () => {
       assert.match(merged, /^Merged alisio\/[0-9a-f]{8} into .*: more\.txt, notes\.txt\./)
       assert.strictEqual(readFileSync(path.join(cwd, "more.txt"), "utf8"), "finished by hand\n")
       assert.strictEqual(gitIn(cwd, "status", "--porcelain"), "")
-    }).pipe(Effect.provide(subagentsLayer({ config: { parallelWrites: "worktree" }, script: subagentDoing(writeNotes) })))
+    }).pipe(
+      Effect.provide(subagentsLayer({ config: { parallelWrites: "worktree" }, script: subagentDoing(writeNotes) }))
+    )
   )
   it.scoped(
     "CH-4 what a subagent writes into a submodule folder its worktree did not check out is kept and pointed at, never removed",
@@ -155,6 +159,8 @@ describe("settling a writing subagent's worktree", () => {
         assert.include(result, "No git worktree could be made (git worktree failed: ", result)
         assert.include(result, "so this writing subagent ran in the shared workspace, one writing subagent at a time.")
         assert.strictEqual(readFileSync(path.join(cwd, "notes.txt"), "utf8"), "the subagent's work\n")
-      }).pipe(Effect.provide(subagentsLayer({ config: { parallelWrites: "worktree" }, script: subagentDoing(writeNotes) })))
+      }).pipe(
+        Effect.provide(subagentsLayer({ config: { parallelWrites: "worktree" }, script: subagentDoing(writeNotes) }))
+      )
   )
 })
