@@ -11,7 +11,14 @@ import type { TaskRecord } from "./TaskRecords.js"
 import { formatTokens, totalTokens } from "./TaskResult.js"
 import type { Tasks } from "./Tasks.js"
 import type { AgentsCommandSpec } from "./TaskToolSpecs.js"
-import { commitWorktree, filledSubmodules, folderExists, mergeBranch, removeWorktree } from "./Worktrees.js"
+import {
+  commitWorktree,
+  filledSubmodules,
+  folderExists,
+  ignoredFiles,
+  mergeBranch,
+  removeWorktree
+} from "./Worktrees.js"
 
 const usage = "Usage: /agents [list] | /agents cancel <id> | /agents merge <id> | /agents discard <id> | /agents defs"
 
@@ -127,12 +134,12 @@ export const agentsCommand = (tasks: Tasks, spec: AgentsCommandSpec): PluginComm
           )
         case "Merged": {
           const merged = `Merged ${tree.branch} into ${tree.target}${result.files.length === 0 ? "" : `: ${result.files.join(", ")}`}.`
-          const unseen = gone ? [] : yield* filledSubmodules(tree.dir)
+          const unseen = gone ? [] : [...(yield* filledSubmodules(tree.dir)), ...(yield* ignoredFiles(tree.dir))]
           if (unseen.length > 0) {
             yield* tasks.update({ ...record, worktree: { ...tree, state: "kept" } })
             return (
-              `${merged} Its worktree ${tree.dir} was kept: its submodule folders ${unseen.join(", ")} hold files git ` +
-              `does not commit. Copy them where they belong, then /agents discard ${record.id}.`
+              `${merged} Its worktree ${tree.dir} was kept: it holds what git does not commit (${unseen.slice(0, 5).join(", ")}` +
+              `${unseen.length > 5 ? ", …" : ""}: submodule folders or ignored files). Copy what is worth keeping, then /agents discard ${record.id}.`
             )
           }
           yield* removeWorktree(tree.repoRoot, tree.dir, tree.branch)

@@ -107,7 +107,15 @@ export interface WorktreeChanges {
   readonly files: ReadonlyArray<string>
   /** Submodule folders with files in them: git commits none of those, and removing the worktree would delete them. */
   readonly unseen: ReadonlyArray<string>
+  /** Files and folders the repository ignores (a build's output, a `.env`): not committed either. */
+  readonly ignored: ReadonlyArray<string>
 }
+
+/** What the worktree holds that its `.gitignore` files keep out of git, a folder as one entry (`dist/`). */
+export const ignoredFiles = (dir: string): Effect.Effect<ReadonlyArray<string>, GitError> =>
+  Effect.map(git(dir, ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]), (out) =>
+    out.split("\0").filter((entry) => entry !== "")
+  )
 
 /**
  * The submodule folders of a worktree that hold anything. `git worktree add` checks out no
@@ -159,7 +167,13 @@ export const commitWorktree = (dir: string, base: string, message: string): Effe
       .filter((line) => line !== "")
     const commits = Number((yield* git(dir, ["rev-list", "--count", `${base}..HEAD`])).trim())
     const unseen = yield* filledSubmodules(dir)
-    return { changed: files.length > 0 || commits > 0 || unseen.length > 0, files, unseen }
+    const ignored = yield* ignoredFiles(dir)
+    return {
+      changed: files.length > 0 || commits > 0 || unseen.length > 0 || ignored.length > 0,
+      files,
+      unseen,
+      ignored
+    }
   })
 
 /** Whether a worktree's folder is still there (a person may have deleted it). */

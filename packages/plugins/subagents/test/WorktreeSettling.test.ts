@@ -134,7 +134,7 @@ describe("settling a writing subagent's worktree", () => {
         assert.include(result, "It wrote into the submodule folder lib", result)
         assert.strictEqual(readFileSync(path.join(dir!, "lib", "notes.txt"), "utf8"), "in the library\n")
         const merged = yield* command(`merge ${id}`, outcome.sessionId, cwd)
-        assert.include(merged, `Its worktree ${dir} was kept: its submodule folders lib hold files`)
+        assert.include(merged, `Its worktree ${dir} was kept: it holds what git does not commit (lib: `)
         assert.strictEqual(readFileSync(path.join(dir!, "lib", "notes.txt"), "utf8"), "in the library\n")
       }).pipe(
         Effect.provide(
@@ -161,6 +161,34 @@ describe("settling a writing subagent's worktree", () => {
         assert.strictEqual(readFileSync(path.join(cwd, "notes.txt"), "utf8"), "the subagent's work\n")
       }).pipe(
         Effect.provide(subagentsLayer({ config: { parallelWrites: "worktree" }, script: subagentDoing(writeNotes) }))
+      )
+  )
+  it.scoped(
+    "CH-4 a worktree whose only work is files the repository ignores is kept and they are named, never removed",
+    () =>
+      Effect.gen(function* () {
+        const cwd = yield* tempDir
+        initRepo(cwd)
+        writeFileSync(path.join(cwd, ".gitignore"), "out/\n")
+        gitIn(cwd, "add", ".gitignore")
+        gitIn(cwd, "commit", "-q", "-m", "ignore out")
+        const outcome = yield* run(cwd)
+        const result = yield* taskResult(outcome.sessionId)
+        assert.notInclude(result, "It changed nothing", result)
+        assert.include(result, "It left files the repository ignores (out/): they are not committed, only in ", result)
+        const id = /task="([0-9a-f]{8})"/.exec(result)![1]!
+        const dir = /own git worktree (\S+) on the branch/.exec(result)![1]!
+        assert.strictEqual(readFileSync(path.join(dir, "out", "report.txt"), "utf8"), "the report\n")
+        const merged = yield* command(`merge ${id}`, outcome.sessionId, cwd)
+        assert.include(merged, `Its worktree ${dir} was kept: it holds what git does not commit (out/: `)
+        assert.strictEqual(readFileSync(path.join(dir, "out", "report.txt"), "utf8"), "the report\n")
+      }).pipe(
+        Effect.provide(
+          subagentsLayer({
+            config: { parallelWrites: "worktree" },
+            script: subagentDoing({ name: "write", args: { path: "out/report.txt", content: "the report\n" } })
+          })
+        )
       )
   )
 })

@@ -19,6 +19,9 @@ export interface Prepared {
   readonly parentEnded?: boolean | undefined
 }
 
+const listed = (paths: ReadonlyArray<string>) =>
+  `${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ` and ${paths.length - 5} more` : ""}`
+
 /**
  * Commits and keeps a changed worktree, removes an unchanged one. A worktree git could not commit
  * stays `active`: its work is in the folder only, and `/agents merge` commits it first.
@@ -42,16 +45,24 @@ export const settleWorktree = (task: LiveTask, tree: WorktreeRecord, status: str
             note: `Its unchanged worktree could not be removed: ${removed.left.message}.`
           }
     }
-    const { unseen } = changes.right
+    const { unseen, ignored } = changes.right
+    const notes = [
+      ...(unseen.length === 0
+        ? []
+        : [
+            `It wrote into the submodule folder${unseen.length === 1 ? "" : "s"} ${unseen.join(", ")}, which the worktree ` +
+              `did not check out: git commits nothing there, so those files are only in ${tree.dir}; copy them where they belong.`
+          ]),
+      ...(ignored.length === 0
+        ? []
+        : [
+            `It left files the repository ignores (${listed(ignored)}): they are not committed, only in ${tree.dir}; ` +
+              "copy what is worth keeping before the worktree goes."
+          ])
+    ]
     return {
       tree: { ...tree, state: "kept" as const, files: changes.right.files },
-      ...(unseen.length === 0
-        ? {}
-        : {
-            note:
-              `It wrote into the submodule folder${unseen.length === 1 ? "" : "s"} ${unseen.join(", ")}, which the worktree ` +
-              `did not check out: git commits nothing there, so those files are only in ${tree.dir}; copy them where they belong.`
-          })
+      ...(notes.length === 0 ? {} : { note: notes.join(" ") })
     }
   })
 
