@@ -137,6 +137,31 @@ describe("alisio sessions rm and export (end to end)", () => {
     assert.lengthOf(await listed(sandbox), 0)
   })
 
+  it("CLI-2 Ctrl-C at sessions rm's question deletes nothing and exits 130, the question's line ended", async () => {
+    const { sandbox } = await setup(texts(1))
+    const session = await runTask(sandbox, "Keep me")
+    const { seen, code } = await new Promise<{ seen: string; code: number | null }>((resolve) => {
+      const terminal = spawn(
+        "script",
+        ["-qfec", `'${process.execPath}' '${cliBin}' sessions rm ${session.shortId}`, "/dev/null"],
+        { cwd: sandbox.workspace, env: sandbox.env, stdio: ["pipe", "pipe", "pipe"] }
+      )
+      let seen = ""
+      let asked = false
+      terminal.stdout.on("data", (data: Buffer) => {
+        seen += data.toString("utf8")
+        if (!asked && seen.includes("[y/N]")) {
+          asked = true
+          terminal.stdin.write("\u0003")
+        }
+      })
+      terminal.on("close", (code) => resolve({ seen, code }))
+    })
+    assert.strictEqual(code, 130, JSON.stringify(seen))
+    assert.match(seen, /\[y\/N\] [^\n]*\n\s*alisio: Nothing deleted\./, JSON.stringify(seen))
+    assert.lengthOf(await listed(sandbox), 1)
+  })
+
   it("CLI-1 sessions rm refuses a session whose run is going, and deletes it once the run ended", async () => {
     const { sandbox } = await setup([{ kind: "stall" }])
     const running = sandbox.start(["run", "--json", "-m", "openai/test-model", "--first-token-timeout", "10m", "wait"])

@@ -2,13 +2,14 @@ import * as path from "node:path"
 import type { StoreError } from "@alisio/domain/Errors"
 import { encodeRunEvent } from "@alisio/domain/RunEvent"
 import type { Session, SessionStoreService } from "@alisio/runtime/SessionStore"
+import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { conversation, renderMarkdown } from "./Conversation.js"
 import { forEachStoredEvent } from "./EventPages.js"
 import { checkFolder, writeAtomically, writeAtomicallyWith } from "./OutputFile.js"
 import { localTime } from "./RelativeTime.js"
-import { displayTitle } from "./SessionRecords.js"
+import { displayTitle, jsonLine } from "./SessionRecords.js"
 import { withStore } from "./SessionsCommand.js"
 import { findSession, shortId } from "./ShortIds.js"
 
@@ -35,7 +36,7 @@ const jsonl = <E>(
   forEachStoredEvent(
     store,
     sessions.map((session) => session.id),
-    (event) => write(`${JSON.stringify(encodeRunEvent(event))}\n`)
+    (event) => write(jsonLine(encodeRunEvent(event)))
   )
 
 const markdown = (store: SessionStoreService, sessions: ReadonlyArray<Session>) =>
@@ -59,7 +60,9 @@ const markdown = (store: SessionStoreService, sessions: ReadonlyArray<Session>) 
         ]
       })
     ),
-    (parts) => `${parts.flat().join("\n")}\n`
+    // A transcript to read, wherever it is read (a terminal, a viewer): what the model and the
+    // tools wrote holds no escape sequence or bidi control there (the JSONL keeps every byte).
+    (parts) => `${terminalSafe(parts.flat().join("\n"))}\n`
   )
 
 /**

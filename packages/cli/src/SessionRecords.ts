@@ -7,6 +7,7 @@ import { RunStatus } from "@alisio/domain/RunEvent"
 import { Usage } from "@alisio/domain/Usage"
 import type { RunRecord, Session, SessionSummary, StoredMessage } from "@alisio/runtime/SessionStore"
 import { fromPrompt } from "@alisio/runtime/SessionTitles"
+import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Schema from "effect/Schema"
 import { shortId } from "./ShortIds.js"
 
@@ -84,10 +85,19 @@ export const SessionDetail = Schema.Struct({
   children: Schema.Array(SessionNode)
 })
 
-/** The title a person sees: the stored one, else the first line of the first prompt. */
+/**
+ * The title a person sees: the stored one, else the first line of the first prompt. Plain text on
+ * one line, whatever wrote the stored one (another program, a hand edit): it reaches terminals.
+ */
 export const displayTitle = (session: Session | SessionSummary): string | undefined =>
-  session.title ??
-  ("firstPrompt" in session && session.firstPrompt !== undefined ? fromPrompt(session.firstPrompt) : undefined)
+  session.title !== undefined
+    ? plainTitle(session.title)
+    : "firstPrompt" in session && session.firstPrompt !== undefined
+      ? fromPrompt(session.firstPrompt)
+      : undefined
+
+/** A title without escape sequences or control characters, its white space made single spaces. */
+export const plainTitle = (title: string): string => terminalSafe(title).replace(/\s+/g, " ").trim()
 
 export const sessionRecord = (session: Session, title = displayTitle(session)): SessionRecord => ({
   id: session.id,
@@ -122,7 +132,18 @@ export const messageJson = (stored: StoredMessage): typeof MessageJson.Type => (
   message: stored.message
 })
 
+// What JSON.stringify leaves raw in a string and a terminal still acts on: DEL and the C1 controls
+// (U+009B opens a sequence on some terminals), and the characters that reorder or break lines.
+const INVISIBLE = /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g
+
+/**
+ * `value` as one line of JSON in which every control character is an escape (`\u202e`), so that
+ * the line shown on a terminal is the line parsed: the same value for any JSON reader.
+ */
+export const jsonLine = (value: unknown): string =>
+  `${JSON.stringify(value).replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`
+
 /** Writes one encoded record as a line of JSON on stdout. */
 export const writeRecord = <A, I>(schema: Schema.Schema<A, I>, value: A): void => {
-  process.stdout.write(`${JSON.stringify(Schema.encodeSync(schema)(value))}\n`)
+  process.stdout.write(jsonLine(Schema.encodeSync(schema)(value)))
 }

@@ -1,25 +1,35 @@
 import { createInterface } from "node:readline"
 import type { Session } from "@alisio/runtime/SessionStore"
 import * as Effect from "effect/Effect"
-import { usageError } from "./CliError.js"
+import { CliError, ExitCode, usageError } from "./CliError.js"
 import { displayTitle, type SessionNode } from "./SessionRecords.js"
 import { childTree } from "./SessionShow.js"
 import { withStore } from "./SessionsCommand.js"
 import { findSession, shortId } from "./ShortIds.js"
 
-/** Asks a yes/no question on the terminal; anything but y or yes is no. */
-const confirm = (question: string): Effect.Effect<boolean> =>
-  Effect.async<boolean>((resume) => {
+/**
+ * Asks a yes/no question on the terminal; anything but y or yes is no, and so is Ctrl-D. Ctrl-C
+ * (which the terminal hands to the question, not to the process) is `cancelled`.
+ */
+const confirm = (question: string): Effect.Effect<"yes" | "no" | "cancelled"> =>
+  Effect.async<"yes" | "no" | "cancelled">((resume) => {
     const terminal = createInterface({ input: process.stdin, output: process.stderr })
     let answered = false
+    let interrupted = false
     terminal.question(question, (answer) => {
       answered = true
       terminal.close()
-      resume(Effect.succeed(/^\s*y(es)?\s*$/i.test(answer)))
+      resume(Effect.succeed(/^\s*y(es)?\s*$/i.test(answer) ? "yes" : "no"))
     })
-    // Ctrl-D: no answer is no.
+    terminal.on("SIGINT", () => {
+      interrupted = true
+      terminal.close()
+    })
     terminal.on("close", () => {
-      if (!answered) resume(Effect.succeed(false))
+      if (answered) return
+      // What comes next starts on a line of its own, not after the question.
+      process.stderr.write("\n")
+      resume(Effect.succeed(interrupted ? "cancelled" : "no"))
     })
     return Effect.sync(() => terminal.close())
   })
@@ -57,7 +67,10 @@ export const removeSessions = (flags: { readonly yes: boolean; readonly sessionI
           )
         }
         if (sessions.length > 1) for (const session of sessions) process.stderr.write(`  ${named(session)}\n`)
-        if (!(yield* confirm(`Delete ${what}? This cannot be undone. [y/N] `))) {
+        const answer = yield* confirm(`Delete ${what}? This cannot be undone. [y/N] `)
+        if (answer === "cancelled")
+          return yield* new CliError({ message: "Nothing deleted.", exitCode: ExitCode.cancelled })
+        if (answer === "no") {
           process.stderr.write("Nothing deleted.\n")
           return
         }

@@ -1,5 +1,6 @@
 import * as path from "node:path"
 import type { SessionLockedError, SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
+import { encodeRunEvent } from "@alisio/domain/RunEvent"
 import { userHome } from "@alisio/runtime/PathLayout"
 import { SessionStore, type SessionSummary } from "@alisio/runtime/SessionStore"
 import { terminalSafe } from "@alisio/runtime/TerminalText"
@@ -10,8 +11,7 @@ import { loadSetup, type Setup, storeLayer } from "./App.js"
 import { CliError, ExitCode, usageError } from "./CliError.js"
 import { forEachStoredEvent } from "./EventPages.js"
 import { relativeTime } from "./RelativeTime.js"
-import { writeJsonLine } from "./Render.js"
-import { displayTitle, SessionListItem, sessionRecord, writeRecord } from "./SessionRecords.js"
+import { displayTitle, jsonLine, SessionListItem, sessionRecord, writeRecord } from "./SessionRecords.js"
 import { findSession, noSession, shortId } from "./ShortIds.js"
 
 /**
@@ -141,7 +141,7 @@ export const sessionEvents = (flags: { readonly json: boolean; readonly sessionI
         const session = yield* findSession(store, flags.sessionId)
         yield* forEachStoredEvent(store, [session.id], (event) =>
           Effect.sync(() => {
-            if (flags.json) writeJsonLine(event)
+            if (flags.json) process.stdout.write(jsonLine(encodeRunEvent(event)))
             else
               process.stdout.write(
                 `${event.eventId.padStart(6)} ${event.time} ${event.runId.slice(0, 8)} ${event.type}\n`

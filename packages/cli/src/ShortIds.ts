@@ -1,6 +1,7 @@
 import type { StoreError } from "@alisio/domain/Errors"
 import { SessionId } from "@alisio/domain/Ids"
 import type { Session, SessionStoreService } from "@alisio/runtime/SessionStore"
+import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Effect from "effect/Effect"
 import { type CliError, usageError } from "./CliError.js"
 
@@ -27,8 +28,10 @@ export const noSession = (text: string): string =>
 // Enough candidates to show that a prefix is ambiguous and help pick; more would not fit a line.
 const CANDIDATES = 5
 
-const describe = (session: Session) =>
-  `${session.id}${session.title === undefined ? "" : ` "${session.title.length > 30 ? `${session.title.slice(0, 29)}…` : session.title}"`}`
+const describe = (session: Session) => {
+  const title = session.title === undefined ? "" : terminalSafe(session.title).replace(/\s+/g, " ").trim()
+  return `${session.id}${title === "" ? "" : ` "${title.length > 30 ? `${title.slice(0, 29)}…` : title}"`}`
+}
 
 /**
  * The session `text` names: its whole id, or the first characters of exactly one session's id.

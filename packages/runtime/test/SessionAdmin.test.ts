@@ -22,7 +22,7 @@ const fileStore = Effect.gen(function* () {
         db.use(Effect.map(db.run(`SELECT count(*) AS n FROM ${table} WHERE ${where}`), (rows) => rows[0]))
       )
     ).pipe(Effect.map((row) => (row as { readonly n: number }).n))
-  return { store, count }
+  return { store, count, filename }
 })
 
 const event = (sessionId: SessionId, runId: RunId): KnownRunEvent => ({
@@ -233,5 +233,51 @@ describe("SessionStore: moving a session to another folder", () => {
       const unknown = yield* Effect.flip(store.moveSession(SessionId.make("nope"), "/c"))
       assert.strictEqual(unknown._tag, "SessionNotFoundError")
     })
+  )
+  it.scoped(
+    "ST-1 a session row with a damaged field (status, times, title, a run's usage) still lists, shows and deletes; the others are untouched",
+    () =>
+      Effect.gen(function* () {
+        const { store, count, filename } = yield* fileStore
+        const damaged = yield* filled(store, { cwd: "/w", id: SessionId.make("damaged-1") }, deadOwner)
+        const sound = yield* filled(store, { cwd: "/w", id: SessionId.make("sound-1"), title: "fine" }, deadOwner)
+        yield* Effect.scoped(
+          Effect.flatMap(Database.open(filename), (db) =>
+            db.use(
+              Effect.all([
+                db.run(
+                  "UPDATE sessions SET status = 'paused', created_at = 'yesterday', updated_at = X'00ff', title = X'01' WHERE id = ?",
+                  [damaged.id]
+                ),
+                db.run(
+                  "UPDATE runs SET status = 'sleeping', usage = '{not json', created_at = 'x' WHERE session_id = ?",
+                  [damaged.id]
+                )
+              ])
+            )
+          )
+        )
+        const listed = yield* store.sessionSummaries({ parentId: null })
+        assert.deepStrictEqual(
+          listed.map((s) => [s.id, s.status]).sort(),
+          [
+            [damaged.id, "interrupted"],
+            [sound.id, "queued"]
+          ].sort()
+        )
+        const read = yield* store.session(damaged.id)
+        assert.strictEqual(read.title, undefined)
+        assert.strictEqual(read.createdAt, 0)
+        const [run] = yield* store.runs!(damaged.id)
+        assert.strictEqual(run!.status, "interrupted")
+        assert.strictEqual(run!.usage, undefined)
+        assert.deepStrictEqual(
+          (yield* store.sessionsByIdPrefix("damaged", 5)).map((s) => s.id),
+          [damaged.id]
+        )
+        assert.deepStrictEqual(yield* store.deleteSessions([damaged.id]), { deleted: [damaged.id] })
+        assert.strictEqual(yield* count("sessions"), 1)
+        assert.strictEqual((yield* store.session(sound.id)).title, "fine")
+      })
   )
 })

@@ -90,13 +90,13 @@ describe("SessionStore", () => {
         const db = yield* Database.open(Database.MEMORY)
         const store = yield* SessionStore.makeWithDatabase(db)
         const session = yield* store.createSession({ cwd: "/work/a" })
-        yield* db.use(db.run("UPDATE sessions SET status = 'sleeping' WHERE id = ?", [session.id]))
+        yield* db.use(db.run("UPDATE sessions SET pinned = 'very' WHERE id = ?", [session.id]))
         const error = yield* Effect.flip(store.sessions({ cwd: "/work/a" }))
         assert.instanceOf(error, StoreError)
         assert.strictEqual(error.reason, "corrupt")
         assert.include(error.message, "A session in the in-memory session database is not in the shape Alisio wrote")
         // The statement stays built and keeps answering once the row is right again.
-        yield* db.use(db.run("UPDATE sessions SET status = 'completed' WHERE id = ?", [session.id]))
+        yield* db.use(db.run("UPDATE sessions SET pinned = NULL, status = 'completed' WHERE id = ?", [session.id]))
         const listed = yield* store.sessions({ cwd: "/work/a" })
         assert.deepStrictEqual(
           listed.map((s) => [s.id, s.status]),

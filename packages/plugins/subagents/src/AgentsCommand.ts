@@ -11,7 +11,14 @@ import type { TaskRecord } from "./TaskRecords.js"
 import { formatTokens, totalTokens } from "./TaskResult.js"
 import type { Tasks } from "./Tasks.js"
 import type { AgentsCommandSpec } from "./TaskToolSpecs.js"
-import { commitWorktree, folderExists, mergeBranch, removeWorktree } from "./Worktrees.js"
+import {
+  commitWorktree,
+  filledSubmodules,
+  folderExists,
+  ignoredFiles,
+  mergeBranch,
+  removeWorktree
+} from "./Worktrees.js"
 
 const usage = "Usage: /agents [list] | /agents cancel <id> | /agents merge <id> | /agents discard <id> | /agents defs"
 
@@ -98,9 +105,11 @@ export const agentsCommand = (tasks: Tasks, spec: AgentsCommandSpec): PluginComm
       if (tree === undefined || (tree.state !== "kept" && tree.state !== "active")) {
         return `Task ${record.id} has no worktree to merge${tree === undefined ? " (it worked in the shared workspace)" : ` (its worktree was ${tree.state})`}.`
       }
-      // A worktree whose folder was deleted keeps only what its branch holds: that is merged.
+      // A worktree whose folder was deleted keeps only what its branch holds: that is merged. One
+      // still there is committed first, whatever its record says: what is left uncommitted in it
+      // would go with the folder.
       const gone = !(yield* folderExists(tree.dir))
-      if (tree.state === "active" && !gone) {
+      if (!gone) {
         yield* commitWorktree(
           tree.dir,
           tree.base,
@@ -124,12 +133,21 @@ export const agentsCommand = (tasks: Tasks, spec: AgentsCommandSpec): PluginComm
             `Merge it by hand (git merge ${tree.branch} in ${tree.target}), or drop it with /agents discard ${record.id}.`
           )
         case "Merged": {
+          const merged = `Merged ${tree.branch} into ${tree.target}${result.files.length === 0 ? "" : `: ${result.files.join(", ")}`}.`
+          const unseen = gone ? [] : [...(yield* filledSubmodules(tree.dir)), ...(yield* ignoredFiles(tree.dir))]
+          if (unseen.length > 0) {
+            yield* tasks.update({ ...record, worktree: { ...tree, state: "kept" } })
+            return (
+              `${merged} Its worktree ${tree.dir} was kept: it holds what git does not commit (${unseen.slice(0, 5).join(", ")}` +
+              `${unseen.length > 5 ? ", …" : ""}: submodule folders or ignored files). Copy what is worth keeping, then /agents discard ${record.id}.`
+            )
+          }
           yield* removeWorktree(tree.repoRoot, tree.dir, tree.branch)
           yield* tasks.update({ ...record, worktree: { ...tree, state: "merged" } })
           const lost = gone
             ? ` Its worktree ${tree.dir} was gone: only the work committed on the branch was merged.`
             : ""
-          return `Merged ${tree.branch} into ${tree.target}${result.files.length === 0 ? "" : `: ${result.files.join(", ")}`}.${lost} The worktree and the branch were removed.`
+          return `${merged}${lost} The worktree and the branch were removed.`
         }
       }
     })

@@ -87,10 +87,13 @@ const worktreeNote = (ending: TaskEnding): string | undefined => {
     files.length === 0
       ? ""
       : ` It changed: ${files.slice(0, 20).join(", ")}${files.length > 20 ? ` and ${files.length - 20} more` : ""}.`
+  const uncommitted = tree.state === "active"
   return (
     `It worked in its own git worktree ${tree.dir} on the branch ${tree.branch}, started from ${from}${missing}.${listed} ` +
-    `Its work is committed on that branch; the workspace is untouched until it is merged: the person can run ` +
-    `\`/agents merge ${ending.id}\` (or \`git merge ${tree.branch}\` in ${tree.target}), or \`/agents discard ${ending.id}\` to drop it.`
+    `${uncommitted ? "Its work is in that folder, not yet committed" : "Its work is committed on that branch"}; ` +
+    `the workspace is untouched until it is merged: the person can run \`/agents merge ${ending.id}\` ` +
+    `(or \`git merge ${tree.branch}\` in ${tree.target}${uncommitted ? ", once it is committed in the worktree" : ""}), ` +
+    `or \`/agents discard ${ending.id}\` to drop it.`
   )
 }
 

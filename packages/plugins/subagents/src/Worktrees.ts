@@ -105,7 +105,39 @@ export interface WorktreeChanges {
   readonly changed: boolean
   /** Paths changed since the worktree started, relative to the repository root. */
   readonly files: ReadonlyArray<string>
+  /** Submodule folders with files in them: git commits none of those, and removing the worktree would delete them. */
+  readonly unseen: ReadonlyArray<string>
+  /** Files and folders the repository ignores (a build's output, a `.env`): not committed either. */
+  readonly ignored: ReadonlyArray<string>
 }
+
+/** What the worktree holds that its `.gitignore` files keep out of git, a folder as one entry (`dist/`). */
+export const ignoredFiles = (dir: string): Effect.Effect<ReadonlyArray<string>, GitError> =>
+  Effect.map(git(dir, ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]), (out) =>
+    out.split("\0").filter((entry) => entry !== "")
+  )
+
+/**
+ * The submodule folders of a worktree that hold anything. `git worktree add` checks out no
+ * submodule, so each is an empty folder git does not look into: whatever a subagent writes there
+ * is neither reported by `git status` nor committed.
+ */
+export const filledSubmodules = (dir: string): Effect.Effect<ReadonlyArray<string>, GitError> =>
+  Effect.gen(function* () {
+    const gitlinks = (yield* git(dir, ["ls-files", "--stage", "-z"]))
+      .split("\0")
+      .filter((entry) => entry.startsWith("160000 "))
+      .map((entry) => entry.slice(entry.indexOf("\t") + 1))
+    const filled = yield* Effect.forEach(gitlinks, (link) =>
+      Effect.promise(() =>
+        fs.readdir(path.join(dir, link)).then(
+          (entries) => (entries.some((name) => name !== ".git") ? [link] : []),
+          () => []
+        )
+      )
+    )
+    return filled.flat()
+  })
 
 /**
  * Commits what is left uncommitted in the worktree on its branch, then compares the branch with
@@ -116,14 +148,32 @@ export const commitWorktree = (dir: string, base: string, message: string): Effe
     const status = yield* git(dir, ["status", "--porcelain"])
     if (status.trim() !== "") {
       yield* git(dir, ["add", "-A"])
-      yield* git(dir, [...(yield* identity(dir)), "commit", "--quiet", "--no-verify", "-m", message])
+      // A bookkeeping commit on the task's own branch: a signing key git cannot use (or a pinentry
+      // nobody answers) would otherwise fail it, or hang it, and the work would stay uncommitted.
+      yield* git(dir, [
+        ...(yield* identity(dir)),
+        "-c",
+        "commit.gpgsign=false",
+        "commit",
+        "--quiet",
+        "--no-verify",
+        "-m",
+        message
+      ])
     }
     const files = (yield* git(dir, ["diff", "--name-only", base, "HEAD"]))
       .split("\n")
       .map((line) => line.trim())
       .filter((line) => line !== "")
     const commits = Number((yield* git(dir, ["rev-list", "--count", `${base}..HEAD`])).trim())
-    return { changed: files.length > 0 || commits > 0, files }
+    const unseen = yield* filledSubmodules(dir)
+    const ignored = yield* ignoredFiles(dir)
+    return {
+      changed: files.length > 0 || commits > 0 || unseen.length > 0 || ignored.length > 0,
+      files,
+      unseen,
+      ignored
+    }
   })
 
 /** Whether a worktree's folder is still there (a person may have deleted it). */

@@ -7,22 +7,64 @@ import { RunStatus, ToolCallStatus } from "@alisio/domain/RunEvent"
 import { ToolEffect } from "@alisio/domain/Tool"
 import { Usage } from "@alisio/domain/Usage"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { BlobMeta, RunRecord, Session, StoredMessage, ToolCallRecord } from "../SessionStore.js"
 import { firstProblem } from "./store/sql.js"
 
-const Millis = Schema.Number
+// A session or run row stays readable when its status, times, title, error or usage is not what
+// Alisio wrote (a damaged disk, a hand edit, a status a newer Alisio added): one such row would
+// otherwise fail every list that holds it, and the session could be neither shown nor deleted.
+// The field reads as a neutral value instead; other damage (an id, a flag) still fails as corrupt.
+
+const toMillis = (value: unknown): number => {
+  const ms = typeof value === "number" ? value : typeof value === "string" ? Number(value) : Number.NaN
+  return Number.isFinite(ms) ? ms : 0
+}
+
+/** Epoch milliseconds; a value that is no number reads as 0. */
+const Millis = Schema.transform(Schema.Unknown, Schema.Number, { strict: true, decode: toMillis, encode: (ms) => ms })
+
+/** Epoch milliseconds, or none. */
+const OptionalMillis = Schema.transform(Schema.Unknown, Schema.NullOr(Schema.Number), {
+  strict: true,
+  decode: (value) => (value === null || value === undefined ? null : toMillis(value)),
+  encode: (ms) => ms
+})
 const Flag = Schema.NullOr(Schema.Number)
+
+/** A status this Alisio does not know reads as `interrupted`: nothing it understands is running. */
+const StoredStatus = Schema.transform(Schema.Unknown, RunStatus, {
+  strict: true,
+  decode: (value) => (Schema.is(RunStatus)(value) ? value : "interrupted"),
+  encode: (status) => status
+})
+
+/** Text, or none; a number or a blob where text belongs reads as none. */
+const OptionalText = Schema.transform(Schema.Unknown, Schema.NullOr(Schema.String), {
+  strict: true,
+  decode: (value) => (typeof value === "string" ? value : null),
+  encode: (text) => text
+})
 
 export const MessageJson = Schema.parseJson(Message)
 export const UsageJson = Schema.parseJson(Usage)
 
+const decodeUsage = onFirstCall(() => Schema.decodeUnknownOption(UsageJson))
+
+/** Token usage as JSON text; damaged usage reads as none. */
+const StoredUsage = Schema.transform(Schema.Unknown, Schema.NullOr(Usage), {
+  strict: true,
+  decode: (value) => (typeof value === "string" ? Option.getOrNull(decodeUsage(value)) : null),
+  encode: (usage) => usage
+})
+
 export const SessionRow = Schema.Struct({
   id: SessionId,
   parent_id: Schema.NullOr(SessionId),
-  title: Schema.NullOr(Schema.String),
+  title: OptionalText,
   cwd: Schema.String,
-  status: RunStatus,
+  status: StoredStatus,
   pinned: Flag,
   archived: Flag,
   created_at: Millis,
@@ -104,17 +146,17 @@ export const RunRow = Schema.Struct({
   id: RunId,
   session_id: SessionId,
   request_id: Schema.NullOr(Schema.String),
-  status: RunStatus,
+  status: StoredStatus,
   provider: Schema.String,
   model: Schema.String,
-  usage: Schema.NullOr(UsageJson),
-  error: Schema.NullOr(Schema.String),
+  usage: StoredUsage,
+  error: OptionalText,
   owner_pid: Schema.Int,
   owner_token: Schema.String,
   owner_host: Schema.NullOr(Schema.String),
   created_at: Millis,
-  started_at: Schema.NullOr(Millis),
-  ended_at: Schema.NullOr(Millis)
+  started_at: OptionalMillis,
+  ended_at: OptionalMillis
 })
 export const runColumns =
   "id, session_id, request_id, status, provider, model, usage, error, owner_pid, owner_token, owner_host, created_at, started_at, ended_at"
@@ -147,8 +189,8 @@ export const ToolCallRow = Schema.Struct({
   arguments: Schema.String,
   status: Schema.Union(ToolCallStatus, Schema.Literal("running")),
   result: Schema.NullOr(Schema.String),
-  started_at: Schema.NullOr(Millis),
-  ended_at: Schema.NullOr(Millis)
+  started_at: OptionalMillis,
+  ended_at: OptionalMillis
 })
 export const toolCallColumns = "id, session_id, run_id, name, effect, arguments, status, result, started_at, ended_at"
 

@@ -19,15 +19,21 @@ export interface Prepared {
   readonly parentEnded?: boolean | undefined
 }
 
-/** Commits and keeps a changed worktree, removes an unchanged one. */
+const listed = (paths: ReadonlyArray<string>) =>
+  `${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ` and ${paths.length - 5} more` : ""}`
+
+/**
+ * Commits and keeps a changed worktree, removes an unchanged one. A worktree git could not commit
+ * stays `active`: its work is in the folder only, and `/agents merge` commits it first.
+ */
 export const settleWorktree = (task: LiveTask, tree: WorktreeRecord, status: string) =>
   Effect.gen(function* () {
     const message = `alisio: ${task.record.agent}: ${task.record.description} (task ${task.record.id}, ${status})`
     const changes = yield* Effect.either(commitWorktree(tree.dir, tree.base, message))
     if (changes._tag === "Left") {
       return {
-        tree: { ...tree, state: "kept" as const },
-        note: `Its worktree was kept as it was: ${changes.left.message}.`
+        tree,
+        note: `Its work could not be committed on its branch (${changes.left.message}), so it is left uncommitted in its worktree.`
       }
     }
     if (!changes.right.changed) {
@@ -39,7 +45,25 @@ export const settleWorktree = (task: LiveTask, tree: WorktreeRecord, status: str
             note: `Its unchanged worktree could not be removed: ${removed.left.message}.`
           }
     }
-    return { tree: { ...tree, state: "kept" as const, files: changes.right.files } }
+    const { unseen, ignored } = changes.right
+    const notes = [
+      ...(unseen.length === 0
+        ? []
+        : [
+            `It wrote into the submodule folder${unseen.length === 1 ? "" : "s"} ${unseen.join(", ")}, which the worktree ` +
+              `did not check out: git commits nothing there, so those files are only in ${tree.dir}; copy them where they belong.`
+          ]),
+      ...(ignored.length === 0
+        ? []
+        : [
+            `It left files the repository ignores (${listed(ignored)}): they are not committed, only in ${tree.dir}; ` +
+              "copy what is worth keeping before the worktree goes."
+          ])
+    ]
+    return {
+      tree: { ...tree, state: "kept" as const, files: changes.right.files },
+      ...(notes.length === 0 ? {} : { note: notes.join(" ") })
+    }
   })
 
 /** Ends a task: `save` writes its record (and redraws the panel). */

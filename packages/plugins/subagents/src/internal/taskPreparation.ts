@@ -61,30 +61,38 @@ export const makePrepare =
           }
         }
       }
-      if (mode === "serial") {
-        const key = repository?._tag === "Repository" ? repository.root : task.cwd
-        yield* scheduler.blockedWhile(record.id, locks.hold(key, record.id, task.line))
-      }
       let tree: WorktreeRecord | undefined
       let cwd: string | undefined
       if (mode === "worktree" && repository?._tag === "Repository") {
         prepared.value = { repository }
         const dir = path.join(api.paths.state, "worktrees", record.id)
         const branch = `alisio/${record.id}`
-        yield* addWorktree(repository.root, dir, branch, repository.head).pipe(
-          Effect.mapError((error) => new ToolError({ message: `Could not make a git worktree: ${error.message}` }))
-        )
-        tree = {
-          dir,
-          branch,
-          base: repository.head,
-          ...(repository.branch === undefined ? {} : { baseBranch: repository.branch }),
-          repoRoot: repository.root,
-          target: task.cwd,
-          state: "active"
+        const made = yield* Effect.either(addWorktree(repository.root, dir, branch, repository.head))
+        if (made._tag === "Left") {
+          // A branch named `alisio`, a locked or full repository: the task still runs, as without git.
+          mode = "serial"
+          prepared.value = {
+            workspaceNote:
+              `No git worktree could be made (${made.left.message}), so this writing subagent ran in the shared ` +
+              "workspace, one writing subagent at a time."
+          }
+        } else {
+          tree = {
+            dir,
+            branch,
+            base: repository.head,
+            ...(repository.branch === undefined ? {} : { baseBranch: repository.branch }),
+            repoRoot: repository.root,
+            target: task.cwd,
+            state: "active"
+          }
+          cwd = repository.subdir === "" ? dir : path.join(dir, repository.subdir)
+          yield* save(task, { worktree: tree })
         }
-        cwd = repository.subdir === "" ? dir : path.join(dir, repository.subdir)
-        yield* save(task, { worktree: tree })
+      }
+      if (mode === "serial") {
+        const key = repository?._tag === "Repository" ? repository.root : task.cwd
+        yield* scheduler.blockedWhile(record.id, locks.hold(key, record.id, task.line))
       }
       const handle = yield* api.sessions.spawn(spawnOptions(config, task, cwd, tree)).pipe(
         Effect.tap((spawned) =>
