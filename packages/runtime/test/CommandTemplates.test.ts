@@ -178,4 +178,80 @@ describe("prompt templates", () => {
         assert.deepStrictEqual(trusted.untrusted, [])
       })
   )
+
+  it.scoped(
+    "CMD-1 a template that is empty, binary or past 256 KiB fails with one line naming the file; nothing empty or cut is sent",
+    () =>
+      Effect.gen(function* () {
+        const folders = foldersIn(yield* tempDir)
+        const empty = prompts(folders.config, "empty.md")
+        const binary = prompts(folders.config, "binary.md")
+        const huge = prompts(folders.config, "huge.md")
+        write(empty, "---\ndescription: Nothing yet\n---\n")
+        write(binary, "Read \u0000\u0001 this")
+        write(huge, `Review:\n${"line of text\n".repeat(30_000)}`)
+        yield* Effect.gen(function* () {
+          const catalog = yield* CommandCatalog
+          const failure = (name: string, args = "") =>
+            Effect.flip(catalog.execute(name, args)).pipe(Effect.map((error) => [error.reason, error.message]))
+          assert.deepStrictEqual(yield* failure("empty"), [
+            "failed",
+            `${empty} has no text to send after its front matter; write the prompt in it, or give /empty arguments.`
+          ])
+          assert.deepStrictEqual(yield* catalog.execute("empty", "just this"), { _tag: "Prompt", prompt: "just this" })
+          assert.deepStrictEqual(yield* failure("binary"), [
+            "failed",
+            `${binary} was not sent: it holds NUL bytes, so it is not text.`
+          ])
+          assert.deepStrictEqual(yield* failure("huge", "x"), [
+            "failed",
+            `${huge} was not sent: it is 381 KiB, over the 256 KiB a template may hold (keep long text in a file the template names).`
+          ])
+          const diagnostics = (yield* catalog.diagnostics).map((d) => [path.basename(d.file), d.message])
+          assert.deepStrictEqual(diagnostics, [
+            ["binary.md", "it holds NUL bytes, so it is not text; running it fails"],
+            [
+              "huge.md",
+              "it is 381 KiB, over the 256 KiB a template may hold (keep long text in a file the template names); running it fails"
+            ]
+          ])
+        }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+      })
+  )
+
+  it.scoped("CMD-1 a multi-line or very long description or argument hint is listed on one line, cut", () =>
+    Effect.gen(function* () {
+      const folders = foldersIn(yield* tempDir)
+      write(
+        prompts(folders.config, "multi.md"),
+        `---\ndescription: |\n  line one\n  line two\nargument-hint: "<a>\\n<b>"\n---\nBody.\n`
+      )
+      write(prompts(folders.config, "long.md"), `---\ndescription: ${"word ".repeat(1000)}\n---\nBody.\n`)
+      yield* Effect.gen(function* () {
+        const catalog = yield* CommandCatalog
+        assert.deepInclude(yield* catalog.resolve("multi"), {
+          description: "line one line two",
+          argumentHint: "<a> <b>"
+        })
+        const long = (yield* catalog.resolve("long")).description
+        assert.strictEqual(long.length, 1024)
+        assert.isTrue(long.endsWith("…"))
+      }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+    })
+  )
+
+  it.scoped("CMD-1 a folder linking back to one it is in is not read again (no /loop:loop:… copies)", () =>
+    Effect.gen(function* () {
+      const folders = foldersIn(yield* tempDir)
+      write(prompts(folders.config, "review.md"), "Review it.")
+      write(prompts(folders.config, path.join("team", "deploy.md")), "Deploy it.")
+      fs.symlinkSync(path.join(folders.config, "prompts"), prompts(folders.config, "loop"))
+      fs.symlinkSync("..", prompts(folders.config, path.join("team", "up")))
+      yield* Effect.gen(function* () {
+        const catalog = yield* CommandCatalog
+        const templates = (yield* catalog.list()).filter((l) => l.source === "template").map((l) => l.name)
+        assert.deepStrictEqual(templates, ["review", "team:deploy"])
+      }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+    })
+  )
 })

@@ -97,10 +97,10 @@ export const fromTemplate = (template: Template): CatalogCommand => ({
   argumentHint: template.argumentHint,
   from: template.file,
   run: (args) =>
-    Effect.flatMap(templatePrompt(template, args), (prompt) =>
-      prompt === undefined
-        ? Effect.fail(failedToRead(template.name, template.file))
-        : Effect.succeed<CommandOutput>({ _tag: "Prompt", prompt })
+    Effect.flatMap(templatePrompt(template, args), (read) =>
+      "problem" in read
+        ? Effect.fail(new CommandError({ reason: "failed", command: template.name, message: read.problem }))
+        : Effect.succeed<CommandOutput>({ _tag: "Prompt", prompt: read.prompt })
     )
 })
 
