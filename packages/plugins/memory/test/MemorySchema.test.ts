@@ -111,4 +111,32 @@ describe("memory plugin schema", () => {
         assert.deepStrictEqual(readFileSync(file), garbage)
       })
   )
+
+  it.scoped(
+    "PL-6 a memory file with broken pages past its header fails the setup naming the file and the remedy, not the symptom alone",
+    () =>
+      Effect.gen(function* () {
+        const root = yield* tempDir("memory-schema")
+        const stateDir = join(root, "state")
+        const project = join(root, "project")
+        mkdirSync(project)
+        yield* Effect.scoped(
+          Effect.flatMap(startPluginSession(memoryPlugin, { stateDir }), (memory) =>
+            memory.callTool("memory_save", { content: "Releases are cut on Fridays." }, project)
+          )
+        )
+        const file = join(stateDir, "memory.db")
+        const bytes = readFileSync(file)
+        // The header page stays; every page after it is overwritten.
+        bytes.fill(0xa5, 4096)
+        writeFileSync(file, bytes)
+        const error = yield* Effect.flip(startPluginSession(memoryPlugin, { stateDir }))
+        assert.strictEqual((error as { _tag: string })._tag, "PluginError")
+        const message = (error as { message: string }).message
+        assert.include(message, `The memory file ${file} is damaged (`)
+        assert.include(message, "Move it aside (or delete it) and a new one is started.")
+        assert.notInclude(message, "\n")
+        assert.deepStrictEqual(readFileSync(file), bytes)
+      })
+  )
 })
