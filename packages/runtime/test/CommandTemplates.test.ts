@@ -254,4 +254,37 @@ describe("prompt templates", () => {
       }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
     })
   )
+
+  it.scoped(
+    "CMD-1 front matter whose YAML aliases blow up (billion laughs) or nest past the stack is a diagnostic, never a crash",
+    () =>
+      Effect.gen(function* () {
+        const folders = foldersIn(yield* tempDir)
+        const levels = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+        for (let level = 1; level < 10; level++) {
+          const name = String.fromCharCode(97 + level)
+          const previous = String.fromCharCode(96 + level)
+          levels.push(`${name}: &${name} [${Array(9).fill(`*${previous}`).join(", ")}]`)
+        }
+        const bomb = `---\n${levels.join("\n")}\ndescription: Laughs\n---\nLaugh.\n`
+        const template = prompts(folders.config, "laughs.md")
+        const skill = path.join(folders.config, "skills", "laughs", "SKILL.md")
+        const deep = prompts(folders.config, "deep.md")
+        write(template, bomb)
+        write(skill, bomb)
+        write(deep, `---\ndescription: ${"[".repeat(50_000)}${"]".repeat(50_000)}\n---\nDeep.\n`)
+        yield* Effect.gen(function* () {
+          const catalog = yield* CommandCatalog
+          assert.deepInclude(yield* catalog.resolve("laughs"), { description: "Laughs" })
+          assert.deepInclude(yield* catalog.resolve("skill:laughs"), { description: "Laughs" })
+          assert.deepStrictEqual(yield* catalog.execute("laughs", ""), { _tag: "Prompt", prompt: "Laugh." })
+          assert.deepStrictEqual(yield* catalog.execute("deep", ""), { _tag: "Prompt", prompt: "Deep." })
+          const diagnostics = yield* catalog.diagnostics
+          for (const file of [template, skill, deep]) {
+            const about = diagnostics.find((d) => d.file === file)?.message ?? ""
+            assert.match(about, /^its front matter is not valid YAML \(/, file)
+          }
+        }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+      })
+  )
 })

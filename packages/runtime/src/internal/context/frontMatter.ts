@@ -33,6 +33,20 @@ const lineByLine = (block: string): Record<string, unknown> => {
   return fields
 }
 
+/**
+ * The YAML of a front matter block, or why it cannot be read. Building the value can throw (too many
+ * aliases: the "billion laughs"; nesting too deep for the stack): that is a problem of the file too.
+ */
+const readYaml = (block: string): { readonly value?: unknown; readonly error?: string } => {
+  try {
+    const document = yaml().parseDocument(block, { prettyErrors: false })
+    if (document.errors.length > 0) return { error: document.errors[0]!.message.split("\n")[0]! }
+    return { value: document.toJS() }
+  } catch (error) {
+    return { error: String((error as Error)?.message ?? error).split("\n")[0]! }
+  }
+}
+
 /** Splits a file into its front matter fields and its body. */
 export const parseFrontMatter = (text: string): FrontMatter => {
   const open = opening.exec(text)
@@ -48,16 +62,15 @@ export const parseFrontMatter = (text: string): FrontMatter => {
   }
   const block = rest.slice(0, close.index)
   const body = rest.slice(close.index + close[0].length).replace(/^\r?\n/, "")
-  const document = yaml().parseDocument(block, { prettyErrors: false })
-  if (document.errors.length > 0) {
-    const reason = document.errors[0]!.message.split("\n")[0]
+  const parsed = readYaml(block)
+  if (parsed.error !== undefined) {
     return {
       fields: lineByLine(block),
       body,
-      problems: [`its front matter is not valid YAML (${reason}); it was read line by line as \`key: value\``]
+      problems: [`its front matter is not valid YAML (${parsed.error}); it was read line by line as \`key: value\``]
     }
   }
-  const value: unknown = document.toJS()
+  const value = parsed.value
   if (value === null || value === undefined) return { fields: {}, body, problems: [] }
   if (typeof value !== "object" || Array.isArray(value)) {
     return { fields: {}, body, problems: ["its front matter is not a mapping of `key: value`; it is ignored"] }
