@@ -1,7 +1,9 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { definePlugin, PluginApi } from "@alisio/domain/Plugin"
+import type { ToolContext } from "@alisio/domain/Tool"
 import * as Fake from "@alisio/providers/FakeProvider"
+import { CommandCatalog } from "@alisio/runtime/CommandCatalog"
 import { Runner } from "@alisio/runtime/Runner"
 import { SystemContext } from "@alisio/runtime/SystemContext"
 import { Tools } from "@alisio/runtime/Tools"
@@ -292,5 +294,35 @@ describe("SystemContext", () => {
       assert.strictEqual(built.parts[3]!.text, "Sunny. Prompt: hi")
       assert.isTrue(built.text.endsWith("Context from the plugin weather:\nSunny. Prompt: hi"))
     })
+  )
+
+  it.scoped(
+    "CMD-1 a skill whose SKILL.md holds NUL bytes or no instructions fails naming the file, through /skill:<id> and the skill tool",
+    () =>
+      Effect.gen(function* () {
+        const folders = foldersIn(yield* tempDir)
+        const binary = path.join(folders.config, "skills", "binary", "SKILL.md")
+        const empty = path.join(folders.config, "skills", "empty", "SKILL.md")
+        write(binary, "---\ndescription: Binary\n---\nRun \u0000\u0001 it.\n")
+        write(empty, "---\ndescription: Empty\n---\n")
+        yield* Effect.gen(function* () {
+          const catalog = yield* CommandCatalog
+          const failure = (name: string) => Effect.map(Effect.flip(catalog.execute(name, "")), (e) => e.message)
+          assert.strictEqual(yield* failure("skill:binary"), `${binary} holds NUL bytes, so it is not text.`)
+          assert.strictEqual(yield* failure("skill:empty"), `${empty} has no instructions after its front matter.`)
+          const tool = (yield* (yield* Tools).entries).find((entry) => entry.tool.name === "skill")!.tool
+          const context = { cwd: folders.workspace } as unknown as ToolContext
+          const toolFailure = (name: string) =>
+            Effect.map(Effect.flip(tool.execute({ name }, context)), (e) => (e as { message: string }).message)
+          assert.strictEqual(
+            yield* toolFailure("binary"),
+            `The skill "binary" cannot be used: ${binary} holds NUL bytes, so it is not text.`
+          )
+          assert.strictEqual(
+            yield* toolFailure("x".repeat(100_000)),
+            `No skill is named "${"x".repeat(100)}…". The skills are: binary, empty.`
+          )
+        }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+      })
   )
 })

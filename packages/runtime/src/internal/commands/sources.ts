@@ -19,9 +19,6 @@ export interface CoreEnvironment {
   readonly limits?: Limits | undefined
 }
 
-const failedToRead = (name: string, file: string) =>
-  new CommandError({ reason: "failed", command: name, message: `${file} could not be read.` })
-
 /** A builtin command without an argument hint takes none: what was typed after it is refused, not dropped unseen. */
 const noArguments = (name: string, args: string) =>
   new CommandError({
@@ -120,9 +117,9 @@ export const fromSkill = (skill: Skill): CatalogCommand => ({
   execution: "prompt",
   from: skill.file,
   run: (args) =>
-    Effect.flatMap(loadSkillBody(skill), (body) =>
-      body === undefined
-        ? Effect.fail(failedToRead(`skill:${skill.id}`, skill.file))
-        : Effect.succeed<CommandOutput>({ _tag: "Prompt", prompt: skillPrompt(skill, body, args) })
+    Effect.flatMap(loadSkillBody(skill), (read) =>
+      "problem" in read
+        ? Effect.fail(new CommandError({ reason: "failed", command: `skill:${skill.id}`, message: read.problem }))
+        : Effect.succeed<CommandOutput>({ _tag: "Prompt", prompt: skillPrompt(skill, read.body, args) })
     )
 })

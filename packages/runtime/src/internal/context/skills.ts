@@ -119,12 +119,19 @@ export const discoverSkills = (roots: ReadonlyArray<SkillRoot>): Effect.Effect<S
     return { skills, shadowed, diagnostics }
   })
 
-/** A skill's instructions: its SKILL.md without the front matter, read now (it may have changed). */
-export const loadSkillBody = (skill: Skill): Effect.Effect<string | undefined> =>
+/**
+ * A skill's instructions: its SKILL.md without the front matter, read now (it may have changed), or
+ * why they cannot be given (unreadable, not text, empty).
+ */
+export const loadSkillBody = (skill: Skill): Effect.Effect<{ readonly body: string } | { readonly problem: string }> =>
   Effect.map(readPrefix(skill.file, BODY_BYTES), (read) => {
-    if (read === undefined) return undefined
+    if (read === undefined) return { problem: `${skill.file} could not be read.` }
+    if (read.binary) return { problem: `${skill.file} holds NUL bytes, so it is not text.` }
     const body = parseFrontMatter(read.text).body.trim()
-    return read.size > BODY_BYTES ? `${body}\n\n[The rest of ${skill.file} was left out: it is over 256 KiB.]` : body
+    if (body === "") return { problem: `${skill.file} has no instructions after its front matter.` }
+    return {
+      body: read.size > BODY_BYTES ? `${body}\n\n[The rest of ${skill.file} was left out: it is over 256 KiB.]` : body
+    }
   })
 
 /** The skills as the system context lists them (names and descriptions only). */
