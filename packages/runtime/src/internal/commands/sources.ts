@@ -7,6 +7,7 @@ import { SessionId } from "@alisio/domain/Ids"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type { PluginHost } from "../../PluginHost.js"
+import { terminalSafe } from "../../TerminalText.js"
 import { loadSkillBody, type Skill } from "../context/skills.js"
 import type { CatalogCommand, CoreCommand, CoreServices, SurfaceCommand } from "./entry.js"
 import { expandTemplate, type Template, templatePrompt } from "./templates.js"
@@ -27,6 +28,14 @@ const noArguments = (name: string, args: string) =>
     message: `/${name} takes no arguments (${JSON.stringify(args.length > 40 ? `${args.slice(0, 40)}…` : args)} was given); type /${name} alone.`
   })
 
+/**
+ * A core command's text as a terminal may show it: what it lists comes from files and plugins
+ * (a skill's description decoded from YAML's `\e`, a plugin's tool description), so escape
+ * sequences and control characters are removed, as from a plugin command's output.
+ */
+const shownSafely = (output: CommandOutput): CommandOutput =>
+  output._tag === "Prompt" ? output : { ...output, text: terminalSafe(output.text) }
+
 export const fromCore = (command: CoreCommand, environment: CoreEnvironment): CatalogCommand => ({
   name: command.name,
   description: command.description,
@@ -38,17 +47,20 @@ export const fromCore = (command: CoreCommand, environment: CoreEnvironment): Ca
   run: (args, invocation) =>
     command.argumentHint === undefined && args !== ""
       ? Effect.fail(noArguments(command.name, args))
-      : Effect.provide(
-          command.run({
-            name: command.name,
-            args,
-            sessionId: invocation.sessionId === undefined ? undefined : SessionId.make(invocation.sessionId),
-            cwd: invocation.cwd ?? environment.cwd,
-            defaultModel: environment.defaultModel,
-            limits: environment.limits,
-            surface: invocation.surface
-          }),
-          environment.services
+      : Effect.map(
+          Effect.provide(
+            command.run({
+              name: command.name,
+              args,
+              sessionId: invocation.sessionId === undefined ? undefined : SessionId.make(invocation.sessionId),
+              cwd: invocation.cwd ?? environment.cwd,
+              defaultModel: environment.defaultModel,
+              limits: environment.limits,
+              surface: invocation.surface
+            }),
+            environment.services
+          ),
+          shownSafely
         )
 })
 

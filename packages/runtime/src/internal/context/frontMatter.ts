@@ -2,6 +2,7 @@
 // Code, Codex and opencode. Broken front matter never makes a file unusable: its problems are
 // reported, naming the file and the field, and the body is still the text.
 
+import { terminalSafe } from "../../TerminalText.js"
 import { yaml } from "../yaml.js"
 
 /** A problem with a file the catalog or the system context read; the file is still used unless it says so. */
@@ -89,7 +90,8 @@ export const textField = (
 ): string | undefined => {
   const value = matter.fields[field]
   if (value === undefined || value === null) return undefined
-  if (typeof value === "string") return value.trim() === "" ? undefined : value.trim()
+  // YAML's own escapes (`"\e]52;…\a"`) come out of the parser as the characters the file's text had not.
+  if (typeof value === "string") return terminalSafe(value).trim() || undefined
   if (typeof value === "number" || typeof value === "boolean") return String(value)
   report(`the front matter field \`${field}\` should be text, not ${Array.isArray(value) ? "a list" : "a mapping"}`)
   return undefined
