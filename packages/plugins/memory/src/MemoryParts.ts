@@ -12,7 +12,7 @@ import * as Scope from "effect/Scope"
 import type { MemoryConfig } from "./MemoryConfig.js"
 import { memoryContext } from "./MemoryContext.js"
 import { migrate } from "./MemorySchema.js"
-import { lazyMemoryStore, makeMemoryStore } from "./MemoryStore.js"
+import { lazyMemoryStore, makeMemoryStore, namingFailures } from "./MemoryStore.js"
 import type { MemoryCommandSpec, MemoryToolSpecs } from "./MemoryToolSpecs.js"
 import { memoryCommand, memoryTools } from "./MemoryTools.js"
 
@@ -81,10 +81,23 @@ export const makeMemoryParts = (
         return yield* makeMemoryStore(db, { maxContentChars: config.maxContentChars })
       }).pipe(Effect.catchTag("SqlDatabaseError", (error) => explain(db, error)))
     }).pipe(Scope.extend(scope))
-    const store = yield* lazyMemoryStore(
-      openNow ? yield* open : undefined,
-      Effect.catchTag(open, "PluginError", (error) => Effect.fail(new SqlDatabaseError({ message: error.message })))
+    // A page found broken by a query, long after the opening, is named with the file and the remedy too.
+    const named = (error: SqlDatabaseError) =>
+      error.message.startsWith("The memory file ")
+        ? error
+        : new SqlDatabaseError({
+            message: damaged.test(error.message)
+              ? damagedFile(error.message).message
+              : `The memory file ${where} failed: ${error.message}.`
+          })
+    const store = namingFailures(
+      yield* lazyMemoryStore(
+        openNow ? yield* open : undefined,
+        Effect.catchTag(open, "PluginError", (error) => Effect.fail(new SqlDatabaseError({ message: error.message })))
+      ),
+      named
     )
+    const command = memoryCommand(store, specs.command)
     return {
       opened: store.opened,
       tools: new Map(
@@ -92,7 +105,14 @@ export const makeMemoryParts = (
           (tool) => [tool.name, tool] as const
         )
       ),
-      command: memoryCommand(store, specs.command),
+      command: {
+        ...command,
+        execute: (args, context) =>
+          Effect.mapError(
+            command.execute(args, context),
+            (error) => new PluginError({ pluginId: api.id, message: (error as SqlDatabaseError).message })
+          )
+      },
       context: memoryContext(store, config.injectBudgetTokens)
     }
   })

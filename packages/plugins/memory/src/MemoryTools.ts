@@ -15,7 +15,10 @@ import type { MemoryCommandSpec, MemoryToolSpecs } from "./MemoryToolSpecs.js"
 export const DEFAULT_SEARCH_LIMIT = 10
 export const MAX_SEARCH_LIMIT = 50
 
-const toolError = (error: SqlDatabaseError) => new ToolError({ message: `The memory file failed: ${error.message}` })
+const toolError = (error: SqlDatabaseError) =>
+  new ToolError({
+    message: error.message.startsWith("The memory file ") ? error.message : `The memory file failed: ${error.message}`
+  })
 
 const MemoryId = Schema.Int.pipe(Schema.positive()).annotations({ description: "A memory's id, as in #12." })
 

@@ -139,4 +139,38 @@ describe("memory plugin schema", () => {
         assert.deepStrictEqual(readFileSync(file), bytes)
       })
   )
+
+  it.scoped(
+    "PL-6 a page found broken by a later query is named with the file and the remedy, to the model and to /memory",
+    () =>
+      Effect.gen(function* () {
+        const root = yield* tempDir("memory-schema")
+        const stateDir = join(root, "state")
+        const project = join(root, "project")
+        mkdirSync(project)
+        yield* Effect.scoped(
+          Effect.flatMap(startPluginSession(memoryPlugin, { stateDir }), (memory) =>
+            memory.callTool("memory_save", { content: "Releases are cut on Fridays." }, project)
+          )
+        )
+        const rootPage = yield* Effect.scoped(
+          Effect.flatMap(openFile(stateDir), (db) =>
+            Effect.flatMap(db.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'memories'"), (s) => s.get())
+          )
+        )
+        const file = join(stateDir, "memory.db")
+        const bytes = readFileSync(file)
+        // The table's page breaks; the schema and the header, read when the file opens, stay.
+        const page = (rootPage as { rootpage: number }).rootpage - 1
+        bytes.fill(0xa5, page * 4096, (page + 1) * 4096)
+        writeFileSync(file, bytes)
+        const memory = yield* startPluginSession(memoryPlugin, { stateDir })
+        const remedy = `The memory file ${file} is damaged (database disk image is malformed). Move it aside (or delete it) and a new one is started.`
+        const saved = yield* Effect.flip(memory.callTool("memory_save", { content: "Another fact." }, project))
+        assert.strictEqual(saved.message, remedy)
+        const searched = yield* Effect.flip(memory.runCommand("memory", "releases", project))
+        assert.strictEqual((searched as { message: string }).message, remedy)
+        assert.strictEqual((searched as { _tag: string })._tag, "PluginError")
+      })
+  )
 })
