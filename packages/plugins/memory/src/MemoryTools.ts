@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { hitLine, recordLine, recordText } from "./internal/format.js"
 import { projectIdOf } from "./internal/project.js"
-import type { MemoryStore } from "./MemoryStore.js"
+import { MAX_TOPIC_CHARS, type MemoryStore } from "./MemoryStore.js"
 import type { MemoryCommandSpec, MemoryToolSpecs } from "./MemoryToolSpecs.js"
 
 export const DEFAULT_SEARCH_LIMIT = 10
@@ -72,6 +72,14 @@ export const memoryTools = (
       input: inputs.memory_save,
       run: (input, context) =>
         Effect.gen(function* () {
+          // A key cut to fit would make two keys one, and the later save would replace the other memory.
+          const topicKey = input.topic_key?.trim() ?? ""
+          if (topicKey.length > MAX_TOPIC_CHARS) {
+            return textResult(
+              `Nothing was saved: the topic_key is ${topicKey.length} characters, over the ${MAX_TOPIC_CHARS} a key may have. Save again with a shorter topic_key.`,
+              { isError: true }
+            )
+          }
           const outcome = yield* store.save({
             project: yield* projectIdOf(context.cwd),
             content: input.content,
