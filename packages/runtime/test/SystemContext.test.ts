@@ -5,7 +5,7 @@ import type { ToolContext } from "@alisio/domain/Tool"
 import * as Fake from "@alisio/providers/FakeProvider"
 import { CommandCatalog } from "@alisio/runtime/CommandCatalog"
 import { Runner } from "@alisio/runtime/Runner"
-import { SystemContext } from "@alisio/runtime/SystemContext"
+import { formatDiagnostic, SystemContext } from "@alisio/runtime/SystemContext"
 import { Tools } from "@alisio/runtime/Tools"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -323,6 +323,30 @@ describe("SystemContext", () => {
             `No skill is named "${"x".repeat(100)}…". The skills are: binary, empty.`
           )
         }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+      })
+  )
+
+  it.scoped(
+    "CTX-2 a notice or a skill's diagnostic about a file named with an escape sequence or a line break is one line without it",
+    () =>
+      Effect.gen(function* () {
+        const folders = foldersIn(yield* tempDir)
+        const named = "\u001b]0;owned\u0007odd\nname"
+        write(path.join(folders.config, "skills", named, "SKILL.md"), "---\nname: odd\n---\nNo description.\n")
+        const workspace = path.join(folders.workspace, named)
+        write(path.join(folders.home, "secret"), "SECRET")
+        fs.mkdirSync(workspace, { recursive: true })
+        fs.symlinkSync(path.join(folders.home, "secret"), path.join(workspace, "AGENTS.md"))
+        const seen = yield* Effect.gen(function* () {
+          const context = yield* SystemContext
+          return { built: yield* build, diagnostics: context.skills.diagnostics.map(formatDiagnostic) }
+        }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders, { cwd: workspace }) })))
+        const shown = [...seen.built.notices, ...seen.diagnostics]
+        assert.strictEqual(shown.length, 2)
+        for (const line of shown) {
+          assert.include(line, "odd name")
+          for (const unsafe of ["\u001b", "\u0007", "\n"]) assert.notInclude(line, unsafe)
+        }
       })
   )
 })

@@ -11,8 +11,12 @@ export interface FileDiagnostic {
   readonly message: string
 }
 
+/** Text about files on one line a terminal shows as it is: a file's name may hold escape sequences or line breaks. */
+export const oneSafeLine = (text: string): string => terminalSafe(text).replace(/[\r\n\t]+/g, " ")
+
 /** One line naming the file. */
-export const formatDiagnostic = (diagnostic: FileDiagnostic): string => `${diagnostic.file}: ${diagnostic.message}`
+export const formatDiagnostic = (diagnostic: FileDiagnostic): string =>
+  oneSafeLine(`${diagnostic.file}: ${diagnostic.message}`)
 
 export interface FrontMatter {
   readonly fields: Readonly<Record<string, unknown>>
