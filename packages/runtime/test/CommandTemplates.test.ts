@@ -287,4 +287,30 @@ describe("prompt templates", () => {
         }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
       })
   )
+
+  it.scoped(
+    "CMD-1 /skill:<id> replaces $ARGUMENTS only: the shell in a skill's instructions ($1 of awk) reaches the model whole",
+    () =>
+      Effect.gen(function* () {
+        const folders = foldersIn(yield* tempDir)
+        write(
+          path.join(folders.config, "skills", "columns", "SKILL.md"),
+          "---\ndescription: Columns\n---\nRun `awk '{print $1, $2}' $ARGUMENTS`.\n"
+        )
+        write(
+          path.join(folders.config, "skills", "sum", "SKILL.md"),
+          "---\ndescription: Sum\n---\nRun `awk '{s += $1}'`.\n"
+        )
+        yield* Effect.gen(function* () {
+          const catalog = yield* CommandCatalog
+          const prompt = (name: string, args: string) =>
+            Effect.map(catalog.execute(name, args), (output) =>
+              output._tag === "Prompt" ? output.prompt.split("\n\n").slice(1).join("\n\n") : ""
+            )
+          assert.strictEqual(yield* prompt("skill:columns", "data.txt"), "Run `awk '{print $1, $2}' data.txt`.")
+          assert.strictEqual(yield* prompt("skill:sum", ""), "Run `awk '{s += $1}'`.")
+          assert.strictEqual(yield* prompt("skill:sum", "a.txt"), "Run `awk '{s += $1}'`.\n\nARGUMENTS: a.txt")
+        }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+      })
+  )
 })

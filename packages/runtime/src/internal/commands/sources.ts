@@ -118,7 +118,7 @@ export const skillPrompt = (skill: Skill, body: string, args: string): string =>
   [
     `Use the skill "${skill.id}" for this task. Its instructions follow (from ${skill.file}; the files they refer to are in ${skill.folder}).`,
     "",
-    expandTemplate(body, args)
+    expandTemplate(body, args, { positional: false })
   ].join("\n")
 
 export const fromSkill = (skill: Skill): CatalogCommand => ({

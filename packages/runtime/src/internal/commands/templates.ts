@@ -135,17 +135,19 @@ export const splitArguments = (args: string): ReadonlyArray<string> => {
 /**
  * The text of a template with its arguments: `$ARGUMENTS` is all of them, `$1`…`$9` one word
  * each (empty when missing). A text with neither gets the arguments after it, as
- * `ARGUMENTS: …` (what Claude Code does).
+ * `ARGUMENTS: …` (what Claude Code does). With `positional: false` (skills) only `$ARGUMENTS` is
+ * replaced: a skill's instructions are written for the model and often hold shell (`awk '{print $1}'`).
  */
-export const expandTemplate = (body: string, args: string): string => {
+export const expandTemplate = (body: string, args: string, options: { readonly positional?: boolean } = {}): string => {
   const text = body.trim()
   const words = splitArguments(args)
-  if (!/\$(ARGUMENTS|[1-9])/.test(text)) {
+  const placeholder = options.positional === false ? /\$ARGUMENTS/g : /\$(ARGUMENTS|[1-9])/g
+  if (!placeholder.test(text)) {
     if (args === "") return text
     return text === "" ? args : `${text}\n\nARGUMENTS: ${args}`
   }
-  return text.replace(/\$(ARGUMENTS|[1-9])/g, (_, which: string) =>
-    which === "ARGUMENTS" ? args : (words[Number(which) - 1] ?? "")
+  return text.replace(placeholder, (match) =>
+    match === "$ARGUMENTS" ? args : (words[Number(match.slice(1)) - 1] ?? "")
   )
 }
 
