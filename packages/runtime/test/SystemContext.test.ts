@@ -349,4 +349,26 @@ describe("SystemContext", () => {
         }
       })
   )
+
+  it.scoped(
+    "CMD-1 many skills with long descriptions share a budget in the system context: short ones whole, long ones cut",
+    () =>
+      Effect.gen(function* () {
+        const folders = foldersIn(yield* tempDir)
+        for (let index = 0; index < 100; index++) {
+          const id = `skill-${String(index).padStart(3, "0")}`
+          write(
+            path.join(folders.config, "skills", id, "SKILL.md"),
+            `---\ndescription: ${index === 0 ? "Short one." : `Long ${"words ".repeat(200)}`}\n---\nDo it.\n`
+          )
+        }
+        const built = yield* build.pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+        const skills = built.parts.find((part) => part.kind === "skills")!.text
+        assert.isAtMost(skills.length, 16 * 1024 + 100 * 20 + 300)
+        const lines = skills.split("\n").filter((line) => line.startsWith("- "))
+        assert.strictEqual(lines.length, 100)
+        assert.strictEqual(lines[0], "- skill-000: Short one.")
+        assert.match(lines[99]!, /^- skill-099: Long words .*…$/)
+      })
+  )
 })
