@@ -16,6 +16,9 @@ import { lazyMemoryStore, makeMemoryStore, namingFailures } from "./MemoryStore.
 import type { MemoryCommandSpec, MemoryToolSpecs } from "./MemoryToolSpecs.js"
 import { memoryCommand, memoryTools } from "./MemoryTools.js"
 
+/** A message ending with one full stop, whatever it ended with. */
+const sentence = (message: string) => message.replace(/[.\s]*$/, ".")
+
 /** What SQLite says of a file that is no database, or one whose pages are broken. */
 const damaged = /not a database|malformed|SQLITE_(NOTADB|CORRUPT)/i
 
@@ -62,7 +65,7 @@ export const makeMemoryParts = (
                 verdict === "ok"
                   ? new PluginError({
                       pluginId: api.id,
-                      message: `The memory file ${where} could not be opened: ${error.message}.`
+                      message: `The memory file ${where} could not be opened: ${sentence(error.message)}`
                     })
                   : damagedFile(verdict === error.message ? verdict : `${error.message}; ${verdict}`)
               )
@@ -88,7 +91,7 @@ export const makeMemoryParts = (
         : new SqlDatabaseError({
             message: damaged.test(error.message)
               ? damagedFile(error.message).message
-              : `The memory file ${where} failed: ${error.message}.`
+              : `The memory file ${where} failed: ${sentence(error.message)}`
           })
     const store = namingFailures(
       yield* lazyMemoryStore(

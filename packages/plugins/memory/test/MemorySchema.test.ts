@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { memoryPlugin } from "@alisio/plugin-memory"
 import { projectIdOf } from "@alisio/plugin-memory/internal/project"
@@ -172,5 +172,22 @@ describe("memory plugin schema", () => {
         assert.strictEqual((searched as { message: string }).message, remedy)
         assert.strictEqual((searched as { _tag: string })._tag, "PluginError")
       })
+  )
+
+  it.scoped("PL-6 a memory file that is a link leading nowhere is named once, as one sentence, when first used", () =>
+    Effect.gen(function* () {
+      const root = yield* tempDir("memory-schema")
+      const stateDir = join(root, "state")
+      const project = join(root, "project")
+      mkdirSync(project)
+      mkdirSync(stateDir, { recursive: true })
+      const file = join(stateDir, "memory.db")
+      symlinkSync(join(root, "gone.db"), file)
+      const memory = yield* startPluginSession(memoryPlugin, { stateDir })
+      const failed = yield* Effect.flip(memory.runCommand("memory", "releases", project))
+      const message = (failed as { message: string }).message
+      assert.match(message, new RegExp(`^The memory file ${file} failed: .*symbolic link.*[^.]\\.$`))
+      assert.isFalse(existsSync(join(root, "gone.db")))
+    })
   )
 })
