@@ -371,4 +371,38 @@ describe("SystemContext", () => {
         assert.match(lines[99]!, /^- skill-099: Long words .*…$/)
       })
   )
+
+  it.scoped(
+    "CTX-2 an AGENTS.md saved as UTF-16 with its byte order mark (Windows PowerShell's >) is read as text, as is such a template",
+    () =>
+      Effect.gen(function* () {
+        const folders = foldersIn(yield* tempDir)
+        const utf16le = (text: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")])
+        const utf16be = (text: string) => {
+          const bytes = Buffer.from(text, "utf16le").swap16()
+          return Buffer.concat([Buffer.from([0xfe, 0xff]), bytes])
+        }
+        fs.writeFileSync(path.join(folders.workspace, "AGENTS.md"), utf16le("Use tabs — ünïcode 😀.\r\n"))
+        fs.mkdirSync(path.join(folders.config, "prompts"))
+        fs.writeFileSync(
+          path.join(folders.config, "prompts", "review.md"),
+          utf16be("---\ndescription: Révise\n---\nReview $1.\n")
+        )
+        const seen = yield* Effect.gen(function* () {
+          const catalog = yield* CommandCatalog
+          return {
+            built: yield* build,
+            listing: yield* catalog.resolve("review"),
+            prompt: yield* catalog.execute("review", "a.ts")
+          }
+        }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+        assert.deepStrictEqual(seen.built.notices, [])
+        assert.deepStrictEqual(
+          seen.built.parts.filter((part) => part.kind === "instructions").map((part) => part.text),
+          ["Use tabs — ünïcode 😀."]
+        )
+        assert.strictEqual(seen.listing.description, "Révise")
+        assert.deepStrictEqual(seen.prompt, { _tag: "Prompt", prompt: "Review a.ts." })
+      })
+  )
 })
