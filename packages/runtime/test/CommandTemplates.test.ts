@@ -178,4 +178,139 @@ describe("prompt templates", () => {
         assert.deepStrictEqual(trusted.untrusted, [])
       })
   )
+
+  it.scoped(
+    "CMD-1 a template that is empty, binary or past 256 KiB fails with one line naming the file; nothing empty or cut is sent",
+    () =>
+      Effect.gen(function* () {
+        const folders = foldersIn(yield* tempDir)
+        const empty = prompts(folders.config, "empty.md")
+        const binary = prompts(folders.config, "binary.md")
+        const huge = prompts(folders.config, "huge.md")
+        write(empty, "---\ndescription: Nothing yet\n---\n")
+        write(binary, "Read \u0000\u0001 this")
+        write(huge, `Review:\n${"line of text\n".repeat(30_000)}`)
+        yield* Effect.gen(function* () {
+          const catalog = yield* CommandCatalog
+          const failure = (name: string, args = "") =>
+            Effect.flip(catalog.execute(name, args)).pipe(Effect.map((error) => [error.reason, error.message]))
+          assert.deepStrictEqual(yield* failure("empty"), [
+            "failed",
+            `${empty} has no text to send after its front matter; write the prompt in it, or give /empty arguments.`
+          ])
+          assert.deepStrictEqual(yield* catalog.execute("empty", "just this"), { _tag: "Prompt", prompt: "just this" })
+          assert.deepStrictEqual(yield* failure("binary"), [
+            "failed",
+            `${binary} was not sent: it holds NUL bytes, so it is not text.`
+          ])
+          assert.deepStrictEqual(yield* failure("huge", "x"), [
+            "failed",
+            `${huge} was not sent: it is 381 KiB, over the 256 KiB a template may hold (keep long text in a file the template names).`
+          ])
+          const diagnostics = (yield* catalog.diagnostics).map((d) => [path.basename(d.file), d.message])
+          assert.deepStrictEqual(diagnostics, [
+            ["binary.md", "it holds NUL bytes, so it is not text; running it fails"],
+            [
+              "huge.md",
+              "it is 381 KiB, over the 256 KiB a template may hold (keep long text in a file the template names); running it fails"
+            ]
+          ])
+        }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+      })
+  )
+
+  it.scoped("CMD-1 a multi-line or very long description or argument hint is listed on one line, cut", () =>
+    Effect.gen(function* () {
+      const folders = foldersIn(yield* tempDir)
+      write(
+        prompts(folders.config, "multi.md"),
+        `---\ndescription: |\n  line one\n  line two\nargument-hint: "<a>\\n<b>"\n---\nBody.\n`
+      )
+      write(prompts(folders.config, "long.md"), `---\ndescription: ${"word ".repeat(1000)}\n---\nBody.\n`)
+      yield* Effect.gen(function* () {
+        const catalog = yield* CommandCatalog
+        assert.deepInclude(yield* catalog.resolve("multi"), {
+          description: "line one line two",
+          argumentHint: "<a> <b>"
+        })
+        const long = (yield* catalog.resolve("long")).description
+        assert.strictEqual(long.length, 1024)
+        assert.isTrue(long.endsWith("…"))
+      }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+    })
+  )
+
+  it.scoped("CMD-1 a folder linking back to one it is in is not read again (no /loop:loop:… copies)", () =>
+    Effect.gen(function* () {
+      const folders = foldersIn(yield* tempDir)
+      write(prompts(folders.config, "review.md"), "Review it.")
+      write(prompts(folders.config, path.join("team", "deploy.md")), "Deploy it.")
+      fs.symlinkSync(path.join(folders.config, "prompts"), prompts(folders.config, "loop"))
+      fs.symlinkSync("..", prompts(folders.config, path.join("team", "up")))
+      yield* Effect.gen(function* () {
+        const catalog = yield* CommandCatalog
+        const templates = (yield* catalog.list()).filter((l) => l.source === "template").map((l) => l.name)
+        assert.deepStrictEqual(templates, ["review", "team:deploy"])
+      }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+    })
+  )
+
+  it.scoped(
+    "CMD-1 front matter whose YAML aliases blow up (billion laughs) or nest past the stack is a diagnostic, never a crash",
+    () =>
+      Effect.gen(function* () {
+        const folders = foldersIn(yield* tempDir)
+        const levels = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+        for (let level = 1; level < 10; level++) {
+          const name = String.fromCharCode(97 + level)
+          const previous = String.fromCharCode(96 + level)
+          levels.push(`${name}: &${name} [${Array(9).fill(`*${previous}`).join(", ")}]`)
+        }
+        const bomb = `---\n${levels.join("\n")}\ndescription: Laughs\n---\nLaugh.\n`
+        const template = prompts(folders.config, "laughs.md")
+        const skill = path.join(folders.config, "skills", "laughs", "SKILL.md")
+        const deep = prompts(folders.config, "deep.md")
+        write(template, bomb)
+        write(skill, bomb)
+        write(deep, `---\ndescription: ${"[".repeat(50_000)}${"]".repeat(50_000)}\n---\nDeep.\n`)
+        yield* Effect.gen(function* () {
+          const catalog = yield* CommandCatalog
+          assert.deepInclude(yield* catalog.resolve("laughs"), { description: "Laughs" })
+          assert.deepInclude(yield* catalog.resolve("skill:laughs"), { description: "Laughs" })
+          assert.deepStrictEqual(yield* catalog.execute("laughs", ""), { _tag: "Prompt", prompt: "Laugh." })
+          assert.deepStrictEqual(yield* catalog.execute("deep", ""), { _tag: "Prompt", prompt: "Deep." })
+          const diagnostics = yield* catalog.diagnostics
+          for (const file of [template, skill, deep]) {
+            const about = diagnostics.find((d) => d.file === file)?.message ?? ""
+            assert.match(about, /^its front matter is not valid YAML \(/, file)
+          }
+        }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+      })
+  )
+
+  it.scoped(
+    "CMD-1 /skill:<id> replaces $ARGUMENTS only: the shell in a skill's instructions ($1 of awk) reaches the model whole",
+    () =>
+      Effect.gen(function* () {
+        const folders = foldersIn(yield* tempDir)
+        write(
+          path.join(folders.config, "skills", "columns", "SKILL.md"),
+          "---\ndescription: Columns\n---\nRun `awk '{print $1, $2}' $ARGUMENTS`.\n"
+        )
+        write(
+          path.join(folders.config, "skills", "sum", "SKILL.md"),
+          "---\ndescription: Sum\n---\nRun `awk '{s += $1}'`.\n"
+        )
+        yield* Effect.gen(function* () {
+          const catalog = yield* CommandCatalog
+          const prompt = (name: string, args: string) =>
+            Effect.map(catalog.execute(name, args), (output) =>
+              output._tag === "Prompt" ? output.prompt.split("\n\n").slice(1).join("\n\n") : ""
+            )
+          assert.strictEqual(yield* prompt("skill:columns", "data.txt"), "Run `awk '{print $1, $2}' data.txt`.")
+          assert.strictEqual(yield* prompt("skill:sum", ""), "Run `awk '{s += $1}'`.")
+          assert.strictEqual(yield* prompt("skill:sum", "a.txt"), "Run `awk '{s += $1}'`.\n\nARGUMENTS: a.txt")
+        }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+      })
+  )
 })

@@ -277,6 +277,35 @@ describe("core commands", () => {
   )
 
   it.scoped(
+    "CMD-2 an escape sequence in a skill's front matter (YAML's \\e) or folder name reaches neither /skills nor any listing",
+    () =>
+      Effect.gen(function* () {
+        const folders = foldersIn(yield* tempDir)
+        write(
+          path.join(folders.config, "skills", "sneaky", "SKILL.md"),
+          '---\ndescription: "\\e[2J\\e]52;c;ZXZpbA==\\aClears \\e[31mthe screen"\n---\nDo it.\n'
+        )
+        // A folder's name is shown as its path: a cloned repository can name one with an escape.
+        write(
+          path.join(folders.config, "skills", "\u001b]0;owned\u0007named", "SKILL.md"),
+          "---\nname: named\ndescription: Named\n---\nDo it.\n"
+        )
+        write(
+          path.join(folders.config, "prompts", "tidy.md"),
+          '---\ndescription: "Tidy \\e]0;title\\a"\nargument-hint: "\\e[1m<file>"\n---\nTidy.\n'
+        )
+        yield* Effect.gen(function* () {
+          const catalog = yield* CommandCatalog
+          const skills = textOf(yield* catalog.execute("skills", ""))
+          assert.include(skills, "Clears the screen")
+          for (const control of ["\u001b", "\u0007"]) assert.notInclude(skills, control)
+          assert.deepInclude(yield* catalog.resolve("skill:sneaky"), { description: "Clears the screen" })
+          assert.deepInclude(yield* catalog.resolve("tidy"), { description: "Tidy", argumentHint: "<file>" })
+        }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+      })
+  )
+
+  it.scoped(
     "CMD-2 /compact calls the Compaction service when there is one, with the focus, and says so when there is none",
     () =>
       Effect.gen(function* () {

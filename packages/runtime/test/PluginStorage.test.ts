@@ -132,6 +132,28 @@ describe("PluginStorage", () => {
     })
   )
 
+  it.scoped(
+    "PL-4 a folder or a link out where the file goes is named with the remedy for the person, not the plugin",
+    () =>
+      Effect.gen(function* () {
+        const root = yield* tempDir
+        const folder = join(root, "state")
+        mkdirSync(join(folder, "memory.db"), { recursive: true })
+        writeFileSync(join(root, "elsewhere.db"), "")
+        symlinkSync(join(root, "elsewhere.db"), join(folder, "linked.db"))
+        for (const [path, why] of [
+          ["memory.db", `${join(folder, "memory.db")} is not a file`],
+          ["linked.db", `${join(folder, "linked.db")} is a symbolic link leading outside the folder`]
+        ] as const) {
+          const error = yield* Effect.flip(Effect.scoped(open(folder, path)))
+          assert.strictEqual(
+            (error as { message: string }).message,
+            `storage.sqlite(${JSON.stringify(path)}): ${why}. Move it aside (or remove it), and the file is made there.`
+          )
+        }
+      })
+  )
+
   it.scoped("PL-4 a symbolic link that stays inside the folder is followed", () =>
     Effect.gen(function* () {
       const folder = yield* tempDir

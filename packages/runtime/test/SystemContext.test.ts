@@ -1,9 +1,11 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { definePlugin, PluginApi } from "@alisio/domain/Plugin"
+import type { ToolContext } from "@alisio/domain/Tool"
 import * as Fake from "@alisio/providers/FakeProvider"
+import { CommandCatalog } from "@alisio/runtime/CommandCatalog"
 import { Runner } from "@alisio/runtime/Runner"
-import { SystemContext } from "@alisio/runtime/SystemContext"
+import { formatDiagnostic, SystemContext } from "@alisio/runtime/SystemContext"
 import { Tools } from "@alisio/runtime/Tools"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -292,5 +294,115 @@ describe("SystemContext", () => {
       assert.strictEqual(built.parts[3]!.text, "Sunny. Prompt: hi")
       assert.isTrue(built.text.endsWith("Context from the plugin weather:\nSunny. Prompt: hi"))
     })
+  )
+
+  it.scoped(
+    "CMD-1 a skill whose SKILL.md holds NUL bytes or no instructions fails naming the file, through /skill:<id> and the skill tool",
+    () =>
+      Effect.gen(function* () {
+        const folders = foldersIn(yield* tempDir)
+        const binary = path.join(folders.config, "skills", "binary", "SKILL.md")
+        const empty = path.join(folders.config, "skills", "empty", "SKILL.md")
+        write(binary, "---\ndescription: Binary\n---\nRun \u0000\u0001 it.\n")
+        write(empty, "---\ndescription: Empty\n---\n")
+        yield* Effect.gen(function* () {
+          const catalog = yield* CommandCatalog
+          const failure = (name: string) => Effect.map(Effect.flip(catalog.execute(name, "")), (e) => e.message)
+          assert.strictEqual(yield* failure("skill:binary"), `${binary} holds NUL bytes, so it is not text.`)
+          assert.strictEqual(yield* failure("skill:empty"), `${empty} has no instructions after its front matter.`)
+          const tool = (yield* (yield* Tools).entries).find((entry) => entry.tool.name === "skill")!.tool
+          const context = { cwd: folders.workspace } as unknown as ToolContext
+          const toolFailure = (name: string) =>
+            Effect.map(Effect.flip(tool.execute({ name }, context)), (e) => (e as { message: string }).message)
+          assert.strictEqual(
+            yield* toolFailure("binary"),
+            `The skill "binary" cannot be used: ${binary} holds NUL bytes, so it is not text.`
+          )
+          assert.strictEqual(
+            yield* toolFailure("x".repeat(100_000)),
+            `No skill is named "${"x".repeat(100)}…". The skills are: binary, empty.`
+          )
+        }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+      })
+  )
+
+  it.scoped(
+    "CTX-2 a notice or a skill's diagnostic about a file named with an escape sequence or a line break is one line without it",
+    () =>
+      Effect.gen(function* () {
+        const folders = foldersIn(yield* tempDir)
+        const named = "\u001b]0;owned\u0007odd\nname"
+        write(path.join(folders.config, "skills", named, "SKILL.md"), "---\nname: odd\n---\nNo description.\n")
+        const workspace = path.join(folders.workspace, named)
+        write(path.join(folders.home, "secret"), "SECRET")
+        fs.mkdirSync(workspace, { recursive: true })
+        fs.symlinkSync(path.join(folders.home, "secret"), path.join(workspace, "AGENTS.md"))
+        const seen = yield* Effect.gen(function* () {
+          const context = yield* SystemContext
+          return { built: yield* build, diagnostics: context.skills.diagnostics.map(formatDiagnostic) }
+        }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders, { cwd: workspace }) })))
+        const shown = [...seen.built.notices, ...seen.diagnostics]
+        assert.strictEqual(shown.length, 2)
+        for (const line of shown) {
+          assert.include(line, "odd name")
+          for (const unsafe of ["\u001b", "\u0007", "\n"]) assert.notInclude(line, unsafe)
+        }
+      })
+  )
+
+  it.scoped(
+    "CMD-1 many skills with long descriptions share a budget in the system context: short ones whole, long ones cut",
+    () =>
+      Effect.gen(function* () {
+        const folders = foldersIn(yield* tempDir)
+        for (let index = 0; index < 100; index++) {
+          const id = `skill-${String(index).padStart(3, "0")}`
+          write(
+            path.join(folders.config, "skills", id, "SKILL.md"),
+            `---\ndescription: ${index === 0 ? "Short one." : `Long ${"words ".repeat(200)}`}\n---\nDo it.\n`
+          )
+        }
+        const built = yield* build.pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+        const skills = built.parts.find((part) => part.kind === "skills")!.text
+        assert.isAtMost(skills.length, 16 * 1024 + 100 * 20 + 300)
+        const lines = skills.split("\n").filter((line) => line.startsWith("- "))
+        assert.strictEqual(lines.length, 100)
+        assert.strictEqual(lines[0], "- skill-000: Short one.")
+        assert.match(lines[99]!, /^- skill-099: Long words .*…$/)
+      })
+  )
+
+  it.scoped(
+    "CTX-2 an AGENTS.md saved as UTF-16 with its byte order mark (Windows PowerShell's >) is read as text, as is such a template",
+    () =>
+      Effect.gen(function* () {
+        const folders = foldersIn(yield* tempDir)
+        const utf16le = (text: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")])
+        const utf16be = (text: string) => {
+          const bytes = Buffer.from(text, "utf16le").swap16()
+          return Buffer.concat([Buffer.from([0xfe, 0xff]), bytes])
+        }
+        fs.writeFileSync(path.join(folders.workspace, "AGENTS.md"), utf16le("Use tabs — ünïcode 😀.\r\n"))
+        fs.mkdirSync(path.join(folders.config, "prompts"))
+        fs.writeFileSync(
+          path.join(folders.config, "prompts", "review.md"),
+          utf16be("---\ndescription: Révise\n---\nReview $1.\n")
+        )
+        const seen = yield* Effect.gen(function* () {
+          const catalog = yield* CommandCatalog
+          return {
+            built: yield* build,
+            listing: yield* catalog.resolve("review"),
+            prompt: yield* catalog.execute("review", "a.ts")
+          }
+        }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+        assert.deepStrictEqual(seen.built.notices, [])
+        assert.deepStrictEqual(
+          seen.built.parts.filter((part) => part.kind === "instructions").map((part) => part.text),
+          ["Use tabs — ünïcode 😀."]
+        )
+        assert.strictEqual(seen.listing.description, "Révise")
+        assert.deepStrictEqual(seen.prompt, { _tag: "Prompt", prompt: "Review a.ts." })
+      })
   )
 })

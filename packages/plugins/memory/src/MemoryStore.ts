@@ -264,3 +264,16 @@ export const lazyMemoryStore = (
       recent: (project, limit) => Effect.flatMap(ready, (s) => s.recent(project, limit))
     }
   })
+
+/** `store` with every failure told as `name` tells it (the file and the remedy). */
+export const namingFailures = <S extends MemoryStore>(
+  store: S,
+  name: (error: SqlDatabaseError) => SqlDatabaseError
+): S => ({
+  ...store,
+  save: (input) => Effect.mapError(store.save(input), name),
+  search: (input) => Effect.mapError(store.search(input), name),
+  get: (project, id) => Effect.mapError(store.get(project, id), name),
+  forget: (project, id, hard) => Effect.mapError(store.forget(project, id, hard), name),
+  recent: (project, limit) => Effect.mapError(store.recent(project, limit), name)
+})

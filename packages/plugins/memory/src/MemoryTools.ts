@@ -9,13 +9,16 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { hitLine, recordLine, recordText } from "./internal/format.js"
 import { projectIdOf } from "./internal/project.js"
-import type { MemoryStore } from "./MemoryStore.js"
+import { MAX_TOPIC_CHARS, type MemoryStore } from "./MemoryStore.js"
 import type { MemoryCommandSpec, MemoryToolSpecs } from "./MemoryToolSpecs.js"
 
 export const DEFAULT_SEARCH_LIMIT = 10
 export const MAX_SEARCH_LIMIT = 50
 
-const toolError = (error: SqlDatabaseError) => new ToolError({ message: `The memory file failed: ${error.message}` })
+const toolError = (error: SqlDatabaseError) =>
+  new ToolError({
+    message: error.message.startsWith("The memory file ") ? error.message : `The memory file failed: ${error.message}`
+  })
 
 const MemoryId = Schema.Int.pipe(Schema.positive()).annotations({ description: "A memory's id, as in #12." })
 
@@ -69,6 +72,14 @@ export const memoryTools = (
       input: inputs.memory_save,
       run: (input, context) =>
         Effect.gen(function* () {
+          // A key cut to fit would make two keys one, and the later save would replace the other memory.
+          const topicKey = input.topic_key?.trim() ?? ""
+          if (topicKey.length > MAX_TOPIC_CHARS) {
+            return textResult(
+              `Nothing was saved: the topic_key is ${topicKey.length} characters, over the ${MAX_TOPIC_CHARS} a key may have. Save again with a shorter topic_key.`,
+              { isError: true }
+            )
+          }
           const outcome = yield* store.save({
             project: yield* projectIdOf(context.cwd),
             content: input.content,

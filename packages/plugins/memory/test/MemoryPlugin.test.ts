@@ -211,6 +211,28 @@ describe("memory plugin", () => {
     })
   )
 
+  it.scoped(
+    "PL-5 a topic_key too long to keep whole is refused, so two long keys never replace each other's memory",
+    () =>
+      Effect.gen(function* () {
+        const { stateDir, projectA } = yield* setting
+        const memory = yield* session(stateDir)
+        const stem = "k".repeat(200)
+        const first = yield* save(memory, projectA, { topic_key: "short", content: "Kept." })
+        const refused = yield* memory.callTool("memory_save", { topic_key: `${stem}-a`, content: "First." }, projectA)
+        assert.deepStrictEqual(refused, {
+          text: "Nothing was saved: the topic_key is 202 characters, over the 200 a key may have. Save again with a shorter topic_key.",
+          isError: true
+        })
+        const second = yield* save(memory, projectA, { topic_key: stem, content: "Exactly 200." })
+        assert.notStrictEqual(second.id, first.id)
+        assert.isTrue(
+          (yield* memory.callTool("memory_save", { topic_key: `${stem}-b`, content: "Second." }, projectA)).isError
+        )
+        assert.include(yield* call(memory, "memory_get", { id: second.id }, projectA), "Exactly 200.")
+      })
+  )
+
   it.scoped("PL-5 forget hides a memory (kept in the file); hard deletes it and its index entries", () =>
     Effect.gen(function* () {
       const { stateDir, projectA } = yield* setting

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { memoryPlugin } from "@alisio/plugin-memory"
 import { projectIdOf } from "@alisio/plugin-memory/internal/project"
@@ -110,5 +110,84 @@ describe("memory plugin schema", () => {
         assert.notInclude(message, "\n")
         assert.deepStrictEqual(readFileSync(file), garbage)
       })
+  )
+
+  it.scoped(
+    "PL-6 a memory file with broken pages past its header fails the setup naming the file and the remedy, not the symptom alone",
+    () =>
+      Effect.gen(function* () {
+        const root = yield* tempDir("memory-schema")
+        const stateDir = join(root, "state")
+        const project = join(root, "project")
+        mkdirSync(project)
+        yield* Effect.scoped(
+          Effect.flatMap(startPluginSession(memoryPlugin, { stateDir }), (memory) =>
+            memory.callTool("memory_save", { content: "Releases are cut on Fridays." }, project)
+          )
+        )
+        const file = join(stateDir, "memory.db")
+        const bytes = readFileSync(file)
+        // The header page stays; every page after it is overwritten.
+        bytes.fill(0xa5, 4096)
+        writeFileSync(file, bytes)
+        const error = yield* Effect.flip(startPluginSession(memoryPlugin, { stateDir }))
+        assert.strictEqual((error as { _tag: string })._tag, "PluginError")
+        const message = (error as { message: string }).message
+        assert.include(message, `The memory file ${file} is damaged (`)
+        assert.include(message, "Move it aside (or delete it) and a new one is started.")
+        assert.notInclude(message, "\n")
+        assert.deepStrictEqual(readFileSync(file), bytes)
+      })
+  )
+
+  it.scoped(
+    "PL-6 a page found broken by a later query is named with the file and the remedy, to the model and to /memory",
+    () =>
+      Effect.gen(function* () {
+        const root = yield* tempDir("memory-schema")
+        const stateDir = join(root, "state")
+        const project = join(root, "project")
+        mkdirSync(project)
+        yield* Effect.scoped(
+          Effect.flatMap(startPluginSession(memoryPlugin, { stateDir }), (memory) =>
+            memory.callTool("memory_save", { content: "Releases are cut on Fridays." }, project)
+          )
+        )
+        const rootPage = yield* Effect.scoped(
+          Effect.flatMap(openFile(stateDir), (db) =>
+            Effect.flatMap(db.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'memories'"), (s) => s.get())
+          )
+        )
+        const file = join(stateDir, "memory.db")
+        const bytes = readFileSync(file)
+        // The table's page breaks; the schema and the header, read when the file opens, stay.
+        const page = (rootPage as { rootpage: number }).rootpage - 1
+        bytes.fill(0xa5, page * 4096, (page + 1) * 4096)
+        writeFileSync(file, bytes)
+        const memory = yield* startPluginSession(memoryPlugin, { stateDir })
+        const remedy = `The memory file ${file} is damaged (database disk image is malformed). Move it aside (or delete it) and a new one is started.`
+        const saved = yield* Effect.flip(memory.callTool("memory_save", { content: "Another fact." }, project))
+        assert.strictEqual(saved.message, remedy)
+        const searched = yield* Effect.flip(memory.runCommand("memory", "releases", project))
+        assert.strictEqual((searched as { message: string }).message, remedy)
+        assert.strictEqual((searched as { _tag: string })._tag, "PluginError")
+      })
+  )
+
+  it.scoped("PL-6 a memory file that is a link leading nowhere is named once, as one sentence, when first used", () =>
+    Effect.gen(function* () {
+      const root = yield* tempDir("memory-schema")
+      const stateDir = join(root, "state")
+      const project = join(root, "project")
+      mkdirSync(project)
+      mkdirSync(stateDir, { recursive: true })
+      const file = join(stateDir, "memory.db")
+      symlinkSync(join(root, "gone.db"), file)
+      const memory = yield* startPluginSession(memoryPlugin, { stateDir })
+      const failed = yield* Effect.flip(memory.runCommand("memory", "releases", project))
+      const message = (failed as { message: string }).message
+      assert.match(message, new RegExp(`^The memory file ${file} failed: .*symbolic link.*[^.]\\.$`))
+      assert.isFalse(existsSync(join(root, "gone.db")))
+    })
   )
 })

@@ -32,6 +32,8 @@ export const prepareDatabasePath = (
     why: string,
     remedy = `Give a relative path inside the plugin's state folder, such as "memory.db".`
   ) => new PluginError({ pluginId, message: `storage.sqlite(${JSON.stringify(relative)}): ${why}. ${remedy}` })
+  // Something on disk is in the way (a folder where the file goes, a link out): the path was fine.
+  const inTheWay = (why: string) => refuse(why, "Move it aside (or remove it), and the file is made there.")
   return Effect.gen(function* () {
     if (typeof relative !== "string" || relative.trim() === "") return yield* refuse("the path is empty")
     if (relative.includes("\u0000")) return yield* refuse("the path holds a NUL byte")
@@ -64,7 +66,7 @@ export const prepareDatabasePath = (
         (target) =>
           isInside(root, target)
             ? Effect.succeed(target)
-            : Effect.fail(refuse(`${link} is a symbolic link leading outside the folder`))
+            : Effect.fail(inTheWay(`${link} is a symbolic link leading outside the folder`))
       )
 
     let current = root
@@ -79,17 +81,17 @@ export const prepareDatabasePath = (
       } else if (stat.isDirectory()) {
         current = next
       } else {
-        return yield* refuse(`${next} is not a folder`)
+        return yield* inTheWay(`${next} is not a folder`)
       }
     }
 
     let file = path.join(current, name)
     const stat = yield* lstatOrMissing(file)
     if (stat?.isSymbolicLink() === true) file = yield* followInside(file)
-    else if (stat !== undefined && !stat.isFile()) return yield* refuse(`${file} is not a file`)
+    else if (stat !== undefined && !stat.isFile()) return yield* inTheWay(`${file} is not a file`)
     for (const companion of [`${file}-wal`, `${file}-shm`, `${file}-journal`]) {
       const companionStat = yield* lstatOrMissing(companion)
-      if (companionStat?.isSymbolicLink() === true) return yield* refuse(`${companion} is a symbolic link`)
+      if (companionStat?.isSymbolicLink() === true) return yield* inTheWay(`${companion} is a symbolic link`)
     }
 
     // SQLite gives the -wal and -shm files the mode of the database file, so 0600 here covers them.

@@ -37,13 +37,13 @@ export const make = (skills: ReadonlyArray<Skill>): Tool =>
         const skill = findSkill(skills, name)
         if (skill === undefined) {
           return yield* new ToolError({
-            message: `No skill is named "${name}". The skills are: ${skills.map((s) => s.id).join(", ")}.`
+            message: `No skill is named ${JSON.stringify(name.length > 100 ? `${name.slice(0, 100)}…` : name)}. The skills are: ${skills.map((s) => s.id).join(", ")}.`
           })
         }
-        const body = yield* loadSkillBody(skill)
-        if (body === undefined) {
-          return yield* new ToolError({ message: `The skill "${skill.id}" could not be read from ${skill.file}.` })
+        const read = yield* loadSkillBody(skill)
+        if ("problem" in read) {
+          return yield* new ToolError({ message: `The skill "${skill.id}" cannot be used: ${read.problem}` })
         }
-        return textResult(skillText(skill, body))
+        return textResult(skillText(skill, read.body))
       })
   })

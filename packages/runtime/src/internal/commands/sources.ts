@@ -7,6 +7,7 @@ import { SessionId } from "@alisio/domain/Ids"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type { PluginHost } from "../../PluginHost.js"
+import { terminalSafe } from "../../TerminalText.js"
 import { loadSkillBody, type Skill } from "../context/skills.js"
 import type { CatalogCommand, CoreCommand, CoreServices, SurfaceCommand } from "./entry.js"
 import { expandTemplate, type Template, templatePrompt } from "./templates.js"
@@ -19,9 +20,6 @@ export interface CoreEnvironment {
   readonly limits?: Limits | undefined
 }
 
-const failedToRead = (name: string, file: string) =>
-  new CommandError({ reason: "failed", command: name, message: `${file} could not be read.` })
-
 /** A builtin command without an argument hint takes none: what was typed after it is refused, not dropped unseen. */
 const noArguments = (name: string, args: string) =>
   new CommandError({
@@ -29,6 +27,14 @@ const noArguments = (name: string, args: string) =>
     command: name,
     message: `/${name} takes no arguments (${JSON.stringify(args.length > 40 ? `${args.slice(0, 40)}…` : args)} was given); type /${name} alone.`
   })
+
+/**
+ * A core command's text as a terminal may show it: what it lists comes from files and plugins
+ * (a skill's description decoded from YAML's `\e`, a plugin's tool description), so escape
+ * sequences and control characters are removed, as from a plugin command's output.
+ */
+const shownSafely = (output: CommandOutput): CommandOutput =>
+  output._tag === "Prompt" ? output : { ...output, text: terminalSafe(output.text) }
 
 export const fromCore = (command: CoreCommand, environment: CoreEnvironment): CatalogCommand => ({
   name: command.name,
@@ -41,17 +47,20 @@ export const fromCore = (command: CoreCommand, environment: CoreEnvironment): Ca
   run: (args, invocation) =>
     command.argumentHint === undefined && args !== ""
       ? Effect.fail(noArguments(command.name, args))
-      : Effect.provide(
-          command.run({
-            name: command.name,
-            args,
-            sessionId: invocation.sessionId === undefined ? undefined : SessionId.make(invocation.sessionId),
-            cwd: invocation.cwd ?? environment.cwd,
-            defaultModel: environment.defaultModel,
-            limits: environment.limits,
-            surface: invocation.surface
-          }),
-          environment.services
+      : Effect.map(
+          Effect.provide(
+            command.run({
+              name: command.name,
+              args,
+              sessionId: invocation.sessionId === undefined ? undefined : SessionId.make(invocation.sessionId),
+              cwd: invocation.cwd ?? environment.cwd,
+              defaultModel: environment.defaultModel,
+              limits: environment.limits,
+              surface: invocation.surface
+            }),
+            environment.services
+          ),
+          shownSafely
         )
 })
 
@@ -97,10 +106,10 @@ export const fromTemplate = (template: Template): CatalogCommand => ({
   argumentHint: template.argumentHint,
   from: template.file,
   run: (args) =>
-    Effect.flatMap(templatePrompt(template, args), (prompt) =>
-      prompt === undefined
-        ? Effect.fail(failedToRead(template.name, template.file))
-        : Effect.succeed<CommandOutput>({ _tag: "Prompt", prompt })
+    Effect.flatMap(templatePrompt(template, args), (read) =>
+      "problem" in read
+        ? Effect.fail(new CommandError({ reason: "failed", command: template.name, message: read.problem }))
+        : Effect.succeed<CommandOutput>({ _tag: "Prompt", prompt: read.prompt })
     )
 })
 
@@ -109,7 +118,7 @@ export const skillPrompt = (skill: Skill, body: string, args: string): string =>
   [
     `Use the skill "${skill.id}" for this task. Its instructions follow (from ${skill.file}; the files they refer to are in ${skill.folder}).`,
     "",
-    expandTemplate(body, args)
+    expandTemplate(body, args, { positional: false })
   ].join("\n")
 
 export const fromSkill = (skill: Skill): CatalogCommand => ({
@@ -120,9 +129,9 @@ export const fromSkill = (skill: Skill): CatalogCommand => ({
   execution: "prompt",
   from: skill.file,
   run: (args) =>
-    Effect.flatMap(loadSkillBody(skill), (body) =>
-      body === undefined
-        ? Effect.fail(failedToRead(`skill:${skill.id}`, skill.file))
-        : Effect.succeed<CommandOutput>({ _tag: "Prompt", prompt: skillPrompt(skill, body, args) })
+    Effect.flatMap(loadSkillBody(skill), (read) =>
+      "problem" in read
+        ? Effect.fail(new CommandError({ reason: "failed", command: `skill:${skill.id}`, message: read.problem }))
+        : Effect.succeed<CommandOutput>({ _tag: "Prompt", prompt: skillPrompt(skill, read.body, args) })
     )
 })

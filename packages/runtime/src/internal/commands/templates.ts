@@ -6,7 +6,7 @@
 import * as path from "node:path"
 import { commandNamePattern } from "@alisio/domain/Command"
 import * as Effect from "effect/Effect"
-import { entries, readPrefix } from "../context/files.js"
+import { entries, readPrefix, realFile } from "../context/files.js"
 import { type FileDiagnostic, firstLine, parseFrontMatter, textField } from "../context/frontMatter.js"
 
 export interface TemplateRoot {
@@ -26,28 +26,51 @@ export interface Template {
 const MAX_DEPTH = 3
 /** A template's text is read up to this size. */
 const TEMPLATE_BYTES = 256 * 1024
+/** Longer descriptions and argument hints are cut: they are one line of a listing or a menu. */
+const DESCRIPTION_CHARS = 1024
+const HINT_CHARS = 100
 
-/** The `.md` files of a root, as [name parts, file], sorted. */
+/** A front matter field as one line of at most `max` characters. */
+const oneLine = (text: string | undefined, max: number): string | undefined => {
+  if (text === undefined) return undefined
+  const line = text.replace(/\s+/g, " ").trim()
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+}
+
+/** Why a read file cannot be sent as a prompt (NUL bytes, or past the size read), if it cannot. */
+const unusable = (read: { readonly size: number; readonly whole: boolean; readonly binary: boolean }) =>
+  read.binary
+    ? "it holds NUL bytes, so it is not text"
+    : read.whole
+      ? undefined
+      : `it is ${(read.size / 1024).toFixed(0)} KiB, over the ${TEMPLATE_BYTES / 1024} KiB a template may hold (keep long text in a file the template names)`
+
+/**
+ * The `.md` files of a root, as [name parts, file], sorted. A folder that links back to one it is
+ * inside (`loop -> ..`) is not read again: it would only repeat the same files under longer names.
+ */
 const markdownFiles = (
   folder: string,
   depth: number,
-  prefix: ReadonlyArray<string>
+  prefix: ReadonlyArray<string>,
+  inside: ReadonlySet<string> = new Set()
 ): Effect.Effect<ReadonlyArray<readonly [ReadonlyArray<string>, string]>> =>
-  Effect.flatMap(entries(folder), (listed) =>
-    Effect.map(
-      Effect.forEach(listed, (entry) => {
-        if (entry.name.startsWith(".")) return Effect.succeed([])
-        const full = path.join(folder, entry.name)
-        if (entry.folder) {
-          return depth <= MAX_DEPTH ? markdownFiles(full, depth + 1, [...prefix, entry.name]) : Effect.succeed([])
-        }
-        return Effect.succeed(
-          entry.name.toLowerCase().endsWith(".md") ? [[[...prefix, entry.name.slice(0, -3)], full] as const] : []
-        )
-      }),
-      (found) => found.flat()
-    )
-  )
+  Effect.gen(function* () {
+    const real = (yield* realFile(folder)) ?? folder
+    if (inside.has(real)) return []
+    const within = new Set([...inside, real])
+    const found = yield* Effect.forEach(yield* entries(folder), (entry) => {
+      if (entry.name.startsWith(".")) return Effect.succeed([])
+      const full = path.join(folder, entry.name)
+      if (entry.folder) {
+        return depth <= MAX_DEPTH ? markdownFiles(full, depth + 1, [...prefix, entry.name], within) : Effect.succeed([])
+      }
+      return Effect.succeed(
+        entry.name.toLowerCase().endsWith(".md") ? [[[...prefix, entry.name.slice(0, -3)], full] as const] : []
+      )
+    })
+    return found.flat()
+  })
 
 const readTemplate = (root: TemplateRoot, parts: ReadonlyArray<string>, file: string) =>
   Effect.map(readPrefix(file, TEMPLATE_BYTES), (read) => {
@@ -59,6 +82,8 @@ const readTemplate = (root: TemplateRoot, parts: ReadonlyArray<string>, file: st
       report(`"${name}" is not a command name (lower-case letters, digits, "-", "_"); the template is skipped`)
       return { template: undefined, diagnostics }
     }
+    const problem = unusable(read)
+    if (problem !== undefined) report(`${problem}; running it fails`)
     const matter = parseFrontMatter(read.text)
     for (const problem of matter.problems) report(`${problem} (the template is still used)`)
     const description = textField(matter, "description", (m) =>
@@ -69,8 +94,8 @@ const readTemplate = (root: TemplateRoot, parts: ReadonlyArray<string>, file: st
     )
     const template: Template = {
       name,
-      description: description ?? firstLine(matter.body),
-      argumentHint,
+      description: oneLine(description, DESCRIPTION_CHARS) ?? firstLine(matter.body),
+      argumentHint: oneLine(argumentHint, HINT_CHARS),
       file,
       scope: root.scope
     }
@@ -110,19 +135,38 @@ export const splitArguments = (args: string): ReadonlyArray<string> => {
 /**
  * The text of a template with its arguments: `$ARGUMENTS` is all of them, `$1`…`$9` one word
  * each (empty when missing). A text with neither gets the arguments after it, as
- * `ARGUMENTS: …` (what Claude Code does).
+ * `ARGUMENTS: …` (what Claude Code does). With `positional: false` (skills) only `$ARGUMENTS` is
+ * replaced: a skill's instructions are written for the model and often hold shell (`awk '{print $1}'`).
  */
-export const expandTemplate = (body: string, args: string): string => {
+export const expandTemplate = (body: string, args: string, options: { readonly positional?: boolean } = {}): string => {
   const text = body.trim()
   const words = splitArguments(args)
-  if (!/\$(ARGUMENTS|[1-9])/.test(text)) return args === "" ? text : `${text}\n\nARGUMENTS: ${args}`
-  return text.replace(/\$(ARGUMENTS|[1-9])/g, (_, which: string) =>
-    which === "ARGUMENTS" ? args : (words[Number(which) - 1] ?? "")
+  const placeholder = options.positional === false ? /\$ARGUMENTS/g : /\$(ARGUMENTS|[1-9])/g
+  if (!placeholder.test(text)) {
+    if (args === "") return text
+    return text === "" ? args : `${text}\n\nARGUMENTS: ${args}`
+  }
+  return text.replace(placeholder, (match) =>
+    match === "$ARGUMENTS" ? args : (words[Number(match.slice(1)) - 1] ?? "")
   )
 }
 
-/** A template's expanded text, read now (it may have changed since it was listed). */
-export const templatePrompt = (template: Template, args: string): Effect.Effect<string | undefined> =>
-  Effect.map(readPrefix(template.file, TEMPLATE_BYTES), (read) =>
-    read === undefined ? undefined : expandTemplate(parseFrontMatter(read.text).body, args)
-  )
+/**
+ * A template's expanded text, read now (it may have changed since it was listed), or why it cannot
+ * be sent: unreadable, not text, too long, or nothing to send.
+ */
+export const templatePrompt = (
+  template: Template,
+  args: string
+): Effect.Effect<{ readonly prompt: string } | { readonly problem: string }> =>
+  Effect.map(readPrefix(template.file, TEMPLATE_BYTES), (read) => {
+    if (read === undefined) return { problem: `${template.file} could not be read.` }
+    const problem = unusable(read)
+    if (problem !== undefined) return { problem: `${template.file} was not sent: ${problem}.` }
+    const prompt = expandTemplate(parseFrontMatter(read.text).body, args)
+    return prompt.trim() === ""
+      ? {
+          problem: `${template.file} has no text to send after its front matter; write the prompt in it, or give /${template.name} arguments.`
+        }
+      : { prompt }
+  })

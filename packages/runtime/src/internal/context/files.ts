@@ -6,7 +6,20 @@ import * as Effect from "effect/Effect"
 import { terminalSafe } from "../../TerminalText.js"
 
 /**
- * Up to `bytes` bytes of a file as UTF-8, and its whole size; `undefined` when it cannot be read.
+ * The text of bytes that start with a UTF-16 byte order mark (what Windows PowerShell 5's `>` and
+ * Notepad's "Unicode" write), without it; `undefined` for any other bytes.
+ */
+const utf16Of = (bytes: Buffer): string | undefined => {
+  const little = bytes[0] === 0xff && bytes[1] === 0xfe
+  const big = bytes[0] === 0xfe && bytes[1] === 0xff
+  if (!little && !big) return undefined
+  const body = Buffer.from(bytes.subarray(2, 2 + ((bytes.length - 2) & ~1)))
+  if (big) body.swap16()
+  return body.toString("utf16le").replace(/[\uD800-\uDBFF]$/, "")
+}
+
+/**
+ * Up to `bytes` bytes of a file as UTF-8 (or UTF-16 with its byte order mark), and its whole size; `undefined` when it cannot be read.
  * The text goes to the model, so escape sequences, control characters and the invisible ones that
  * reorder text are left out; `whole` says it was read to its end, `binary` that the file held NUL bytes (it is not text at all).
  */
@@ -34,12 +47,13 @@ export const readPrefix = (
       }
       // A cut in the middle of a character leaves a replacement character at the end: dropped.
       const bytesRead = buffer.subarray(0, read)
-      const text = bytesRead.toString("utf8")
+      const utf16 = utf16Of(bytesRead)
+      const text = utf16 ?? bytesRead.toString("utf8")
       return {
         text: terminalSafe(read < stat.size ? text.replace(/\uFFFD+$/, "") : text),
         size: stat.size,
         whole: read >= stat.size,
-        binary: bytesRead.includes(0)
+        binary: utf16 === undefined ? bytesRead.includes(0) : utf16.includes("\u0000")
       }
     } catch {
       return undefined

@@ -2,6 +2,7 @@
 // Code, Codex and opencode. Broken front matter never makes a file unusable: its problems are
 // reported, naming the file and the field, and the body is still the text.
 
+import { terminalSafe } from "../../TerminalText.js"
 import { yaml } from "../yaml.js"
 
 /** A problem with a file the catalog or the system context read; the file is still used unless it says so. */
@@ -10,8 +11,12 @@ export interface FileDiagnostic {
   readonly message: string
 }
 
+/** Text about files on one line a terminal shows as it is: a file's name may hold escape sequences or line breaks. */
+export const oneSafeLine = (text: string): string => terminalSafe(text).replace(/[\r\n\t]+/g, " ")
+
 /** One line naming the file. */
-export const formatDiagnostic = (diagnostic: FileDiagnostic): string => `${diagnostic.file}: ${diagnostic.message}`
+export const formatDiagnostic = (diagnostic: FileDiagnostic): string =>
+  oneSafeLine(`${diagnostic.file}: ${diagnostic.message}`)
 
 export interface FrontMatter {
   readonly fields: Readonly<Record<string, unknown>>
@@ -33,6 +38,20 @@ const lineByLine = (block: string): Record<string, unknown> => {
   return fields
 }
 
+/**
+ * The YAML of a front matter block, or why it cannot be read. Building the value can throw (too many
+ * aliases: the "billion laughs"; nesting too deep for the stack): that is a problem of the file too.
+ */
+const readYaml = (block: string): { readonly value?: unknown; readonly error?: string } => {
+  try {
+    const document = yaml().parseDocument(block, { prettyErrors: false })
+    if (document.errors.length > 0) return { error: document.errors[0]!.message.split("\n")[0]! }
+    return { value: document.toJS() }
+  } catch (error) {
+    return { error: String((error as Error)?.message ?? error).split("\n")[0]! }
+  }
+}
+
 /** Splits a file into its front matter fields and its body. */
 export const parseFrontMatter = (text: string): FrontMatter => {
   const open = opening.exec(text)
@@ -48,16 +67,15 @@ export const parseFrontMatter = (text: string): FrontMatter => {
   }
   const block = rest.slice(0, close.index)
   const body = rest.slice(close.index + close[0].length).replace(/^\r?\n/, "")
-  const document = yaml().parseDocument(block, { prettyErrors: false })
-  if (document.errors.length > 0) {
-    const reason = document.errors[0]!.message.split("\n")[0]
+  const parsed = readYaml(block)
+  if (parsed.error !== undefined) {
     return {
       fields: lineByLine(block),
       body,
-      problems: [`its front matter is not valid YAML (${reason}); it was read line by line as \`key: value\``]
+      problems: [`its front matter is not valid YAML (${parsed.error}); it was read line by line as \`key: value\``]
     }
   }
-  const value: unknown = document.toJS()
+  const value = parsed.value
   if (value === null || value === undefined) return { fields: {}, body, problems: [] }
   if (typeof value !== "object" || Array.isArray(value)) {
     return { fields: {}, body, problems: ["its front matter is not a mapping of `key: value`; it is ignored"] }
@@ -76,7 +94,8 @@ export const textField = (
 ): string | undefined => {
   const value = matter.fields[field]
   if (value === undefined || value === null) return undefined
-  if (typeof value === "string") return value.trim() === "" ? undefined : value.trim()
+  // YAML's own escapes (`"\e]52;…\a"`) come out of the parser as the characters the file's text had not.
+  if (typeof value === "string") return terminalSafe(value).trim() || undefined
   if (typeof value === "number" || typeof value === "boolean") return String(value)
   report(`the front matter field \`${field}\` should be text, not ${Array.isArray(value) ? "a list" : "a mapping"}`)
   return undefined

@@ -6,6 +6,7 @@
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { exists, fileSize, readPrefix, realFile } from "./files.js"
+import { oneSafeLine } from "./frontMatter.js"
 
 /** The total size of the instructions put into the system context, unless told otherwise. */
 export const DEFAULT_INSTRUCTIONS_CAP = 32 * 1024
@@ -175,7 +176,7 @@ export const readInstructions = (
               .join(", ")}.`
           ])
     ]
-    const notice = notices.length === 0 ? undefined : notices.join(" ")
+    const notice = notices.length === 0 ? undefined : oneSafeLine(notices.join(" "))
     return { files, repositoryRoot, notice, capBytes }
   })
 

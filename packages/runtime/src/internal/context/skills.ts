@@ -6,6 +6,7 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { entries, readPrefix } from "./files.js"
 import { type FileDiagnostic, parseFrontMatter, textField } from "./frontMatter.js"
+import { allot } from "./instructions.js"
 
 /** A folder whose sub-folders are skills; `user` folders are the person's own, `project` ones the workspace's. */
 export interface SkillRoot {
@@ -119,19 +120,44 @@ export const discoverSkills = (roots: ReadonlyArray<SkillRoot>): Effect.Effect<S
     return { skills, shadowed, diagnostics }
   })
 
-/** A skill's instructions: its SKILL.md without the front matter, read now (it may have changed). */
-export const loadSkillBody = (skill: Skill): Effect.Effect<string | undefined> =>
+/**
+ * A skill's instructions: its SKILL.md without the front matter, read now (it may have changed), or
+ * why they cannot be given (unreadable, not text, empty).
+ */
+export const loadSkillBody = (skill: Skill): Effect.Effect<{ readonly body: string } | { readonly problem: string }> =>
   Effect.map(readPrefix(skill.file, BODY_BYTES), (read) => {
-    if (read === undefined) return undefined
+    if (read === undefined) return { problem: `${skill.file} could not be read.` }
+    if (read.binary) return { problem: `${skill.file} holds NUL bytes, so it is not text.` }
     const body = parseFrontMatter(read.text).body.trim()
-    return read.size > BODY_BYTES ? `${body}\n\n[The rest of ${skill.file} was left out: it is over 256 KiB.]` : body
+    if (body === "") return { problem: `${skill.file} has no instructions after its front matter.` }
+    return {
+      body: read.size > BODY_BYTES ? `${body}\n\n[The rest of ${skill.file} was left out: it is over 256 KiB.]` : body
+    }
   })
 
+/**
+ * What the skills' descriptions may take of every system prompt, in all (Claude Code keeps a budget
+ * of 15 000 characters for the same list). Past it, short descriptions stay whole and the longer
+ * ones share the rest, so a hundred skills never crowd out the conversation.
+ */
+export const SKILL_DESCRIPTIONS_CHARS = 16 * 1024
+
 /** The skills as the system context lists them (names and descriptions only). */
-export const skillsSection = (skills: ReadonlyArray<Skill>): string =>
-  [
+export const skillsSection = (skills: ReadonlyArray<Skill>): string => {
+  const allowed = allot(
+    skills.map((skill) => skill.description.length),
+    SKILL_DESCRIPTIONS_CHARS
+  )
+  const line = (skill: Skill, index: number) => {
+    const room = allowed[index]!
+    if (skill.description === "") return `- ${skill.id}: (no description)`
+    if (room >= skill.description.length) return `- ${skill.id}: ${skill.description}`
+    return room < 2 ? `- ${skill.id}` : `- ${skill.id}: ${skill.description.slice(0, room - 1)}…`
+  }
+  return [
     "# Skills",
     "Skills are instructions for particular kinds of tasks. When a task matches a skill's description, " +
       "call the `skill` tool with its name to load its instructions before you start, and follow them.",
-    ...skills.map((skill) => `- ${skill.id}: ${skill.description === "" ? "(no description)" : skill.description}`)
+    ...skills.map(line)
   ].join("\n")
+}
