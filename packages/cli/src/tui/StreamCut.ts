@@ -54,7 +54,8 @@ export class InLineCuts {
 
   /**
    * The latest place after `from` and near the end of `text` where it may be cut inside a line,
-   * else -1; at a space before a letter when there is one, as a line would wrap there anyway.
+   * else -1: where a sentence starts when there is one (the row that ends early there reads as a
+   * break), else before a word.
    */
   find(text: string, from: number, startsBlock: (rest: string) => boolean = () => false): number {
     INTRODUCER.lastIndex = this.scanned
@@ -71,16 +72,18 @@ export class InLineCuts {
       if (end === text.length || UNFINISHED.test(text.slice(sequence.index))) return -1
       earliest = Math.max(earliest, end)
     }
+    let word = -1
     let fallback = -1
     for (let at = text.length - 2; at >= earliest; at--) {
       const before = text[at - 1]!
       const after = text[at]!
       if (!PLAIN.test(before) || !PLAIN.test(after) || before === "\\") continue
       if (startsBlock(text.slice(at, at + 16))) continue
-      if (before === " " && /\p{L}/u.test(after)) return at
+      if (before === " " && /\p{Lu}/u.test(after) && /[.!?:;]/.test(text[at - 2] ?? "")) return at
+      if (word === -1 && before === " " && /\p{L}/u.test(after)) word = at
       if (fallback === -1) fallback = at
     }
-    return fallback
+    return word !== -1 ? word : fallback
   }
 }
 
