@@ -1,6 +1,7 @@
 // The blocks of a conversation other than tool cards: what the person wrote, the model's
 // reasoning, notices (retries, errors, command output) and the start-up screen.
 import { type Component, truncateToWidth } from "./PiTuiCore.js"
+import { ReasoningText } from "./ReasoningText.js"
 import { sanitize } from "./Sanitize.js"
 import type { Theme } from "./Theme.js"
 import { wrapLine } from "./Wrap.js"
@@ -63,14 +64,18 @@ export class UserEntry extends Cached {
 
 /** The model's reasoning: dimmed; while it streams the last lines show, then one line unless expanded. */
 export class ReasoningEntry extends Cached {
-  private text = ""
+  private readonly body = new ReasoningText()
   private done = false
   expanded = false
   constructor(private readonly theme: Theme) {
     super()
   }
+  /** Characters cleaned so far. */
+  get work(): number {
+    return this.body.work
+  }
   append(delta: string): void {
-    this.text += delta
+    this.body.append(delta)
     this.invalidate()
   }
   finish(): void {
@@ -83,8 +88,7 @@ export class ReasoningEntry extends Cached {
   }
   protected draw(width: number): ReadonlyArray<string> {
     const t = this.theme
-    const body = sanitize(this.text).trim()
-    const lines = wrapped(body, width, t.dim, "  ")
+    const lines = this.body.rows(width, t.dim)
     const glyph = this.expanded ? t.glyphs.expanded : t.glyphs.collapsed
     const head = t.dim(
       t.italic(

@@ -2,22 +2,33 @@
 // and control characters are removed (the runtime's `TerminalText` says why), tabs become spaces,
 // carriage returns keep only what they left, and a lone half of a surrogate pair becomes U+FFFD
 // (the terminal draws it one column wide where the layout counted none, and every frame after
-// lands a row lower). Streamed text is kept as it came and cleaned whole when drawn: a sequence,
-// a pair or a `\r` cut between two deltas would otherwise leave its halves on the screen.
+// lands a row lower). Streamed text is kept as it came and cleaned in pieces cut where no sequence,
+// pair or `\r\n` can span (`StreamCut.ts`): cut between two deltas, they would leave their halves
+// on the screen.
 import { CONTROLS, ESCAPE_SEQUENCES } from "@alisio/runtime/TerminalText"
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
 
-/** Text safe to lay out: no escape sequences, no control characters but newlines. */
-export const sanitize = (text: string): string =>
-  text
+/**
+ * A piece of text cleaned as `sanitize` does; `reset` when a carriage return in its first line
+ * takes back what the line held before the piece.
+ */
+export const sanitizeContinuing = (text: string): { readonly text: string; readonly reset: boolean } => {
+  let reset = false
+  const cleaned = text
     .replace(ESCAPE_SEQUENCES, "")
     .replace(/\t/g, "    ")
     .replace(/\r\n/g, "\n")
     .split("\n")
-    .map((line) => {
+    .map((line, index) => {
       const cr = line.lastIndexOf("\r", line.length - 2)
+      if (index === 0 && cr !== -1 && cr < line.length - 1) reset = true
       return (cr === -1 ? line : line.slice(cr + 1)).replace(CONTROLS, "").replace(/\r/g, "")
     })
     .join("\n")
     .replace(LONE_SURROGATE, "\ufffd")
+  return { text: cleaned, reset }
+}
+
+/** Text safe to lay out: no escape sequences, no control characters but newlines. */
+export const sanitize = (text: string): string => sanitizeContinuing(text).text

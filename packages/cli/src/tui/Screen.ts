@@ -6,7 +6,16 @@
 import type { Dialog } from "./Dialogs.js"
 import { LinesEntry, NoticeEntry, type NoticeLevel, UserEntry } from "./Entries.js"
 import { PanelRegion } from "./Panels.js"
-import { type Component, Container, Editor, matchesKey, type Terminal, type TUI, TuiMainScreen } from "./PiTuiCore.js"
+import { TabKeepingEditor } from "./PasteTabs.js"
+import {
+  type Component,
+  Container,
+  type Editor,
+  matchesKey,
+  type Terminal,
+  type TUI,
+  TuiMainScreen
+} from "./PiTuiCore.js"
 import { StatusLine } from "./StatusLine.js"
 import type { Theme } from "./Theme.js"
 
@@ -50,7 +59,7 @@ export class Screen {
     this.panels = new PanelRegion(theme)
     this.status = new StatusLine(theme)
     this.status.onChange = () => this.tui.requestRender()
-    this.editor = new Editor(this.tui, theme.editor, { paddingX: 0, autocompleteMaxVisible: 8 })
+    this.editor = new TabKeepingEditor(this.tui, theme.editor, { paddingX: 0, autocompleteMaxVisible: 8 })
     this.tui.addChild(this.header)
     this.tui.addChild(this.transcript)
     this.tui.addChild(this.panels)

@@ -10,14 +10,20 @@
 // read once each, as they arrive, so finding the cuts costs time in the new text only; and only the
 // tail is kept as one string that grows (V8 copies a string built by appending whole when it is read).
 //
-// The text is kept as it came and cleaned (`sanitize`) a block at a time, never a delta at a time:
-// a cut is always just after a newline, which no escape sequence, surrogate pair or `\r\n` spans;
-// a string sequence (OSC, DCS…) still open at a cut goes on in the next block, which is cleaned
-// as if it began with that sequence's introducer, so no part of its payload ever shows.
+// A line longer than TAIL_LIMIT (minified JSON, a run-on answer) is cut inside too, where
+// `StreamCut.ts` finds it safe, so a single line of hundreds of KB streams in linear time as well;
+// its pieces are drawn one under the other (a row ends early at each cut). A cut inside a code
+// block closes it for that piece and opens it again for the next, without drawing either fence.
+// A carriage return in such a line takes back only what came after the last cut.
+//
+// The text is kept as it came and cleaned (`sanitize`) a block at a time, never a delta at a time,
+// cut only where `StreamCut.ts` says no escape sequence, surrogate pair or `\r\n` spans; a string
+// sequence (OSC, DCS…) still open at a cut goes on in the next block, which is cleaned as if it
+// began with that sequence's introducer, so no part of its payload ever shows.
 
-import { ESCAPE_SEQUENCES } from "@alisio/runtime/TerminalText"
 import { Container, Markdown, type MarkdownTheme, Spacer } from "@earendil-works/pi-tui"
 import { sanitize } from "./Sanitize.js"
+import { InLineCuts, openString } from "./StreamCut.js"
 import { markdownOptions } from "./Wrap.js"
 
 /** The unfinished tail is cut between plain lines once it holds this many characters. */
@@ -27,10 +33,6 @@ const FENCE = /^\s*(```|~~~)/
 /** A line that may start or interrupt a block other than a paragraph, or be a table's row. */
 const BLOCK_START = /^(?:[\s#>|<=~$\\`]|[-*+_](?:[\s*_-]|$)|\d{1,9}[.)](?:\s|$)|\[[^\]]*\]:)|\|/
 const LIST_ITEM = /^(?:([-*+])|\d{1,9}([.)])) \S/
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point
-const STRING_INTRODUCER = /^(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])/
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point
-const STRING_END = /(?:\u0007|\u001b\\|\u009c)$/
 
 type Kind = "prose" | "item" | "other"
 
@@ -41,13 +43,18 @@ const kindOf = (line: string): { readonly kind: Kind; readonly marker: string } 
   return { kind: BLOCK_START.test(line) ? "other" : "prose", marker: "" }
 }
 
-/** The introducer of a string sequence (OSC, DCS…) still open at the end of `text`, else "". */
-const openString = (text: string): string => {
-  let last: RegExpExecArray | undefined
-  for (const match of text.matchAll(ESCAPE_SEQUENCES)) last = match
-  if (last === undefined || last.index + last[0].length !== text.length) return ""
-  const introducer = STRING_INTRODUCER.exec(last[0])
-  return introducer !== null && !STRING_END.test(last[0]) ? introducer[0] : ""
+/** Markdown drawn without its first line (the fence of a code block it goes on) or its last (the fence that closes it). */
+class Piece extends Markdown {
+  hideFirst = false
+  hideLast = false
+  private shown: { readonly from: ReadonlyArray<string>; readonly lines: ReadonlyArray<string> } | undefined
+  override render(width: number): ReadonlyArray<string> {
+    const lines = super.render(width)
+    if (!this.hideFirst && !this.hideLast) return lines
+    if (this.shown?.from !== lines)
+      this.shown = { from: lines, lines: lines.slice(this.hideFirst ? 1 : 0, lines.length - (this.hideLast ? 1 : 0)) }
+    return this.shown.lines
+  }
 }
 
 export class StreamingMarkdown extends Container {
@@ -71,7 +78,14 @@ export class StreamingMarkdown extends Container {
   private tailShown = false
   /** Whether the next block stands apart from the last one (cut at a blank line), or goes on from it. */
   private gapBeforeTail = true
-  private readonly tail: Markdown
+  private readonly tail: Piece
+  private readonly cuts = new InLineCuts()
+  /** The line that opened the code block going on, and its fence, while it is; else "". */
+  private opener = ""
+  /** The opener, cleaned, when the frozen blocks end inside a code block: the tail goes on in it. */
+  private reopen = ""
+  /** Whether the tail starts inside a line cut before (its first line is not a line's start). */
+  private continued = false
   /** Characters cleaned and handed to Markdown so far: the work streaming costs. */
   work = 0
 
@@ -80,7 +94,7 @@ export class StreamingMarkdown extends Container {
     private readonly paddingX = 0
   ) {
     super()
-    this.tail = new Markdown("", paddingX, 0, theme, undefined, markdownOptions)
+    this.tail = new Piece("", paddingX, 0, theme, undefined, markdownOptions)
   }
 
   /** Everything received so far. */
@@ -113,6 +127,10 @@ export class StreamingMarkdown extends Container {
     this.plainCut = -1
     this.tailShown = false
     this.gapBeforeTail = true
+    this.cuts.reset()
+    this.opener = ""
+    this.reopen = ""
+    this.continued = false
     this.clear()
     this.settle()
   }
@@ -125,8 +143,14 @@ export class StreamingMarkdown extends Container {
       const line = this.rest.slice(start, end)
       this.scanned = end + 1
       end = this.rest.indexOf("\n", this.scanned)
+      if (start === 0 && this.continued) {
+        this.continued = false
+        if (!this.fenced) this.previous = { kind: "prose", marker: "" }
+        continue
+      }
       if (FENCE.test(line)) {
         this.fenced = !this.fenced
+        this.opener = this.fenced ? line : ""
         this.previous = undefined
         this.prose = true
         this.list = ""
@@ -161,8 +185,10 @@ export class StreamingMarkdown extends Container {
     const blank = this.blankCut > 0
     const cut = blank ? this.blankCut : this.rest.length > TAIL_LIMIT && this.plainCut > 0 ? this.plainCut : -1
     if (cut > 0) this.freeze(cut, blank)
+    else if (this.rest.length - this.scanned > TAIL_LIMIT) this.cutInLine()
     const rest = this.clean(this.rest)
-    this.tail.setText(rest)
+    this.tail.hideFirst = this.reopen !== ""
+    this.tail.setText(this.reopen === "" ? rest : `${this.reopen}\n${rest}`)
     this.work += rest.length
     const showTail = rest.trim() !== ""
     if (showTail !== this.tailShown) {
@@ -177,21 +203,40 @@ export class StreamingMarkdown extends Container {
     return this.carry === "" ? sanitize(raw) : sanitize(this.carry + raw)
   }
 
-  private freeze(cut: number, blank: boolean): void {
+  /** Cuts the unfinished line, grown past TAIL_LIMIT, where it is safe to. */
+  private cutInLine(): void {
+    const from = this.scanned
+    if (!this.continued && FENCE.test(this.rest.slice(from, from + 16))) return
+    const cut = this.cuts.find(this.rest, from, (next) => !this.fenced && kindOf(next).kind !== "prose")
+    if (cut > from) this.freeze(cut, false, this.fenced)
+  }
+
+  /** Freezes the tail up to `cut`: after a blank line, between two lines, or inside a line (`inCode`: of a code block). */
+  private freeze(cut: number, blank: boolean, inCode = false): void {
     const raw = this.rest.slice(0, cut)
     const carried = this.carry + raw
-    const block = this.clean(raw).replace(/\n+$/, "")
+    const cleaned = this.clean(raw).replace(/\n+$/, "")
+    const fence = inCode ? (/^\s*(`{3,}|~{3,})/.exec(this.opener)?.[1] ?? "```") : ""
+    const block = `${this.reopen === "" ? "" : `${this.reopen}\n`}${cleaned}${inCode ? `\n${fence}` : ""}`
+    const hideFirst = this.reopen !== ""
     this.carry = openString(carried)
     this.done.push(raw)
     this.rest = this.rest.slice(cut)
-    this.scanned -= cut
+    this.cuts.drop(cut)
+    const inLine = cut > this.scanned
+    this.scanned = Math.max(0, this.scanned - cut)
+    this.continued = inLine
+    this.reopen = inLine && this.fenced ? sanitize(this.opener) : ""
     this.blankCut = -1
     this.plainCut = -1
     if (this.tailShown) this.unplace(this.tail)
     this.tailShown = false
-    if (block.trim() !== "") {
+    if (cleaned.trim() !== "") {
       this.work += block.length
-      this.place(new Markdown(block, this.paddingX, 0, this.theme, undefined, markdownOptions), this.gapBeforeTail)
+      const piece = new Piece(block, this.paddingX, 0, this.theme, undefined, markdownOptions)
+      piece.hideFirst = hideFirst
+      piece.hideLast = inCode
+      this.place(piece, this.gapBeforeTail)
       this.blocks += 1
       this.gapBeforeTail = blank
     } else this.gapBeforeTail ||= blank

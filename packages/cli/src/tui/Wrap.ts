@@ -46,6 +46,22 @@ const widthOf = (grapheme: string): number => {
 /** The rows of one line (no newline in it) at `width` columns; at most `maxRows` of them. */
 export const wrapLine = (line: string, width: number, maxRows = Number.POSITIVE_INFINITY): Array<string> => {
   if (line.length <= LONG_LINE) return wrapTextWithAnsi(line, width).slice(0, maxRows)
+  const { rows, row } = wrapLong(line, width, false, maxRows)
+  if (row !== "" || rows.length === 0) rows.push(row)
+  return rows.slice(0, maxRows)
+}
+
+/**
+ * The rows of a long line in one pass: those that are finished, and the row still open at its end.
+ * Wrapping the open row followed by more text (`continuing`: not the line's first row) gives the
+ * rows the whole would, so a line that grows is wrapped a piece at a time.
+ */
+export const wrapLong = (
+  line: string,
+  width: number,
+  continuing = false,
+  maxRows = Number.POSITIVE_INFINITY
+): { readonly rows: Array<string>; readonly row: string } => {
   const room = Math.max(1, width)
   const rows: Array<string> = []
   let row = ""
@@ -62,13 +78,13 @@ export const wrapLine = (line: string, width: number, maxRows = Number.POSITIVE_
     breakAt = -1
   }
   for (const segment of graphemes(line)) {
-    if (rows.length >= maxRows) return rows.slice(0, maxRows)
+    if (rows.length >= maxRows) return { rows: rows.slice(0, maxRows), row: "" }
     if (segment === " ") {
       if (rowWidth + 1 > room) {
         push(row.trimEnd())
         row = ""
         rowWidth = 0
-      } else if (rowWidth > 0 || rows.length === 0) {
+      } else if (rowWidth > 0 || (rows.length === 0 && !continuing)) {
         row += " "
         rowWidth += 1
         mayBreak()
@@ -96,13 +112,23 @@ export const wrapLine = (line: string, width: number, maxRows = Number.POSITIVE_
     rowWidth += cells
     if (wide) mayBreak()
   }
-  if (row !== "" || rows.length === 0) rows.push(row)
-  return rows.slice(0, maxRows)
+  return { rows, row }
 }
 
 /** Markdown lines up to this many units go to pi-tui whole (a long paragraph of prose is one line). */
 const LONG_MARKDOWN_LINE = 2048
-const longLine = new RegExp(`[^\\n]{${LONG_MARKDOWN_LINE + 1}}`)
+
+/** Whether a line of `text` is longer than LONG_MARKDOWN_LINE, in one pass (a regular expression for it backtracks a line at every start). */
+const hasLongLine = (text: string): boolean => {
+  let start = 0
+  while (start < text.length) {
+    const end = text.indexOf("\n", start)
+    if ((end === -1 ? text.length : end) - start > LONG_MARKDOWN_LINE) return true
+    if (end === -1) return false
+    start = end + 1
+  }
+  return false
+}
 
 /**
  * Markdown with its long lines cut into rows of the width it is drawn at, before pi-tui lays it out
@@ -110,7 +136,7 @@ const longLine = new RegExp(`[^\\n]{${LONG_MARKDOWN_LINE + 1}}`)
  */
 export const markdownOptions = {
   transform: (markdown: string, width: number): string =>
-    longLine.test(markdown)
+    hasLongLine(markdown)
       ? markdown
           .split("\n")
           .map((line) => (line.length > LONG_MARKDOWN_LINE ? wrapLine(line, width).join("\n") : line))
