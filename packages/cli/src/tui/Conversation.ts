@@ -30,6 +30,8 @@ import type { History } from "./History.js"
 import type { RunView } from "./RunView.js"
 import type { Screen } from "./Screen.js"
 
+const sentence = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}.`
+
 export type Intent =
   | { readonly _tag: "Submit"; readonly text: string }
   | { readonly _tag: "Cancel" }
@@ -164,42 +166,52 @@ export const makeConversation = (options: ConversationOptions) =>
           s.turns = 0
           s.hint = undefined
         })
-        const outcome = yield* runner.run({
-          cwd: setup.cwd,
-          ...(state.sessionId === undefined ? { title: fromPrompt(prompt) } : { sessionId: state.sessionId }),
-          prompt,
-          ...(attachments.length === 0 ? {} : { attachments }),
-          model: chosen.model.model,
-          provider: chosen.model.service,
-          ...(Option.isSome(chosen.model.info) ? { modelInfo: chosen.model.info.value } : {}),
-          system: system.text,
-          ...(chosen.effort === undefined ? {} : { effort: chosen.effort }),
-          readOnly: options.readOnly,
-          ...(options.yes
-            ? { approvals: approveAll }
-            : setup.config.approvals === undefined
-              ? {}
-              : { approvals: setup.config.approvals }),
-          limits: { ...setup.config.limits, ...options.limits },
-          onEvent: (event) =>
-            Effect.sync(() => {
-              if (event.type === "run_started" && state.sessionId === undefined) {
-                state.sessionId = event.sessionId
-                options.grants.adopt(event.sessionId)
-                screen.status.update((s) => {
-                  s.session = shortId(event.sessionId)
-                })
-              }
-              view.apply(event)
-            })
-        })
+        const outcome = yield* runner
+          .run({
+            cwd: setup.cwd,
+            ...(state.sessionId === undefined ? { title: fromPrompt(prompt) } : { sessionId: state.sessionId }),
+            prompt,
+            ...(attachments.length === 0 ? {} : { attachments }),
+            model: chosen.model.model,
+            provider: chosen.model.service,
+            ...(Option.isSome(chosen.model.info) ? { modelInfo: chosen.model.info.value } : {}),
+            system: system.text,
+            ...(chosen.effort === undefined ? {} : { effort: chosen.effort }),
+            readOnly: options.readOnly,
+            ...(options.yes
+              ? { approvals: approveAll }
+              : setup.config.approvals === undefined
+                ? {}
+                : { approvals: setup.config.approvals }),
+            limits: { ...setup.config.limits, ...options.limits },
+            onEvent: (event) =>
+              Effect.sync(() => {
+                if (event.type === "run_started" && state.sessionId === undefined) {
+                  state.sessionId = event.sessionId
+                  options.grants.adopt(event.sessionId)
+                  screen.status.update((s) => {
+                    s.session = shortId(event.sessionId)
+                  })
+                }
+                view.apply(event)
+              })
+          })
+          .pipe(
+            // Refused before anything was stored (CTX-1): the message goes back to the editor to shorten.
+            Effect.tapErrorTag("PromptTooLargeError", () => Effect.sync(() => restoreDraft(prompt)))
+          )
         const ended = yield* Clock.currentTimeMillis
         if (outcome.status === "completed" && outcome.text === "" && outcome.turns === 0) {
           screen.notice(`The run ended after ${ended - started} ms with nothing to show.`)
         }
       }).pipe(
         Effect.catchAll((error) =>
-          Effect.sync(() => screen.notice(error.message, error._tag === "SessionLockedError" ? "warning" : "error"))
+          Effect.sync(() =>
+            screen.notice(
+              error._tag === "PromptTooLargeError" ? sentence(error.message) : error.message,
+              error._tag === "SessionLockedError" ? "warning" : "error"
+            )
+          )
         )
       )
 
