@@ -30,6 +30,12 @@ import type { History } from "./History.js"
 import type { RunView } from "./RunView.js"
 import type { Screen } from "./Screen.js"
 
+/** The editor folds a paste past these into a marker. */
+const LONG_DRAFT_CHARS = 1_000
+const LONG_DRAFT_LINES = 10
+const PASTE_START = "\x1b[200~"
+const PASTE_END = "\x1b[201~"
+
 const sentence = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}.`
 
 export type Intent =
@@ -139,10 +145,20 @@ export const makeConversation = (options: ConversationOptions) =>
         )
       })
 
-    /** The draft back in the editor, before what was typed meanwhile: a message that could not go. */
+    /**
+     * The draft back in the editor, before what was typed meanwhile: a message that could not go.
+     * A long one goes back as a paste marker, as it came: set as text, the editor would lay out
+     * hundreds of kilobytes on every key.
+     */
     const restoreDraft = (text: string) => {
-      const draft = screen.editor.getText()
-      screen.editor.setText(draft === "" ? text : `${text}\n${draft}`)
+      const draft = screen.editor.getExpandedText()
+      const restored = draft === "" ? text : `${text}\n${draft}`
+      if (restored.length <= LONG_DRAFT_CHARS && restored.split("\n").length <= LONG_DRAFT_LINES) {
+        screen.editor.setText(restored)
+        return
+      }
+      screen.editor.setText("")
+      screen.editor.handleInput(`${PASTE_START}${restored}${PASTE_END}`)
     }
 
     const run = (prompt: string) =>
