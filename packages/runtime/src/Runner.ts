@@ -7,13 +7,7 @@ import {
   type ModelInfo,
   type ReasoningEffort
 } from "@alisio/domain/LanguageModel"
-import {
-  type Limits,
-  resolveContextWindow,
-  resolveLimits,
-  resolveOutputBudget,
-  withLearnedWindow
-} from "@alisio/domain/Limits"
+import { type Limits, resolveLimits } from "@alisio/domain/Limits"
 import type { ImagePart, Message, TextPart } from "@alisio/domain/Message"
 import { isTerminalType, type KnownRunEvent, type RunEventDataMap, type RunStatus } from "@alisio/domain/RunEvent"
 import type { Tool, ToolSpec } from "@alisio/domain/Tool"
@@ -181,12 +175,9 @@ export const make = Effect.gen(function* () {
           // stored (CTX-1, CLI-1); MCP tools, not started yet, are left out of this estimate.
           const tooLarge = promptTooLarge({
             model: options.model,
-            window: withLearnedWindow(
-              resolveContextWindow(limits.maxContextTokens, options.modelInfo?.contextWindow),
-              learnedWindow
-            ),
-            maxOutputTokens: resolveOutputBudget(limits.maxOutputTokens, options.modelInfo?.maxOutputTokens)
-              .maxOutputTokens,
+            modelInfo: options.modelInfo,
+            limits,
+            learnedWindow,
             system: options.system,
             tools: offeredSpecs(yield* registry.all, allowed, readOnly),
             prompt

@@ -8,8 +8,14 @@
 
 import { ContextExhaustedError, PromptTooLargeError, type StoreError } from "@alisio/domain/Errors"
 import type { SessionId } from "@alisio/domain/Ids"
-import type { ModelRequest } from "@alisio/domain/LanguageModel"
-import type { ContextWindow } from "@alisio/domain/Limits"
+import type { ModelInfo, ModelRequest } from "@alisio/domain/LanguageModel"
+import {
+  type ContextWindow,
+  type ResolvedLimits,
+  resolveContextWindow,
+  resolveOutputBudget,
+  withLearnedWindow
+} from "@alisio/domain/Limits"
 import type { Message } from "@alisio/domain/Message"
 import { onFirstCall } from "@alisio/domain/OnFirstUse"
 import type { ToolSpec } from "@alisio/domain/Tool"
@@ -97,8 +103,10 @@ const sizes = (model: string, tokens: number, window: ContextWindow, left: numbe
 /** What a new prompt is checked with before it is stored. */
 export interface PromptCheck {
   readonly model: string
-  readonly window: ContextWindow
-  readonly maxOutputTokens: number
+  readonly modelInfo?: ModelInfo | undefined
+  readonly limits: ResolvedLimits
+  /** The window the provider named in an earlier refusal. */
+  readonly learnedWindow?: number | undefined
   readonly system?: string | undefined
   readonly tools: ReadonlyArray<ToolSpec>
   readonly prompt: Message
@@ -110,9 +118,14 @@ export interface PromptCheck {
  * tools alone fill it (the run says so itself).
  */
 export const promptTooLarge = (check: PromptCheck): PromptTooLargeError | undefined => {
-  if (check.window.source === "default") return undefined
+  const window = withLearnedWindow(
+    resolveContextWindow(check.limits.maxContextTokens, check.modelInfo?.contextWindow),
+    check.learnedWindow
+  )
+  if (window.source === "default") return undefined
   const calibration = { ratio: undefined }
-  const budget = budgetOf(check.window, check.maxOutputTokens)
+  const output = resolveOutputBudget(check.limits.maxOutputTokens, check.modelInfo?.maxOutputTokens)
+  const budget = budgetOf(window, output.maxOutputTokens)
   const fixed = estimateTokens(
     requestChars({
       model: check.model,
@@ -127,8 +140,8 @@ export const promptTooLarge = (check: PromptCheck): PromptTooLargeError | undefi
   const tokens = estimateTokens(messageChars(check.prompt), calibration)
   if (left <= 0 || tokens <= left) return undefined
   return new PromptTooLargeError({
-    message: `the prompt is ${sizes(check.model, tokens, check.window, left)}; nothing was stored: ${remedy(check.window)}`,
-    context: { tokens, contextWindow: check.window.tokens, source: check.window.source, model: check.model },
+    message: `the prompt is ${sizes(check.model, tokens, window, left)}; nothing was stored: ${remedy(window)}`,
+    context: { tokens, contextWindow: window.tokens, source: window.source, model: check.model },
     room: left
   })
 }
