@@ -171,6 +171,12 @@ export const make = Effect.gen(function* () {
               ...(options.attachments ?? [])
             ]
           }
+          const resumed = options.sessionId === undefined ? undefined : yield* store.session(options.sessionId)
+          // A repeated request replays its run (ST-3), whatever is known of the window since.
+          if (resumed !== undefined && options.requestId !== undefined && store.runByRequest !== undefined) {
+            const earlier = yield* store.runByRequest(resumed.id, options.requestId)
+            if (Option.isSome(earlier)) return existingOutcome(earlier.value)
+          }
           // A prompt that can never fit the model's known window is refused before anything is
           // stored (CTX-1, CLI-1); MCP tools, not started yet, are left out of this estimate.
           const tooLarge = promptTooLarge({
@@ -184,19 +190,13 @@ export const make = Effect.gen(function* () {
           })
           if (tooLarge !== undefined) return yield* tooLarge
           const session =
-            options.sessionId !== undefined
-              ? yield* store.session(options.sessionId)
-              : yield* store.createSession({
-                  cwd: options.cwd,
-                  status: "queued",
-                  ...(options.parentSessionId === undefined ? {} : { parentId: options.parentSessionId }),
-                  ...(options.title === undefined ? {} : { title: options.title })
-                })
-
-          if (options.requestId !== undefined && store.runByRequest !== undefined) {
-            const earlier = yield* store.runByRequest(session.id, options.requestId)
-            if (Option.isSome(earlier)) return existingOutcome(earlier.value)
-          }
+            resumed ??
+            (yield* store.createSession({
+              cwd: options.cwd,
+              status: "queued",
+              ...(options.parentSessionId === undefined ? {} : { parentId: options.parentSessionId }),
+              ...(options.title === undefined ? {} : { title: options.title })
+            }))
           const owner = currentOwner
           // A child session is created and run by this process alone, inside its parent's run (which
           // holds the tree's root lock); locking it too would only add writes to every spawn and cancel.

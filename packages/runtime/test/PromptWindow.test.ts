@@ -147,6 +147,26 @@ describe("CTX-1 a prompt larger than the context window", () => {
       )
   )
 
+  it.effect(
+    "CTX-1 ST-3 a repeated request replays its run even when its prompt no longer fits a window learned since",
+    () =>
+      Effect.gen(function* () {
+        const runner = yield* Runner
+        const model = yield* LanguageModel
+        const first = yield* runner.run({ ...baseOptions, prompt: HUGE, tools: [], requestId: "r1" })
+        assert.strictEqual(first.status, "completed")
+        const again = yield* runner.run({
+          ...baseOptions,
+          sessionId: first.sessionId,
+          prompt: HUGE,
+          tools: [],
+          requestId: "r1",
+          provider: { ...model, learnedWindows: { read: () => Effect.succeed(8_192), write: () => Effect.void } }
+        })
+        assert.deepStrictEqual([again.existing, again.runId, again.status], [true, first.runId, "completed"])
+      }).pipe(Effect.provide(runnerLayer({ script: [Fake.answer("done")] })))
+  )
+
   it.effect("CTX-1 a refusal that names no window still leaves the prompt out of the next run", () =>
     Effect.gen(function* () {
       const first = yield* collect({ ...baseOptions, prompt: HUGE, tools: [] })
