@@ -362,6 +362,7 @@ export const runCommand = (flags: RunFlags) =>
       Effect.catchTags({
         SessionLockedError: (error) => Effect.fail(usageError(error.message)),
         SessionNotFoundError: (error) => Effect.fail(usageError(error.message)),
+        PromptTooLargeError: (error) => Effect.fail(usageError(error.message)),
         StoreError: (error) => Effect.fail(new CliError({ message: error.message, exitCode: ExitCode.failed }))
       }),
       Effect.provide(

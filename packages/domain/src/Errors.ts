@@ -59,6 +59,18 @@ export class ContextExhaustedError extends Schema.TaggedError<ContextExhaustedEr
   providerCode: Schema.optional(Schema.String)
 }) {}
 
+/**
+ * A prompt that alone cannot fit the model's known context window beside the system prompt, the
+ * tools and the answer: refused before anything is stored (CTX-1, CLI-1). `context.tokens` is
+ * the prompt's estimate.
+ */
+export class PromptTooLargeError extends Schema.TaggedError<PromptTooLargeError>()("PromptTooLargeError", {
+  message: Schema.String,
+  context: ContextInfo,
+  /** The tokens left for a prompt once the system prompt, the tools and the answer's reserve are counted. */
+  room: Schema.NonNegativeInt
+}) {}
+
 /** No session with that id exists. */
 export class SessionNotFoundError extends Schema.TaggedError<SessionNotFoundError>()("SessionNotFoundError", {
   sessionId: Schema.String,

@@ -10,6 +10,7 @@ import type { SessionNotFoundError, StoreError, UnknownModelError } from "@alisi
 import { RunId, type SessionId } from "@alisio/domain/Ids"
 import type { RunStatus } from "@alisio/domain/RunEvent"
 import { emptyUsage } from "@alisio/domain/Usage"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
@@ -42,6 +43,14 @@ export interface ChildSessionLimits {
   readonly maxConcurrentPerRoot: number
 }
 export const defaultChildSessionLimits: ChildSessionLimits = { maxDepth: 3, maxConcurrentPerRoot: 8 }
+
+/** Why a child's run did not start: a prompt too large for its model says so (CTX-1). */
+const startFailure = (cause: Cause.Cause<{ readonly _tag: string; readonly message: string }>): string => {
+  const failure = Cause.failureOption(cause)
+  return failure._tag === "Some" && failure.value._tag === "PromptTooLargeError"
+    ? `The child session could not start: ${failure.value.message}.`
+    : "The child session could not start."
+}
 
 /** `spawn` was called outside a running tool, so there is no parent run to attach the child to (a defect). */
 export class NoParentRunError extends Data.TaggedError("NoParentRunError")<{ readonly message: string }> {}
@@ -295,7 +304,7 @@ export const make = (limits: ChildSessionLimits = defaultChildSessionLimits) =>
                     status: Exit.isInterrupted(exit) ? "cancelled" : "failed",
                     text: "",
                     usage: emptyUsage,
-                    ...(Exit.isInterrupted(exit) ? {} : { error: "The child session could not start." })
+                    ...(Exit.isInterrupted(exit) ? {} : { error: startFailure(exit.cause) })
                   })
                 )
           )

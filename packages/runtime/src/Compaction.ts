@@ -16,6 +16,7 @@ import { store as storeCompaction, summarize } from "./internal/compaction/compa
 import { estimateTokens, requestChars } from "./internal/compaction/estimate.js"
 import { type CompactionHooksService, makeHooks } from "./internal/compaction/hooks.js"
 import { summarizeDetached } from "./internal/compaction/inRun.js"
+import { applyLeftOut, readLeftOut } from "./internal/compaction/oversized.js"
 import { budgetOf, type CompactionSnapshot, type HistoryEntry } from "./internal/compaction/plan.js"
 import { toRequestMessages } from "./internal/history.js"
 import { currentOwner } from "./ProcessOwner.js"
@@ -119,15 +120,20 @@ export const make = Effect.gen(function* () {
           sessions.compactions === undefined
             ? undefined
             : Option.getOrUndefined(yield* sessions.compactions.latest(sessionId))
-        const history: ReadonlyArray<HistoryEntry> = (yield* sessions.messages(sessionId, {
-          afterPosition: current?.lastPosition
-        })).map(({ message, position }) => ({ position, message }))
         const limits = resolveLimits(options.limits)
         const window = withLearnedWindow(
           resolveContextWindow(limits.maxContextTokens, chosen.info?.contextWindow),
           chosen.service.learnedWindows === undefined
             ? undefined
             : yield* chosen.service.learnedWindows.read(chosen.model)
+        )
+        // A message left out of requests for its size is left out of the summary's too.
+        const history: ReadonlyArray<HistoryEntry> = applyLeftOut(
+          (yield* sessions.messages(sessionId, { afterPosition: current?.lastPosition })).map(
+            ({ message, position }) => ({ position, message })
+          ),
+          yield* readLeftOut(sessions, sessionId),
+          window
         )
         const output = resolveOutputBudget(limits.maxOutputTokens, chosen.info?.maxOutputTokens).maxOutputTokens
         const calibration = { ratio: undefined }

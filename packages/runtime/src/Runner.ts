@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import type { SessionLockedError, SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
+import type { PromptTooLargeError, SessionLockedError, SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
 import { RunId, type SessionId } from "@alisio/domain/Ids"
 import {
   LanguageModel,
@@ -10,6 +10,7 @@ import {
 import { type Limits, resolveLimits } from "@alisio/domain/Limits"
 import type { ImagePart, Message, TextPart } from "@alisio/domain/Message"
 import { isTerminalType, type KnownRunEvent, type RunEventDataMap, type RunStatus } from "@alisio/domain/RunEvent"
+import type { Tool, ToolSpec } from "@alisio/domain/Tool"
 import { emptyUsage, type Usage } from "@alisio/domain/Usage"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -27,6 +28,7 @@ import { CurrentRun } from "./CurrentRun.js"
 import { HumanWaits } from "./HumanWaits.js"
 import { Interaction } from "./Interaction.js"
 import { makeContextState } from "./internal/compaction/inRun.js"
+import { applyLeftOut, promptTooLarge, readLeftOut } from "./internal/compaction/oversized.js"
 import { describeEnd, finalize } from "./internal/runEnding.js"
 import { type RunState, storeTurn, timeoutError } from "./internal/runState.js"
 import { type LoopResult, type RunFailure, type RunTools, turnLoop } from "./internal/turnLoop.js"
@@ -94,7 +96,17 @@ export interface RunOutcome {
 }
 
 /** Errors that stop a run before it starts. */
-export type RunStartError = SessionNotFoundError | SessionLockedError | StoreError
+export type RunStartError = SessionNotFoundError | SessionLockedError | StoreError | PromptTooLargeError
+
+/** The specs of the tools a run offers: those allowed, and in read-only mode those allowed there. */
+const offeredSpecs = (
+  registered: ReadonlyArray<Tool>,
+  allowed: ReadonlySet<string> | undefined,
+  readOnly: boolean
+): ReadonlyArray<ToolSpec> =>
+  registered
+    .filter((tool) => (allowed?.has(tool.name) ?? true) && (!readOnly || allowedInReadOnly(tool.effect)))
+    .map(({ description, name, parameters }) => ({ name, description, parameters }))
 
 /** How many events `Runner.stream` holds for a slow consumer before the run waits for it. */
 export const streamBuffer = 1024
@@ -147,20 +159,44 @@ export const make = Effect.gen(function* () {
           const provider = options.provider ?? Option.getOrUndefined(defaultProvider)
           if (provider === undefined)
             return yield* Effect.dieMessage("Runner: no provider given and no LanguageModel in context")
-          const session =
-            options.sessionId !== undefined
-              ? yield* store.session(options.sessionId)
-              : yield* store.createSession({
-                  cwd: options.cwd,
-                  status: "queued",
-                  ...(options.parentSessionId === undefined ? {} : { parentId: options.parentSessionId }),
-                  ...(options.title === undefined ? {} : { title: options.title })
-                })
-
-          if (options.requestId !== undefined && store.runByRequest !== undefined) {
-            const earlier = yield* store.runByRequest(session.id, options.requestId)
+          const allowed = options.tools === undefined ? undefined : new Set(options.tools)
+          const readOnly = options.readOnly === true
+          const limits = resolveLimits(options.limits)
+          const learnedWindow =
+            provider.learnedWindows === undefined ? undefined : yield* provider.learnedWindows.read(options.model)
+          const prompt: Message = {
+            role: "user",
+            content: [
+              ...(options.prompt === "" ? [] : [{ _tag: "text" as const, text: options.prompt }]),
+              ...(options.attachments ?? [])
+            ]
+          }
+          const resumed = options.sessionId === undefined ? undefined : yield* store.session(options.sessionId)
+          // A repeated request replays its run (ST-3), whatever is known of the window since.
+          if (resumed !== undefined && options.requestId !== undefined && store.runByRequest !== undefined) {
+            const earlier = yield* store.runByRequest(resumed.id, options.requestId)
             if (Option.isSome(earlier)) return existingOutcome(earlier.value)
           }
+          // A prompt that can never fit the model's known window is refused before anything is
+          // stored (CTX-1, CLI-1); MCP tools, not started yet, are left out of this estimate.
+          const tooLarge = promptTooLarge({
+            model: options.model,
+            modelInfo: options.modelInfo,
+            limits,
+            learnedWindow,
+            system: options.system,
+            tools: offeredSpecs(yield* registry.all, allowed, readOnly),
+            prompt
+          })
+          if (tooLarge !== undefined) return yield* tooLarge
+          const session =
+            resumed ??
+            (yield* store.createSession({
+              cwd: options.cwd,
+              status: "queued",
+              ...(options.parentSessionId === undefined ? {} : { parentId: options.parentSessionId }),
+              ...(options.title === undefined ? {} : { title: options.title })
+            }))
           const owner = currentOwner
           // A child session is created and run by this process alone, inside its parent's run (which
           // holds the tree's root lock); locking it too would only add writes to every spawn and cancel.
@@ -188,9 +224,6 @@ export const make = Effect.gen(function* () {
           const children = yield* FiberMap.make<string, unknown, unknown>()
           const registering = yield* Effect.makeSemaphore(1)
           const endingStarted = yield* Deferred.make<void>()
-          const allowed = options.tools === undefined ? undefined : new Set(options.tools)
-          const readOnly = options.readOnly === true
-          const limits = resolveLimits(options.limits)
           // Tools are read again before every turn: MCP servers start when a run first needs
           // tools, and a server may change its list between turns (MCP-1). The MCP service is
           // built over the runtime (as the plugin host is), so it is found in the run's context.
@@ -247,8 +280,6 @@ export const make = Effect.gen(function* () {
                 )
             }
           })
-          const learnedWindow =
-            provider.learnedWindows === undefined ? undefined : yield* provider.learnedWindows.read(options.model)
           const state: RunState = {
             options,
             runId,
@@ -290,16 +321,12 @@ export const make = Effect.gen(function* () {
               if (Option.isSome(latest)) state.context.compaction = latest.value
             }
             const after = state.context.compaction?.lastPosition
-            for (const { message, position } of yield* store.messages(session.id, { afterPosition: after })) {
-              state.conversation.push({ position, message })
-            }
-            const prompt: Message = {
-              role: "user",
-              content: [
-                ...(options.prompt === "" ? [] : [{ _tag: "text" as const, text: options.prompt }]),
-                ...(options.attachments ?? [])
-              ]
-            }
+            const stored = (yield* store.messages(session.id, { afterPosition: after })).map(
+              ({ message, position }) => ({ position, message })
+            )
+            // Messages too large for the window are sent as a note of their size (CTX-1).
+            const leftOut = yield* readLeftOut(store, session.id)
+            state.conversation.push(...applyLeftOut(stored, leftOut, state.context.window))
             yield* storeTurn(state, [prompt])
             const result = yield* timeoutActive(open, limits.timeoutMs, turnLoop(state, currentTools))
             if (Option.isNone(result)) {

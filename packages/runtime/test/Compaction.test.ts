@@ -545,7 +545,8 @@ describe("CTX-1 compaction in a run", () => {
         const events = yield* collect({
           ...baseOptions,
           sessionId,
-          prompt: "p".repeat(12_000),
+          // About 1 750 tokens: the prompt alone fits the room of 2 000, not beside the summary.
+          prompt: "p".repeat(7_000),
           tools: [],
           limits: { maxContextTokens: 4_000 }
         })
@@ -558,20 +559,16 @@ describe("CTX-1 compaction in a run", () => {
         // The summary stays stored for the next run, which may come with a shorter prompt.
         const store = yield* SessionStore.SessionStore
         assert.isTrue(Option.isSome(yield* store.compactions!.latest(sessionId)))
-      }).pipe(Effect.provide(runnerLayer({ script: [summaryAnswer("S")] })))
+      }).pipe(Effect.provide(runnerLayer({ script: [summaryAnswer("S".repeat(2_000))] })))
     )
 
-    it.effect("CTX-1 a single long prompt cannot be compacted: nothing to compact, context_exhausted", () =>
+    it.effect("CTX-1 a single prompt longer than the window is refused before the run, not compacted", () =>
       Effect.gen(function* () {
-        const events = yield* collect({
-          ...baseOptions,
-          prompt: "p".repeat(20_000),
-          tools: [],
-          limits: { maxContextTokens: 2_000 }
-        })
-        assertContract(events)
-        assert.include(ofType(events, "compaction_failed")[0]!.data.error, "kept whole")
-        assert.strictEqual(ofType(events, "run_failed")[0]!.data.code, "context_exhausted")
+        const runner = yield* Runner
+        const error = yield* Effect.flip(
+          runner.run({ ...baseOptions, prompt: "p".repeat(20_000), tools: [], limits: { maxContextTokens: 2_000 } })
+        )
+        assert.strictEqual(error._tag, "PromptTooLargeError")
         assert.strictEqual((yield* Effect.flatMap(Fake.FakeProvider, (fake) => fake.requests)).length, 0)
       }).pipe(Effect.provide(runnerLayer({ script: [] })))
     )

@@ -30,6 +30,14 @@ import type { History } from "./History.js"
 import type { RunView } from "./RunView.js"
 import type { Screen } from "./Screen.js"
 
+/** The editor folds a paste past these into a marker. */
+const LONG_DRAFT_CHARS = 1_000
+const LONG_DRAFT_LINES = 10
+const PASTE_START = "\x1b[200~"
+const PASTE_END = "\x1b[201~"
+
+const sentence = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}.`
+
 export type Intent =
   | { readonly _tag: "Submit"; readonly text: string }
   | { readonly _tag: "Cancel" }
@@ -137,10 +145,20 @@ export const makeConversation = (options: ConversationOptions) =>
         )
       })
 
-    /** The draft back in the editor, before what was typed meanwhile: a message that could not go. */
+    /**
+     * The draft back in the editor, before what was typed meanwhile: a message that could not go.
+     * A long one goes back as a paste marker, as it came: set as text, the editor would lay out
+     * hundreds of kilobytes on every key.
+     */
     const restoreDraft = (text: string) => {
-      const draft = screen.editor.getText()
-      screen.editor.setText(draft === "" ? text : `${text}\n${draft}`)
+      const draft = screen.editor.getExpandedText()
+      const restored = draft === "" ? text : `${text}\n${draft}`
+      if (restored.length <= LONG_DRAFT_CHARS && restored.split("\n").length <= LONG_DRAFT_LINES) {
+        screen.editor.setText(restored)
+        return
+      }
+      screen.editor.setText("")
+      screen.editor.handleInput(`${PASTE_START}${restored}${PASTE_END}`)
     }
 
     const run = (prompt: string) =>
@@ -164,42 +182,52 @@ export const makeConversation = (options: ConversationOptions) =>
           s.turns = 0
           s.hint = undefined
         })
-        const outcome = yield* runner.run({
-          cwd: setup.cwd,
-          ...(state.sessionId === undefined ? { title: fromPrompt(prompt) } : { sessionId: state.sessionId }),
-          prompt,
-          ...(attachments.length === 0 ? {} : { attachments }),
-          model: chosen.model.model,
-          provider: chosen.model.service,
-          ...(Option.isSome(chosen.model.info) ? { modelInfo: chosen.model.info.value } : {}),
-          system: system.text,
-          ...(chosen.effort === undefined ? {} : { effort: chosen.effort }),
-          readOnly: options.readOnly,
-          ...(options.yes
-            ? { approvals: approveAll }
-            : setup.config.approvals === undefined
-              ? {}
-              : { approvals: setup.config.approvals }),
-          limits: { ...setup.config.limits, ...options.limits },
-          onEvent: (event) =>
-            Effect.sync(() => {
-              if (event.type === "run_started" && state.sessionId === undefined) {
-                state.sessionId = event.sessionId
-                options.grants.adopt(event.sessionId)
-                screen.status.update((s) => {
-                  s.session = shortId(event.sessionId)
-                })
-              }
-              view.apply(event)
-            })
-        })
+        const outcome = yield* runner
+          .run({
+            cwd: setup.cwd,
+            ...(state.sessionId === undefined ? { title: fromPrompt(prompt) } : { sessionId: state.sessionId }),
+            prompt,
+            ...(attachments.length === 0 ? {} : { attachments }),
+            model: chosen.model.model,
+            provider: chosen.model.service,
+            ...(Option.isSome(chosen.model.info) ? { modelInfo: chosen.model.info.value } : {}),
+            system: system.text,
+            ...(chosen.effort === undefined ? {} : { effort: chosen.effort }),
+            readOnly: options.readOnly,
+            ...(options.yes
+              ? { approvals: approveAll }
+              : setup.config.approvals === undefined
+                ? {}
+                : { approvals: setup.config.approvals }),
+            limits: { ...setup.config.limits, ...options.limits },
+            onEvent: (event) =>
+              Effect.sync(() => {
+                if (event.type === "run_started" && state.sessionId === undefined) {
+                  state.sessionId = event.sessionId
+                  options.grants.adopt(event.sessionId)
+                  screen.status.update((s) => {
+                    s.session = shortId(event.sessionId)
+                  })
+                }
+                view.apply(event)
+              })
+          })
+          .pipe(
+            // Refused before anything was stored (CTX-1): the message goes back to the editor to shorten.
+            Effect.tapErrorTag("PromptTooLargeError", () => Effect.sync(() => restoreDraft(prompt)))
+          )
         const ended = yield* Clock.currentTimeMillis
         if (outcome.status === "completed" && outcome.text === "" && outcome.turns === 0) {
           screen.notice(`The run ended after ${ended - started} ms with nothing to show.`)
         }
       }).pipe(
         Effect.catchAll((error) =>
-          Effect.sync(() => screen.notice(error.message, error._tag === "SessionLockedError" ? "warning" : "error"))
+          Effect.sync(() =>
+            screen.notice(
+              error._tag === "PromptTooLargeError" ? sentence(error.message) : error.message,
+              error._tag === "SessionLockedError" ? "warning" : "error"
+            )
+          )
         )
       )
 

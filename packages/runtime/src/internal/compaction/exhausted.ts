@@ -6,7 +6,7 @@ import type { ContextWindow } from "@alisio/domain/Limits"
 import type { RunState } from "../runState.js"
 import type { Budget } from "./plan.js"
 
-const sourceText: Record<ContextWindow["source"], string> = {
+export const sourceText: Record<ContextWindow["source"], string> = {
   user: "limits.maxContextTokens",
   model: "the model's",
   default: "the default; set limits.maxContextTokens to the model's",

@@ -21,6 +21,7 @@ import { type EmptySummary, type NothingToCompact, store, summarize } from "./co
 import { type Calibration, calibrate, estimateTokens, messageChars, requestChars } from "./estimate.js"
 import { exhausted, windowTooSmall } from "./exhausted.js"
 import type { CompactionHooksService } from "./hooks.js"
+import { leaveOutOversized } from "./oversized.js"
 import {
   type Budget,
   budgetOf,
@@ -275,24 +276,29 @@ export const fitWindow = (
   state: RunState,
   build: BuildRequest
 ): Effect.Effect<ModelRequest, ContextExhaustedError | StoreError> =>
-  Effect.suspend(() => {
+  Effect.gen(function* () {
     const { context } = state
-    const request = build(context.compaction)
-    const tokens = estimateRequest(context, request)
+    let request = build(context.compaction)
+    let tokens = estimateRequest(context, request)
     const budget = budgetOf(context.window, request.maxOutputTokens, context.roomCap)
-    if (tokens <= budget.threshold) return Effect.succeed(request)
+    if (tokens <= budget.threshold) return request
+    if (yield* leaveOutOversized(state, request, budget)) {
+      request = build(context.compaction)
+      tokens = estimateRequest(context, request)
+      if (tokens <= budget.threshold) return request
+    }
     const fits = tokens <= budget.room
     if (!fits) {
       const fixed = estimateRequest(context, { ...request, messages: [] })
-      if (fixed >= budget.room) return Effect.fail(windowTooSmall(state, tokens, fixed, budget))
+      if (fixed >= budget.room) return yield* windowTooSmall(state, tokens, fixed, budget)
     }
-    if (fits && context.thresholdFailed) return Effect.succeed(request)
+    if (fits && context.thresholdFailed) return request
     // Nothing older than the current prompt and the last turn: go on while it fits, without a
     // compaction that could only fail.
     const from = context.compaction === undefined ? 0 : indexAfter(state.conversation, context.compaction.lastPosition)
     const tokensOf = (entry: HistoryEntry) => estimateTokens(messageChars(entry.message), context.calibration)
-    if (fits && planCut(state.conversation, from, budget.keep, tokensOf) === undefined) return Effect.succeed(request)
-    return compactNow(state, "threshold", build, { request, tokens, fits })
+    if (fits && planCut(state.conversation, from, budget.keep, tokensOf) === undefined) return request
+    return yield* compactNow(state, "threshold", build, { request, tokens, fits })
   })
 
 /**
@@ -322,13 +328,21 @@ export const sendWithinWindow = (
     }
     // The estimate said it fits and the provider said it does not: the room is below it.
     context.roomCap = Math.min(context.roomCap ?? Number.POSITIVE_INFINITY, Math.floor(tokens * 0.85))
-    const retry = yield* compactNow(
-      state,
-      "context_length_exceeded",
-      build,
-      { request, tokens, fits: false },
-      error.code
-    )
+    const corrected = budgetOf(context.window, request.maxOutputTokens, context.roomCap)
+    // A message that alone passes the corrected room is left out first (the prompt ends the run).
+    const smaller = (yield* leaveOutOversized(state, request, corrected, error.code))
+      ? build(context.compaction)
+      : undefined
+    const retry =
+      smaller !== undefined && estimateRequest(context, smaller) <= corrected.threshold
+        ? smaller
+        : yield* compactNow(
+            state,
+            "context_length_exceeded",
+            build,
+            { request: smaller ?? request, tokens: estimateRequest(context, smaller ?? request), fits: false },
+            error.code
+          )
     const second = yield* Effect.either(streamResponse(state, retry))
     if (Either.isRight(second)) {
       learn(state, retry, second.right)
