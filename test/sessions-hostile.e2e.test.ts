@@ -87,4 +87,21 @@ describe("alisio sessions with hostile content (end to end)", () => {
     assertInert(events.stdout, "events --json")
     assert.strictEqual(lines(events.stdout).length, lines(jsonl.stdout).length)
   })
+
+  it("CLI-1 EV-2 run --json and --final write a hostile answer's controls only as escapes that parse back", async () => {
+    const { sandbox } = await setup([
+      { kind: "text", text: hostile },
+      { kind: "text", text: hostile }
+    ])
+    const streamed = ok(await sandbox.run(["run", "--json", "say it"]))
+    assertInert(streamed.stdout, "run --json")
+    const deltas = lines(streamed.stdout)
+      .map((line) => JSON.parse(line) as { type: string; data: { text?: string } })
+      .filter((event) => event.type === "text_delta")
+      .map((event) => event.data.text ?? "")
+    assert.strictEqual(deltas.join(""), hostile)
+    const final = ok(await sandbox.run(["run", "--json", "--final", "say it"]))
+    assertInert(final.stdout, "run --final")
+    assert.include(JSON.stringify(JSON.parse(final.stdout)), "evil")
+  })
 })

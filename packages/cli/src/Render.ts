@@ -2,6 +2,7 @@ import type { ApprovalKind, KnownRunEvent, RunEventDataMap } from "@alisio/domai
 import { encodeRunEvent, isTerminalType } from "@alisio/domain/RunEvent"
 import { terminalSafe } from "@alisio/runtime/TerminalText"
 import { formatDuration } from "./Durations.js"
+import { jsonLine } from "./JsonLine.js"
 import { makeProgress, makeStatusLine, type Progress, type StatusLine } from "./Progress.js"
 import { isTerminal, paint } from "./Terminal.js"
 
@@ -83,7 +84,7 @@ export const makeJsonWriter = (options: { readonly events: boolean }): Renderer 
       const decision = decided(event)
       if (decision !== undefined && "approved" in decision) process.stderr.write(`${decision.approved}\n`)
       if (!options.events) return
-      stdout.write(`${JSON.stringify(encodeRunEvent(event))}\n`)
+      stdout.write(jsonLine(encodeRunEvent(event)))
       // The process may exit right after the terminal event: nothing may wait in the buffer then.
       if (isTerminalType(event.type)) stdout.flush()
     },
@@ -97,7 +98,7 @@ export const makeJsonWriter = (options: { readonly events: boolean }): Renderer 
 
 /** Writes one event as a JSON line at once (replays, listings). */
 export const writeJsonLine = (event: KnownRunEvent): void => {
-  process.stdout.write(`${JSON.stringify(encodeRunEvent(event))}\n`)
+  process.stdout.write(jsonLine(encodeRunEvent(event)))
 }
 
 /** Event text as one line for a note: never an escape sequence, whatever the stream is. */

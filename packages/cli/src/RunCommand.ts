@@ -19,6 +19,7 @@ import { loadSetup, registerProviders, runtimeLayer } from "./App.js"
 import * as BrokenPipe from "./BrokenPipe.js"
 import { CliError, ExitCode, setExitCode, usageError } from "./CliError.js"
 import type { RunFlags } from "./Flags.js"
+import { jsonLine } from "./JsonLine.js"
 import { limitsOf } from "./LimitFlags.js"
 import { chooseModel } from "./ModelChoice.js"
 import { checkFolder, writeAtomically } from "./OutputFile.js"
@@ -194,7 +195,7 @@ const makeOutput = (flags: RunFlags) => {
       if (Option.isSome(flags.outputLastMessage)) yield* writeAtomically(flags.outputLastMessage.value, result.text)
       if (flags.json && flags.final) {
         renderer.close()
-        process.stdout.write(`${JSON.stringify(encodeRunResult(result))}\n`)
+        process.stdout.write(jsonLine(encodeRunResult(result)))
         return
       }
       renderer.close(summary ? summaryLine(result, paint(process.stderr)) : undefined)

@@ -9,6 +9,7 @@ import type { RunRecord, Session, SessionSummary, StoredMessage } from "@alisio/
 import { fromPrompt } from "@alisio/runtime/SessionTitles"
 import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Schema from "effect/Schema"
+import { jsonLine } from "./JsonLine.js"
 import { shortId } from "./ShortIds.js"
 
 /** Epoch milliseconds, written as an ISO-8601 timestamp. */
@@ -131,17 +132,6 @@ export const messageJson = (stored: StoredMessage): typeof MessageJson.Type => (
   createdAt: stored.createdAt,
   message: stored.message
 })
-
-// What JSON.stringify leaves raw in a string and a terminal still acts on: DEL and the C1 controls
-// (U+009B opens a sequence on some terminals), and the characters that reorder or break lines.
-const INVISIBLE = /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g
-
-/**
- * `value` as one line of JSON in which every control character is an escape (`\u202e`), so that
- * the line shown on a terminal is the line parsed: the same value for any JSON reader.
- */
-export const jsonLine = (value: unknown): string =>
-  `${JSON.stringify(value).replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`
 
 /** Writes one encoded record as a line of JSON on stdout. */
 export const writeRecord = <A, I>(schema: Schema.Schema<A, I>, value: A): void => {

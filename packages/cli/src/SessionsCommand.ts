@@ -10,8 +10,9 @@ import * as Option from "effect/Option"
 import { loadSetup, type Setup, storeLayer } from "./App.js"
 import { CliError, ExitCode, usageError } from "./CliError.js"
 import { forEachStoredEvent } from "./EventPages.js"
+import { jsonLine } from "./JsonLine.js"
 import { relativeTime } from "./RelativeTime.js"
-import { displayTitle, jsonLine, SessionListItem, sessionRecord, writeRecord } from "./SessionRecords.js"
+import { displayTitle, SessionListItem, sessionRecord, writeRecord } from "./SessionRecords.js"
 import { findSession, noSession, shortId } from "./ShortIds.js"
 
 /**

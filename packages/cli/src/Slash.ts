@@ -15,6 +15,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { registerProviders, type Setup } from "./App.js"
 import { CliError, ExitCode } from "./CliError.js"
+import { jsonLine } from "./JsonLine.js"
 
 /** The MCP servers' prompts join the catalog as `/mcp__<server>__<prompt>` (MCP-1). */
 const mcpPrompts = Layer.scopedDiscard(
@@ -95,7 +96,7 @@ export const printOutput = (
   options: { readonly json: boolean; readonly quiet: boolean }
 ) => {
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ command: name, output: encodeOutput(output) })}\n`)
+    process.stdout.write(jsonLine({ command: name, output: encodeOutput(output) }))
     return
   }
   const text = output._tag === "Prompt" ? output.prompt : output.text
