@@ -3,7 +3,7 @@
 // that reorder or break lines are written as escapes too. Parsed, the line is the same value.
 const INVISIBLE = /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g
 
-const escape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+const asEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
 
 /** `value` as one line of JSON (with its line end) in which every invisible character is an escape. */
-export const jsonLine = (value: unknown): string => `${JSON.stringify(value).replace(INVISIBLE, escape)}\n`
+export const jsonLine = (value: unknown): string => `${JSON.stringify(value).replace(INVISIBLE, asEscape)}\n`

@@ -9,6 +9,7 @@ import type { Message } from "@alisio/domain/Message"
 import { defineTool, textResult } from "@alisio/domain/Tool"
 import * as Fake from "@alisio/providers/FakeProvider"
 import { SUMMARY_SYSTEM_MARK } from "@alisio/runtime/Compaction"
+import { Runner } from "@alisio/runtime/Runner"
 import * as SessionStore from "@alisio/runtime/SessionStore"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -107,26 +108,21 @@ describe("CTX-1 what a request has room for", () => {
     assert.strictEqual(planCut(history, 2, 100, tokensOf, undefined, 1_000), 5)
   })
 
-  it.effect("CTX-1 a window too small for the system prompt and the tools fails at once, naming the remedy", () =>
-    Effect.gen(function* () {
-      const events = yield* collect({
-        ...baseOptions,
-        system: "s".repeat(8_000),
-        tools: [],
-        limits: { maxContextTokens: 2_048 }
-      })
-      assertContract(events)
-      assert.deepStrictEqual(
-        events.map((event) => event.type),
-        ["run_started", "message", "run_failed"]
-      )
-      const failed = ofType(events, "run_failed")[0]!.data
-      assert.strictEqual(failed.code, "context_exhausted")
-      assert.match(
-        failed.error,
-        /^The context window of fake-model \(2048 tokens, limits\.maxContextTokens\) is too small for this run: the system prompt and the tool definitions alone take about 20\d\d tokens, and 1024 are left for a request\. Raise --max-context-tokens \(limits\.maxContextTokens\)\.$/
-      )
-      assert.strictEqual((yield* Effect.flatMap(Fake.FakeProvider, (fake) => fake.requests)).length, 0)
-    }).pipe(Effect.provide(runnerLayer({ script: [] })))
+  it.effect(
+    "CTX-1 CLI-1 a window too small for the system prompt and the tools refuses the prompt before anything is stored, naming the remedy",
+    () =>
+      Effect.gen(function* () {
+        const runner = yield* Runner
+        const error = yield* Effect.flip(
+          runner.run({ ...baseOptions, system: "s".repeat(8_000), tools: [], limits: { maxContextTokens: 2_048 } })
+        )
+        assert.strictEqual(error._tag, "PromptTooLargeError")
+        assert.match(
+          error.message,
+          /^the context window of fake-model \(2048 tokens, limits\.maxContextTokens\) is too small for this run: the system prompt and the tool definitions alone take about 20\d\d tokens, and 1024 are left for a request; nothing was stored: raise --max-context-tokens \(limits\.maxContextTokens\)$/
+        )
+        assert.deepStrictEqual(yield* Effect.flatMap(SessionStore.SessionStore, (store) => store.sessions()), [])
+        assert.strictEqual((yield* Effect.flatMap(Fake.FakeProvider, (fake) => fake.requests)).length, 0)
+      }).pipe(Effect.provide(runnerLayer({ script: [] })))
   )
 })

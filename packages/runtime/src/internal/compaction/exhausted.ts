@@ -28,19 +28,24 @@ export const exhausted = (state: RunState, tokens: number, budget: Budget, why: 
     ...(providerCode === undefined ? {} : { providerCode })
   })
 
+/** Why no prompt fits: the system prompt and the tools alone pass the room, with the remedy. */
+export const windowTooSmallText = (model: string, window: ContextWindow, fixed: number, room: number): string =>
+  `The context window of ${model} (${window.tokens} tokens, ${sourceText[window.source]}) ` +
+  `is too small for this run: the system prompt and the tool definitions alone take about ${fixed} tokens, ` +
+  `and ${room} are left for a request.`
+
+export const windowTooSmallRemedy = (window: ContextWindow): string =>
+  window.source === "user"
+    ? "Raise --max-context-tokens (limits.maxContextTokens)."
+    : "Use a model with a larger context window, or turn off plugins and MCP servers this run does not need."
+
 /**
  * The system prompt and the tools alone pass the room: no compaction can help, and a new session
  * would not either; the remedy is a larger window or fewer tools.
  */
 export const windowTooSmall = (state: RunState, tokens: number, fixed: number, budget: Budget) =>
   new ContextExhaustedError({
-    message:
-      `The context window of ${state.options.model} (${budget.window.tokens} tokens, ${sourceText[budget.window.source]}) ` +
-      `is too small for this run: the system prompt and the tool definitions alone take about ${fixed} tokens, ` +
-      `and ${budget.room} are left for a request. ` +
-      (budget.window.source === "user"
-        ? "Raise --max-context-tokens (limits.maxContextTokens)."
-        : "Use a model with a larger context window, or turn off plugins and MCP servers this run does not need."),
+    message: `${windowTooSmallText(state.options.model, budget.window, fixed, budget.room)} ${windowTooSmallRemedy(budget.window)}`,
     context: {
       tokens,
       contextWindow: budget.window.tokens,

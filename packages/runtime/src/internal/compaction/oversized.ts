@@ -25,7 +25,7 @@ import * as Schema from "effect/Schema"
 import type { SessionStoreService } from "../../SessionStore.js"
 import type { RunState } from "../runState.js"
 import { estimateTokens, messageChars, requestChars } from "./estimate.js"
-import { sourceText } from "./exhausted.js"
+import { sourceText, windowTooSmallRemedy, windowTooSmallText } from "./exhausted.js"
 import { type Budget, budgetOf, type HistoryEntry, pinnedIndex } from "./plan.js"
 
 const OWNER = "@alisio/left-out-messages"
@@ -113,9 +113,10 @@ export interface PromptCheck {
 }
 
 /**
- * The refusal of a prompt that cannot fit the model's window whatever is compacted; `undefined`
- * when it fits, when the window is not known (the default), or when the system prompt and the
- * tools alone fill it (the run says so itself).
+ * The refusal of a prompt that cannot fit the model's window whatever is compacted, or of any
+ * prompt when the system prompt and the tools alone fill it; `undefined` when it fits or when the
+ * window is not known (the default). MCP tools are not counted (they start later): a run whose
+ * MCP tools fill the window says so itself.
  */
 export const promptTooLarge = (check: PromptCheck): PromptTooLargeError | undefined => {
   const window = withLearnedWindow(
@@ -138,10 +139,21 @@ export const promptTooLarge = (check: PromptCheck): PromptTooLargeError | undefi
   )
   const left = budget.room - fixed
   const tokens = estimateTokens(messageChars(check.prompt), calibration)
-  if (left <= 0 || tokens <= left) return undefined
+  const context = { tokens, contextWindow: window.tokens, source: window.source, model: check.model }
+  if (left <= 0) {
+    const why = windowTooSmallText(check.model, window, fixed, budget.room)
+    return new PromptTooLargeError({
+      message: `t${why.slice(1, -1)}; nothing was stored: ${windowTooSmallRemedy(window)
+        .slice(0, -1)
+        .replace(/^./, (c) => c.toLowerCase())}`,
+      context,
+      room: 0
+    })
+  }
+  if (tokens <= left) return undefined
   return new PromptTooLargeError({
     message: `the prompt is ${sizes(check.model, tokens, window, left)}; nothing was stored: ${remedy(window)}`,
-    context: { tokens, contextWindow: window.tokens, source: window.source, model: check.model },
+    context,
     room: left
   })
 }
