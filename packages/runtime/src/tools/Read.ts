@@ -24,7 +24,10 @@ import { resolvePath, tryFs } from "./internal/workspace.js"
 export interface ReadOptions {
   /** Most lines returned by one call (default 2 000). */
   readonly maxLines?: number
-  /** Most bytes of output returned by one call (default 256 KiB). */
+  /**
+   * Most bytes of output returned by one call (default 100 KiB, about 25 000 tokens, as Claude
+   * Code's read takes): a call that fills a local model's window leaves no room to answer.
+   */
   readonly maxBytes?: number
   /** Longer lines are cut (default 2 000 characters). */
   readonly maxLineLength?: number
@@ -49,7 +52,7 @@ interface Window {
 /** `read` (TL-1): a text file with line numbers, by line range, under a size cap; binary files are reported. */
 export const make = (options: ReadOptions = {}): Tool => {
   const maxLines = options.maxLines ?? 2_000
-  const maxBytes = options.maxBytes ?? 256 * 1024
+  const maxBytes = options.maxBytes ?? 100 * 1024
   const maxLineLength = options.maxLineLength ?? 2_000
 
   return defineTool({

@@ -61,6 +61,20 @@ describe("read", () => {
     })
   )
 
+  it.scoped(
+    "TL-1 CTX-1 a default read returns at most 100 KiB (about 25 000 tokens), so one call leaves room in a small window",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        // 2 000 lines of 200 characters: 400 KB, within the line count.
+        yield* writeFiles(dir, { "wide.txt": `${Array.from({ length: 2_000 }, () => "y".repeat(200)).join("\n")}\n` })
+        const { context } = yield* makeContext(dir)
+        const text = yield* call(Read.make(), { path: "wide.txt" }, context)
+        assert.isAtMost(Buffer.byteLength(text), 100 * 1024 + 200)
+        assert.match(text, /\[output cap of 100(\.0)? KiB reached after line \d+; read with offset=\d+ for more\]$/)
+      })
+  )
+
   it.scoped("TL-1 reads a file larger than one chunk without losing lines", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
