@@ -1,8 +1,10 @@
 // The dialogs that take the editor's place while the person is asked something: a tool approval
 // (yes / yes for this session / no), a question with its options or an answer of their own, a plan
 // to approve or send back, and a list to pick from (the session picker of /resume).
+
 import { type Component, type Focusable, Input, Markdown, matchesKey, truncateToWidth } from "@earendil-works/pi-tui"
 import type { GrantOffer } from "./Grants.js"
+import { PasteTracker } from "./PastedText.js"
 import { sanitize } from "./Sanitize.js"
 import type { Theme } from "./Theme.js"
 import { markdownOptions, wrapLine } from "./Wrap.js"
@@ -152,34 +154,17 @@ export class ApprovalDialog extends Framed {
   }
 }
 
-const PASTE_START = "\x1b[200~"
-const PASTE_END = "\x1b[201~"
-
 /**
  * A one-line answer. pi-tui's Input drops the line breaks of a paste, gluing the last word of a
  * line to the first of the next; here they become spaces, so a pasted log or list stays readable.
  */
 class AnswerInput extends Input {
-  private pasting = false
+  private readonly paste = new PasteTracker()
 
   override handleInput(data: string): void {
-    super.handleInput(this.pasting || data.includes(PASTE_START) ? this.spaced(data) : data)
-  }
-
-  private spaced(data: string): string {
-    let out = ""
-    let rest = data
-    while (rest !== "") {
-      const marker = this.pasting ? PASTE_END : PASTE_START
-      const at = rest.indexOf(marker)
-      const before = at === -1 ? rest : rest.slice(0, at)
-      out += this.pasting ? before.replace(/[\r\n]+/g, " ") : before
-      if (at === -1) break
-      out += marker
-      rest = rest.slice(at + marker.length)
-      this.pasting = !this.pasting
-    }
-    return out
+    super.handleInput(
+      this.paste.touches(data) ? this.paste.map(data, (pasted) => pasted.replace(/[\r\n]+/g, " ")) : data
+    )
   }
 }
 

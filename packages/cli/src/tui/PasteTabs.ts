@@ -4,10 +4,9 @@
 // recalled from history is kept as a figure space and three spaces, which show four columns wide
 // as before, and becomes a tab again in what is submitted (`restoreTabs`). A figure space typed or
 // pasted as such also comes out as a tab: it is all but unknown in text people send.
+import { PasteTracker } from "./PastedText.js"
 import { Editor } from "./PiTuiCore.js"
 
-const PASTE_START = "\x1b[200~"
-const PASTE_END = "\x1b[201~"
 const KEPT_TAB = "\u2007   "
 // biome-ignore lint/suspicious/noControlCharactersInRegex: a key's escape sequence
 const CTRL_I = /\x1b\[(?:105|73);5u/g
@@ -19,10 +18,14 @@ export const keepTabs = (text: string): string => text.replaceAll("\t", KEPT_TAB
 export const restoreTabs = (text: string): string => text.replace(/\u2007 {0,3}/g, "\t")
 
 export class TabKeepingEditor extends Editor {
-  private pasting = false
+  private readonly paste = new PasteTracker()
 
+  /** The tabs inside a bracketed paste are kept (a tab typed outside one completes). */
   override handleInput(data: string): void {
-    super.handleInput(this.pasting || data.includes(PASTE_START) ? this.tabsKept(data) : data)
+    super.handleInput(
+      // A terminal that encodes control bytes of a paste as CSI-u sends a tab as Ctrl+I.
+      this.paste.touches(data) ? this.paste.map(data, (pasted) => keepTabs(pasted.replace(CTRL_I, "\t"))) : data
+    )
   }
 
   override setText(text: string): void {
@@ -31,23 +34,5 @@ export class TabKeepingEditor extends Editor {
 
   override addToHistory(text: string): void {
     super.addToHistory(keepTabs(text))
-  }
-
-  /** `data` with the tabs inside a bracketed paste kept (a tab typed outside one completes). */
-  private tabsKept(data: string): string {
-    let out = ""
-    let rest = data
-    while (rest !== "") {
-      const marker = this.pasting ? PASTE_END : PASTE_START
-      const at = rest.indexOf(marker)
-      const before = at === -1 ? rest : rest.slice(0, at)
-      // A terminal that encodes control bytes of a paste as CSI-u sends a tab as Ctrl+I.
-      out += this.pasting ? keepTabs(before.replace(CTRL_I, "\t")) : before
-      if (at === -1) break
-      out += marker
-      rest = rest.slice(at + marker.length)
-      this.pasting = !this.pasting
-    }
-    return out
   }
 }
