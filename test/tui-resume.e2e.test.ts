@@ -16,7 +16,7 @@ describe.skipIf(tmuxPath === undefined)("the UI's /resume of a damaged session",
     try {
       const damaged = await runTask(sandbox, "an older task")
       withDatabase(sandbox, (db) => {
-        db.prepare("UPDATE runs SET status = 'sleeping' WHERE session_id = ?").run(damaged.id)
+        db.prepare("UPDATE runs SET owner_pid = 'not a process id' WHERE session_id = ?").run(damaged.id)
       })
       launch(tmux, sandbox, "", { LANG: "C.UTF-8" })
       await waitFor(tmux.screen, "ctrl-d exit")
