@@ -361,7 +361,7 @@ describe("memory plugin", () => {
       assert.strictEqual((error as { _tag: string })._tag, "PluginError")
       assert.match(
         (error as { message: string }).message,
-        /^builtinPlugins\.memory\.injectBudgetTokens: .*Fix it in config\.yaml\.$/
+        /^builtinPlugins\.memory\.injectBudgetTokens: expected a whole number from 0 to 100000, got -5 \(in config\.yaml, global or project\)$/
       )
     })
   )
