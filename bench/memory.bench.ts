@@ -6,7 +6,7 @@ import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { memoryPlugin } from "@alisio/plugin-memory"
-import { projectIdOf } from "@alisio/plugin-memory/internal/project"
+import { projectOf } from "@alisio/plugin-memory/internal/project"
 import { ftsQuery } from "@alisio/plugin-memory/internal/text"
 import { migrate } from "@alisio/plugin-memory/MemorySchema"
 import { makeMemoryStore } from "@alisio/plugin-memory/MemoryStore"
@@ -54,7 +54,7 @@ const bench = Effect.gen(function* () {
   yield* Effect.orDie(migrate(db))
   const store = yield* Effect.orDie(makeMemoryStore(db, { maxContentChars: 4000 }))
   const memory = yield* Effect.orDie(startPluginSession(memoryPlugin, { stateDir }))
-  const projectIds = yield* Effect.forEach(workspaces, projectIdOf)
+  const projects = yield* Effect.forEach(workspaces, projectOf)
 
   let start = performance.now()
   yield* Effect.orDie(
@@ -63,7 +63,7 @@ const bench = Effect.gen(function* () {
         Array.from({ length: RECORDS }, (_, i) => i),
         (i) =>
           store.save({
-            project: projectIds[i % PROJECTS]!,
+            project: projects[i % PROJECTS]!,
             title: sentence(4),
             content: sentence(40 + (i % 60)),
             type: i % 3 === 0 ? "decision" : "note",
@@ -95,7 +95,7 @@ const bench = Effect.gen(function* () {
       floor.push(performance.now() - start)
       start = performance.now()
       const found = yield* Effect.orDie(
-        store.search({ project: projectIds[i % PROJECTS]!, query, limit: LIMIT, match, allProjects: false })
+        store.search({ project: projects[i % PROJECTS]!, query, limit: LIMIT, match, allProjects: false })
       )
       searches.push(performance.now() - start)
       hits += found?.length ?? 0

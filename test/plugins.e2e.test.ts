@@ -320,6 +320,33 @@ export default definePlugin({ id: "broken", version: "1.0.0", setup: Effect.die(
     assert.include(systemOf(requests[2]!), "Context from the plugin memory:")
   })
 
+  it("CFG-1 a bad memory setting names its file, key path and what was expected; an unknown key is a warning", async () => {
+    const { sandbox } = await setup({ replies: [{ kind: "text", text: "ok" }] })
+    const globalFile = join(sandbox.home, "config.yaml")
+    mkdirSync(sandbox.home, { recursive: true })
+    const projectFile = join(sandbox.workspace, ".alisio", "config.yaml")
+    mkdirSync(join(sandbox.workspace, ".alisio"), { recursive: true })
+    writeFileSync(
+      globalFile,
+      "builtinPlugins:\n  memory:\n    injectBudgetTokens: 10\n    bogus: 1\n    maxContentChar: 500\n"
+    )
+    writeFileSync(projectFile, "builtinPlugins:\n  memory:\n    injectBudgetTokens: -5\n")
+    const bad = await sandbox.run(["plugins", "list", "--trust-project"])
+    assert.include(
+      bad.stdout,
+      `setup failed: ${projectFile}: builtinPlugins.memory.injectBudgetTokens: expected a whole number from 0 to 100000, got -5;`
+    )
+
+    writeFileSync(projectFile, "builtinPlugins:\n  memory:\n    maxContentChars: 500\n")
+    const run = await sandbox.run(["run", "--trust-project", "-m", "openai/test-model", "hi"])
+    assert.strictEqual(run.code, 0, run.stderr)
+    assert.include(run.stderr, `${globalFile}: unknown key builtinPlugins.memory.bogus is ignored\n`)
+    assert.include(
+      run.stderr,
+      `${globalFile}: unknown key builtinPlugins.memory.maxContentChar is ignored (did you mean maxContentChars?)`
+    )
+  })
+
   it("PL-2 --disable-plugin turns a builtin plugin off; --read-only keeps it", async () => {
     const { sandbox, server } = await setup({ replies: [1, 2].map(() => ({ kind: "text", text: "ok" }) as const) })
     const off = await sandbox.run(["run", "--disable-plugin", "memory", "-m", "openai/test-model", "hi"])

@@ -37,6 +37,11 @@ export const pluginHomes = (paths: AlisioPaths): PluginHost.PluginHomes => ({
 export const hostOptions = (setup: Setup, flags: PluginFlags): PluginHost.Options => ({
   builtin: builtinPlugins,
   builtinConfig: setup.config.builtinPlugins,
+  builtinConfigFiles: setup.layers.flatMap((layer) =>
+    (layer.kind === "global" || layer.kind === "project") && layer.detail !== undefined
+      ? [{ file: layer.detail, builtinPlugins: layer.config.builtinPlugins }]
+      : []
+  ),
   external: {
     flags: flags.plugins.map(fromCommandLine),
     entries: setup.config.plugins,

@@ -116,6 +116,11 @@ export interface PluginApiService {
   readonly builtin: boolean
   /** The plugin's own configuration (`builtinPlugins.<id>` or its entry in `plugins`). */
   readonly config: unknown
+  /**
+   * Where the setting at `path` of `config` was written (the configuration file that wins for it),
+   * for messages that name the file to fix; `undefined` when the host cannot tell.
+   */
+  readonly configSource?: ((path: ReadonlyArray<string>) => string | undefined) | undefined
   readonly paths: PluginPaths
   /**
    * Whether the person trusts the project's own files (`--trust-project`): read project files that

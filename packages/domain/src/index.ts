@@ -1,4 +1,5 @@
 export * as ChildSession from "./ChildSession.js"
+export * as CloseMatches from "./CloseMatches.js"
 export * as Command from "./Command.js"
 export * as Durations from "./Durations.js"
 export * as Errors from "./Errors.js"

@@ -1,3 +1,4 @@
+import { closeMatches } from "@alisio/domain/CloseMatches"
 import {
   CommandError,
   type CommandInvocation,
@@ -14,7 +15,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
-import { closeMatches } from "./internal/closeMatches.js"
 import { coreCommands, surfaceCommands } from "./internal/commands/core/index.js"
 import type {
   CatalogCommand,
@@ -34,7 +34,7 @@ import { SessionStore, type SessionStoreService } from "./SessionStore.js"
 import { SystemContext } from "./SystemContext.js"
 import { Tools } from "./Tools.js"
 
-export { closeMatches, editDistance } from "./internal/closeMatches.js"
+export { closeMatches, editDistance } from "@alisio/domain/CloseMatches"
 export { columns } from "./internal/commands/core/shared.js"
 export type {
   CatalogCommand,

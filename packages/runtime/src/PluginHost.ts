@@ -88,6 +88,11 @@ export interface Options {
   readonly builtin?: ReadonlyArray<BuiltinPlugin> | undefined
   /** `builtinPlugins` of the configuration: `enabled: false` turns one off; the rest is its config. */
   readonly builtinConfig?: { readonly [id: string]: { readonly [key: string]: unknown } } | undefined
+  /**
+   * The configuration files `builtinConfig` merges, weakest first, each with its own
+   * `builtinPlugins`: a plugin's `api.configSource` names the file that set a key.
+   */
+  readonly builtinConfigFiles?: ReadonlyArray<BuiltinConfigFile> | undefined
   /** Where to look for external plugins; none are loaded without it. */
   readonly external?: SourcesInput | undefined
   /** Whether the project's own files are trusted (`api.trustProject`); `external.trustProject` by default. */
@@ -101,6 +106,12 @@ export interface Options {
   readonly timeouts?: Partial<PluginTimeouts> | undefined
   /** `decisions.telemetry` of the configuration: false keeps reported decisions out of the store (EV-6). */
   readonly decisionTelemetry?: boolean | undefined
+}
+
+/** One configuration file's `builtinPlugins`. */
+export interface BuiltinConfigFile {
+  readonly file: string
+  readonly builtinPlugins?: { readonly [id: string]: { readonly [key: string]: unknown } } | undefined
 }
 
 /** A plugin given as a value, with where it should count as coming from. */
@@ -191,7 +202,13 @@ export const make = (options: Options = {}) =>
     const lifecycle = makeLifecycle(host, disabled)
     yield* Effect.addFinalizer(() => lifecycle.closeAll)
 
-    yield* loadBuiltin(lifecycle, options.builtin ?? [], options.builtinConfig ?? {}, disabled)
+    yield* loadBuiltin(
+      lifecycle,
+      options.builtin ?? [],
+      options.builtinConfig ?? {},
+      options.builtinConfigFiles ?? [],
+      disabled
+    )
     for (const value of options.plugins ?? []) {
       const plugin: PluginValue = "definition" in value ? value : { definition: value }
       yield* lifecycle.start(plugin.definition, placementOf(plugin))

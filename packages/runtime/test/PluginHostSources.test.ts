@@ -239,6 +239,39 @@ describe("PluginHost sources", () => {
       })
   )
 
+  it.scoped("CFG-1 a builtin plugin learns which configuration file set each of its keys (the stronger one wins)", () =>
+    Effect.gen(function* () {
+      const sources: Array<unknown> = []
+      yield* loadHost({
+        builtin: [
+          {
+            id: "alpha",
+            load: () =>
+              definePlugin({
+                id: "alpha",
+                version: "1.0.0",
+                setup: Effect.map(PluginApi, (api) => {
+                  const where = (path: ReadonlyArray<string>) => api.configSource?.(path)
+                  sources.push(where(["budget"]), where(["nested", "depth"]), where(["only"]), where(["absent"]))
+                })
+              })
+          }
+        ],
+        builtinConfig: { alpha: { budget: 3, nested: { depth: 2 }, only: true } },
+        builtinConfigFiles: [
+          { file: "/home/me/config.yaml", builtinPlugins: { alpha: { budget: 1, only: true } } },
+          { file: "/work/.alisio/config.yaml", builtinPlugins: { alpha: { budget: 3, nested: { depth: 2 } } } }
+        ]
+      })
+      assert.deepStrictEqual(sources, [
+        "/work/.alisio/config.yaml",
+        "/work/.alisio/config.yaml",
+        "/home/me/config.yaml",
+        undefined
+      ])
+    })
+  )
+
   it.scoped("PL-1 the same id from two sources: the second is refused with a diagnostic", () =>
     Effect.gen(function* () {
       const box = yield* sandbox

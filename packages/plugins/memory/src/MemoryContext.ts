@@ -4,7 +4,7 @@ import type { ContextProvider } from "@alisio/domain/Plugin"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { age, excerpt, headline } from "./internal/format.js"
-import { projectIdOf } from "./internal/project.js"
+import { projectOf } from "./internal/project.js"
 import type { MemoryRecord, MemoryStore } from "./MemoryStore.js"
 
 /** The budget is given in tokens; about four characters make a token. */
@@ -29,7 +29,7 @@ export const memoryContext =
     Effect.gen(function* () {
       const budget = budgetTokens * CHARS_PER_TOKEN
       if (budget <= HEADER.length) return undefined
-      const project = yield* projectIdOf(input.cwd)
+      const project = yield* projectOf(input.cwd)
       const relevant = yield* store.search({
         project,
         query: input.prompt,

@@ -2,12 +2,15 @@
 import type { SqlDatabase, SqlDatabaseError, SqlValue } from "@alisio/domain/SqlDatabase"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import type { Project } from "./internal/project.js"
 import { cap, ftsQuery, queryTerms, redactPrivate, snippetOf } from "./internal/text.js"
 
 export type MemoryScope = "project" | "personal"
 
 export interface MemoryRecord {
   readonly id: number
+  /** The project's id; `""` for a personal memory. */
+  readonly project: string
   readonly title: string
   readonly content: string
   readonly type: string
@@ -19,7 +22,7 @@ export interface MemoryRecord {
 }
 
 export interface SaveInput {
-  readonly project: string
+  readonly project: Project
   readonly content: string
   readonly title?: string | undefined
   readonly type?: string | undefined
@@ -36,7 +39,7 @@ export interface SaveOutcome {
 }
 
 export interface SearchInput {
-  readonly project: string
+  readonly project: Project
   readonly query: string
   readonly limit: number
   readonly match: "all" | "any"
@@ -58,10 +61,12 @@ export interface MemoryStore {
   /** Ranked hits; `undefined` when the query holds no word to search for. */
   readonly search: (input: SearchInput) => Effect.Effect<ReadonlyArray<SearchHit> | undefined, SqlDatabaseError>
   /** A record visible from `project` (its own or personal), soft-deleted ones included. */
-  readonly get: (project: string, id: number) => Effect.Effect<MemoryRecord | undefined, SqlDatabaseError>
+  readonly get: (project: Project, id: number) => Effect.Effect<MemoryRecord | undefined, SqlDatabaseError>
+  /** A record of any project that is not forgotten: what a search of all projects may list. */
+  readonly getAnyProject: (id: number) => Effect.Effect<MemoryRecord | undefined, SqlDatabaseError>
   /** Whether a visible, not yet forgotten record was forgotten. */
-  readonly forget: (project: string, id: number, hard: boolean) => Effect.Effect<boolean, SqlDatabaseError>
-  readonly recent: (project: string, limit: number) => Effect.Effect<ReadonlyArray<MemoryRecord>, SqlDatabaseError>
+  readonly forget: (project: Project, id: number, hard: boolean) => Effect.Effect<boolean, SqlDatabaseError>
+  readonly recent: (project: Project, limit: number) => Effect.Effect<ReadonlyArray<MemoryRecord>, SqlDatabaseError>
 }
 
 export const MAX_TITLE_CHARS = 200
@@ -85,6 +90,7 @@ export const blendedScore = (bm25: number, ageMs: number): number =>
 
 interface Row {
   readonly id: number
+  readonly project: string
   readonly title: string
   readonly content: string
   readonly type: string
@@ -97,6 +103,7 @@ interface Row {
 
 const toRecord = (row: Row): MemoryRecord => ({
   id: row.id,
+  project: row.project,
   title: row.title,
   content: row.content,
   type: row.type,
@@ -107,9 +114,11 @@ const toRecord = (row: Row): MemoryRecord => ({
   deletedAt: row.deleted_at
 })
 
-const COLUMNS = "m.id, m.title, m.content, m.type, m.scope, m.topic_key, m.created_at, m.updated_at, m.deleted_at"
-// Personal records belong to no project: they are stored with an empty one.
-const VISIBLE = "(m.scope = 'personal' OR m.project = ?)"
+const COLUMNS =
+  "m.id, m.project, m.title, m.content, m.type, m.scope, m.topic_key, m.created_at, m.updated_at, m.deleted_at"
+// Personal records belong to no project: they are stored with an empty one. A project is seen
+// under its id and its workspace's own id (`Project.ownId`), the same one outside linked worktrees.
+const VISIBLE = "(m.scope = 'personal' OR m.project IN (?, ?))"
 // Ranking reads only what BM25 and recency need; the few rows shown are read afterwards (SQLite
 // computes result columns for every match before sorting).
 const RANK = (visible: string) =>
@@ -141,25 +150,28 @@ export const makeMemoryStore = (
     )
     const byId = yield* db.prepare(`SELECT ${COLUMNS} FROM memories m WHERE m.id = ? AND ${VISIBLE}`)
     const byIdAnywhere = yield* db.prepare(`SELECT ${COLUMNS} FROM memories m WHERE m.id = ?`)
+    const liveByIdAnywhere = yield* db.prepare(
+      `SELECT ${COLUMNS} FROM memories m WHERE m.id = ? AND m.deleted_at IS NULL`
+    )
     const softDelete = yield* db.prepare(
       `UPDATE memories AS m SET deleted_at = ? WHERE m.id = ? AND m.deleted_at IS NULL AND ${VISIBLE}`
     )
     const hardDelete = yield* db.prepare(`DELETE FROM memories AS m WHERE m.id = ? AND ${VISIBLE}`)
     const rankVisible = yield* db.prepare(RANK(`AND ${VISIBLE}`))
     const rankAll = yield* db.prepare(RANK(""))
-    // Two walks of the (project, updated_at) index, merged: with the OR of VISIBLE, SQLite would
-    // read and sort every memory.
+    // Walks of the (project, updated_at) index, merged: with the OR of VISIBLE, SQLite would read
+    // and sort every memory. UNION, not UNION ALL: a project's two ids are usually one.
     const latestOf = (project: string) =>
       `SELECT * FROM (SELECT ${COLUMNS} FROM memories m WHERE m.deleted_at IS NULL AND m.project = ${project}
          ORDER BY m.updated_at DESC, m.id DESC LIMIT ?)`
     const recentVisible = yield* db.prepare(
-      `${latestOf("?")} UNION ALL ${latestOf("''")} ORDER BY updated_at DESC, id DESC LIMIT ?`
+      `${latestOf("?")} UNION ${latestOf("?")} UNION ${latestOf("''")} ORDER BY updated_at DESC, id DESC LIMIT ?`
     )
 
     const save: MemoryStore["save"] = (input) =>
       Effect.gen(function* () {
         const scope: MemoryScope = input.scope ?? "project"
-        const project = scope === "personal" ? "" : input.project
+        const project = scope === "personal" ? "" : input.project.id
         const privateContent = redactPrivate(input.content)
         const privateTitle = redactPrivate(input.title ?? "")
         const content = cap(privateContent.text, options.maxContentChars)
@@ -195,7 +207,7 @@ export const makeMemoryStore = (
         const candidates = Math.max(4 * input.limit, 40)
         const params: ReadonlyArray<SqlValue> = input.allProjects
           ? [match, candidates]
-          : [match, input.project, candidates]
+          : [match, input.project.id, input.project.ownId, candidates]
         const ranked = (yield* (input.allProjects ? rankAll : rankVisible).all(...params)) as ReadonlyArray<{
           readonly id: number
           readonly updated_at: number
@@ -216,20 +228,27 @@ export const makeMemoryStore = (
       })
 
     const get: MemoryStore["get"] = (project, id) =>
-      Effect.map(byId.get(id, project), (row) => (row === undefined ? undefined : toRecord(row as Row)))
+      Effect.map(byId.get(id, project.id, project.ownId), (row) =>
+        row === undefined ? undefined : toRecord(row as Row)
+      )
+
+    const getAnyProject: MemoryStore["getAnyProject"] = (id) =>
+      Effect.map(liveByIdAnywhere.get(id), (row) => (row === undefined ? undefined : toRecord(row as Row)))
 
     const forget: MemoryStore["forget"] = (project, id, hard) =>
       Effect.gen(function* () {
         const result = hard
-          ? yield* hardDelete.run(id, project)
-          : yield* softDelete.run(yield* Clock.currentTimeMillis, id, project)
+          ? yield* hardDelete.run(id, project.id, project.ownId)
+          : yield* softDelete.run(yield* Clock.currentTimeMillis, id, project.id, project.ownId)
         return result.changes > 0
       })
 
     const recent: MemoryStore["recent"] = (project, limit) =>
-      Effect.map(recentVisible.all(project, limit, limit, limit), (rows) => (rows as ReadonlyArray<Row>).map(toRecord))
+      Effect.map(recentVisible.all(project.id, limit, project.ownId, limit, limit, limit), (rows) =>
+        (rows as ReadonlyArray<Row>).map(toRecord)
+      )
 
-    return { save, search, get, forget, recent }
+    return { save, search, get, getAnyProject, forget, recent }
   })
 
 /**
@@ -260,6 +279,7 @@ export const lazyMemoryStore = (
       save: (input) => Effect.flatMap(ready, (s) => s.save(input)),
       search: (input) => Effect.flatMap(ready, (s) => s.search(input)),
       get: (project, id) => Effect.flatMap(ready, (s) => s.get(project, id)),
+      getAnyProject: (id) => Effect.flatMap(ready, (s) => s.getAnyProject(id)),
       forget: (project, id, hard) => Effect.flatMap(ready, (s) => s.forget(project, id, hard)),
       recent: (project, limit) => Effect.flatMap(ready, (s) => s.recent(project, limit))
     }
@@ -274,6 +294,7 @@ export const namingFailures = <S extends MemoryStore>(
   save: (input) => Effect.mapError(store.save(input), name),
   search: (input) => Effect.mapError(store.search(input), name),
   get: (project, id) => Effect.mapError(store.get(project, id), name),
+  getAnyProject: (id) => Effect.mapError(store.getAnyProject(id), name),
   forget: (project, id, hard) => Effect.mapError(store.forget(project, id, hard), name),
   recent: (project, limit) => Effect.mapError(store.recent(project, limit), name)
 })

@@ -65,7 +65,10 @@ const search: ToolSpec = {
         enum: ["all", "any"],
         description: "all (default): every word must appear; any: at least one."
       },
-      all_projects: { type: "boolean", description: "Also search other workspaces' memories." }
+      all_projects: {
+        type: "boolean",
+        description: "Also search other workspaces' memories (listed as another workspace; memory_get reads them)."
+      }
     },
     additionalProperties: false
   }
@@ -73,7 +76,8 @@ const search: ToolSpec = {
 
 const get: ToolSpec = {
   name: "memory_get",
-  description: "Reads one saved memory in full, by id.",
+  description:
+    "Reads one saved memory in full, by id: one of this workspace, a personal one, or one of another workspace that memory_search listed with all_projects.",
   parameters: {
     $defs: int,
     type: "object",

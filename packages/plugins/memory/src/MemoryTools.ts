@@ -8,7 +8,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { hitLine, recordLine, recordText } from "./internal/format.js"
-import { projectIdOf } from "./internal/project.js"
+import { projectOf } from "./internal/project.js"
 import { MAX_TOPIC_CHARS, type MemoryStore } from "./MemoryStore.js"
 import type { MemoryCommandSpec, MemoryToolSpecs } from "./MemoryToolSpecs.js"
 
@@ -48,7 +48,7 @@ export const memoryToolInputs = (options: { readonly maxContentChars: number }) 
       description: "all (default): every word must appear; any: at least one."
     }),
     all_projects: Schema.optional(Schema.Boolean).annotations({
-      description: "Also search other workspaces' memories."
+      description: "Also search other workspaces' memories (listed as another workspace; memory_get reads them)."
     })
   }),
   memory_get: Schema.Struct({ id: MemoryId }),
@@ -81,7 +81,7 @@ export const memoryTools = (
             )
           }
           const outcome = yield* store.save({
-            project: yield* projectIdOf(context.cwd),
+            project: yield* projectOf(context.cwd),
             content: input.content,
             title: input.title,
             type: input.type,
@@ -111,8 +111,9 @@ export const memoryTools = (
       run: (input, context) =>
         Effect.gen(function* () {
           const match = input.match ?? "all"
+          const project = yield* projectOf(context.cwd)
           const hits = yield* store.search({
-            project: yield* projectIdOf(context.cwd),
+            project,
             query: input.query,
             limit: input.limit ?? DEFAULT_SEARCH_LIMIT,
             match,
@@ -127,7 +128,7 @@ export const memoryTools = (
             )
           }
           const now = yield* Clock.currentTimeMillis
-          return textResult(hits.map((hit) => hitLine(hit, now)).join("\n"))
+          return textResult(hits.map((hit) => hitLine(hit, now, project)).join("\n"))
         }).pipe(Effect.mapError(toolError))
     }),
     defineTool({
@@ -136,9 +137,11 @@ export const memoryTools = (
       input: inputs.memory_get,
       run: (input, context) =>
         Effect.gen(function* () {
-          const record = yield* store.get(yield* projectIdOf(context.cwd), input.id)
-          if (record === undefined) return textResult(`No memory #${input.id} in this workspace.`, { isError: true })
-          return textResult(recordText(record, yield* Clock.currentTimeMillis))
+          const project = yield* projectOf(context.cwd)
+          // Another workspace's memory is what a search of all projects lists: it may be read.
+          const record = (yield* store.get(project, input.id)) ?? (yield* store.getAnyProject(input.id))
+          if (record === undefined) return textResult(`No memory #${input.id}.`, { isError: true })
+          return textResult(recordText(record, yield* Clock.currentTimeMillis, project))
         }).pipe(Effect.mapError(toolError))
     }),
     defineTool({
@@ -148,7 +151,7 @@ export const memoryTools = (
       run: (input, context) =>
         Effect.gen(function* () {
           const hard = input.hard ?? false
-          const done = yield* store.forget(yield* projectIdOf(context.cwd), input.id, hard)
+          const done = yield* store.forget(yield* projectOf(context.cwd), input.id, hard)
           if (!done) return textResult(`No memory #${input.id} to forget in this workspace.`, { isError: true })
           return textResult(hard ? `Deleted memory #${input.id} for good.` : `Forgot memory #${input.id}.`)
         }).pipe(Effect.mapError(toolError))
@@ -163,7 +166,7 @@ export const memoryCommand = (store: MemoryStore, spec: MemoryCommandSpec): Plug
   ...spec,
   execute: (args, context) =>
     Effect.gen(function* () {
-      const project = yield* projectIdOf(context.cwd ?? process.cwd())
+      const project = yield* projectOf(context.cwd ?? process.cwd())
       const now = yield* Clock.currentTimeMillis
       const text = args.trim()
       const forget = /^forget(?:\s+(.*))?$/i.exec(text)

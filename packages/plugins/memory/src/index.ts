@@ -20,7 +20,8 @@ export const memoryPlugin = definePlugin({
   description: "Persistent memory across sessions, with full-text search.",
   setup: Effect.gen(function* () {
     const api = yield* PluginApi
-    const config = yield* readSettings(api.id, api.config)
+    const { config, warnings } = yield* readSettings(api.id, api.config, api.configSource)
+    for (const warning of warnings) yield* api.ui.notify(warning, { level: "warning" })
     // A file that exists is opened (and upgraded) at once; otherwise it is created when first
     // needed: a run that finds no memory file and saves nothing never opens one (issue 17).
     const file = path.join(api.paths.state, MEMORY_FILE)

@@ -133,14 +133,42 @@ describe("memory plugin", () => {
         secretA.id,
         personal.id
       ])
-      const foreign = yield* memory.callTool("memory_get", { id: secretA.id }, projectB)
-      assert.deepStrictEqual(foreign, { text: `No memory #${secretA.id} in this workspace.`, isError: true })
       assert.isTrue((yield* memory.callTool("memory_forget", { id: secretA.id }, projectB)).isError)
       assert.include(yield* call(memory, "memory_get", { id: personal.id }, projectB), "scope: personal")
       // The project is the workspace's real path: a symbolic link to it is the same project.
       const linked = join(stateDir, "..", "link-to-a")
       yield* Effect.promise(() => import("node:fs/promises").then((fs) => fs.symlink(projectA, linked)))
       assert.deepStrictEqual(yield* searchIds(memory, linked, { query: "builds" }), [secretA.id])
+    })
+  )
+
+  it.scoped("PL-5 memory_get reads another workspace's memory that a search of all projects listed, read-only", () =>
+    Effect.gen(function* () {
+      const { stateDir, projectA, projectB } = yield* setting
+      const memory = yield* session(stateDir)
+      const secretA = yield* save(memory, projectA, { title: "Build", content: "Project A builds with make." })
+      const ownB = yield* save(memory, projectB, { content: "Project B builds with make too." })
+
+      const listed = yield* call(memory, "memory_search", { query: "builds make", all_projects: true }, projectB)
+      assert.match(listed, new RegExp(`^#${secretA.id} Build \\[note, another workspace\\]`, "m"))
+      assert.match(listed, new RegExp(`^#${ownB.id} .*\\[note\\]`, "m"))
+
+      const foreign = yield* memory.callTool("memory_get", { id: secretA.id }, projectB)
+      assert.isFalse(foreign.isError, foreign.text)
+      assert.include(foreign.text, "Project A builds with make.")
+      assert.include(foreign.text, "scope: project (another workspace; it can be forgotten only there)")
+      assert.include(yield* call(memory, "memory_get", { id: secretA.id }, projectA), "scope: project ·")
+
+      assert.isTrue((yield* memory.callTool("memory_forget", { id: secretA.id }, projectB)).isError)
+      yield* call(memory, "memory_forget", { id: secretA.id }, projectA)
+      assert.deepStrictEqual(yield* memory.callTool("memory_get", { id: secretA.id }, projectB), {
+        text: `No memory #${secretA.id}.`,
+        isError: true
+      })
+      assert.deepStrictEqual(yield* memory.callTool("memory_get", { id: 999 }, projectB), {
+        text: "No memory #999.",
+        isError: true
+      })
     })
   )
 
@@ -333,7 +361,7 @@ describe("memory plugin", () => {
       assert.strictEqual((error as { _tag: string })._tag, "PluginError")
       assert.match(
         (error as { message: string }).message,
-        /^builtinPlugins\.memory\.injectBudgetTokens: .*Fix it in config\.yaml\.$/
+        /^builtinPlugins\.memory\.injectBudgetTokens: expected a whole number from 0 to 100000, got -5 \(in config\.yaml, global or project\)$/
       )
     })
   )

@@ -38,11 +38,15 @@ describe("memory settings", () => {
     "PL-5 without settings the plugin runs with the Schema's defaults; a bad one is still a one-line error",
     () =>
       Effect.gen(function* () {
-        assert.deepStrictEqual(yield* readSettings("memory", {}), Schema.decodeUnknownSync(MemoryConfig)({}))
-        assert.deepStrictEqual(yield* readSettings("memory", undefined), defaultMemoryConfig)
-        assert.deepStrictEqual((yield* readSettings("memory", { maxContentChars: 500 })).maxContentChars, 500)
+        const config = (raw: unknown) => Effect.map(readSettings("memory", raw), (read) => read.config)
+        assert.deepStrictEqual(yield* config({}), Schema.decodeUnknownSync(MemoryConfig)({}))
+        assert.deepStrictEqual(yield* config(undefined), defaultMemoryConfig)
+        assert.deepStrictEqual((yield* config({ maxContentChars: 500 })).maxContentChars, 500)
         const error = yield* Effect.flip(readSettings("memory", { maxContentChars: 1 }))
-        assert.match(error.message, /^builtinPlugins\.memory\.maxContentChars: .*\. Fix it in config\.yaml\.$/)
+        assert.strictEqual(
+          error.message,
+          "builtinPlugins.memory.maxContentChars: expected a whole number from 100 to 1000000, got 1 (in config.yaml, global or project)"
+        )
       })
   )
 })

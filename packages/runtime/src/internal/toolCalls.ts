@@ -1,4 +1,5 @@
 import { isAbsolute, relative, resolve } from "node:path"
+import { closeMatches } from "@alisio/domain/CloseMatches"
 import type { StoreError } from "@alisio/domain/Errors"
 import { ToolError } from "@alisio/domain/Errors"
 import type { ToolCallPart, ToolResultMessage } from "@alisio/domain/Message"
@@ -15,7 +16,6 @@ import { type ApprovalAnswer, Interaction } from "../Interaction.js"
 import { SessionStore } from "../SessionStore.js"
 import { allowedInReadOnly } from "../Tools.js"
 import { headOf } from "../tools/internal/outputBuffer.js"
-import { closeMatches } from "./closeMatches.js"
 import { ProgressGate } from "./progressGate.js"
 
 const EVENT_RESULT_CHARS = 4_000

@@ -1,5 +1,6 @@
 // How memories read in tool results, command output and the injected context.
 import type { MemoryRecord, SearchHit } from "../MemoryStore.js"
+import type { Project } from "./project.js"
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
@@ -25,21 +26,33 @@ export const excerpt = (text: string, max: number): string => {
 export const headline = (record: MemoryRecord): string =>
   record.title !== "" ? record.title : excerpt(record.content, 60)
 
-const labels = (record: MemoryRecord): string =>
-  [record.type, ...(record.scope === "personal" ? ["personal"] : [])].join(", ")
+/** Whether `record` is a project memory of another workspace than `project`. */
+export const ofAnotherProject = (record: MemoryRecord, project: Project): boolean =>
+  record.scope === "project" && record.project !== project.id && record.project !== project.ownId
 
-export const hitLine = (hit: SearchHit, now: number): string =>
-  `#${hit.record.id} ${headline(hit.record)} [${labels(hit.record)}] ${age(now, hit.record.updatedAt)}: ${oneLine(hit.snippet)}`
+const labels = (record: MemoryRecord, project?: Project): string =>
+  [
+    record.type,
+    ...(record.scope === "personal" ? ["personal"] : []),
+    ...(project !== undefined && ofAnotherProject(record, project) ? ["another workspace"] : [])
+  ].join(", ")
+
+/** A search hit on one line; given the searching `project`, another workspace's memory says so. */
+export const hitLine = (hit: SearchHit, now: number, project?: Project): string =>
+  `#${hit.record.id} ${headline(hit.record)} [${labels(hit.record, project)}] ${age(now, hit.record.updatedAt)}: ${oneLine(hit.snippet)}`
 
 export const recordLine = (record: MemoryRecord, now: number): string =>
   `#${record.id} ${headline(record)} [${labels(record)}] ${age(now, record.updatedAt)}`
 
-export const recordText = (record: MemoryRecord, now: number): string =>
+/** A memory in full; given the reading `project`, another workspace's memory says so. */
+export const recordText = (record: MemoryRecord, now: number, project?: Project): string =>
   [
     `#${record.id} ${headline(record)}`,
     [
       `type: ${record.type}`,
-      `scope: ${record.scope}`,
+      project !== undefined && ofAnotherProject(record, project)
+        ? "scope: project (another workspace; it can be forgotten only there)"
+        : `scope: ${record.scope}`,
       ...(record.topicKey === null ? [] : [`topic_key: ${record.topicKey}`]),
       `saved ${age(now, record.createdAt)}`,
       ...(record.updatedAt === record.createdAt ? [] : [`updated ${age(now, record.updatedAt)}`]),

@@ -3,18 +3,22 @@
 // A test keeps these defaults equal to the Schema's.
 import type { PluginError } from "@alisio/domain/Plugin"
 import * as Effect from "effect/Effect"
-import type { MemoryConfig } from "../MemoryConfig.js"
+import type { ConfigSource, MemoryConfig, ReadConfig } from "../MemoryConfig.js"
 
 export const defaultMemoryConfig: MemoryConfig = { injectBudgetTokens: 800, maxContentChars: 4000 }
 
 const isUnset = (raw: unknown) =>
   raw === undefined || raw === null || (typeof raw === "object" && !Array.isArray(raw) && Object.keys(raw).length === 0)
 
-/** The settings, or a one-line error naming the key and what it expects. */
-export const readSettings = (pluginId: string, raw: unknown): Effect.Effect<MemoryConfig, PluginError> =>
+/** The settings and warnings of unknown keys, or a one-line error naming the file, the key and what it expects. */
+export const readSettings = (
+  pluginId: string,
+  raw: unknown,
+  configSource?: ConfigSource | undefined
+): Effect.Effect<ReadConfig, PluginError> =>
   isUnset(raw)
-    ? Effect.succeed(defaultMemoryConfig)
+    ? Effect.succeed({ config: defaultMemoryConfig, warnings: [] })
     : Effect.flatMap(
         Effect.promise(() => import("../MemoryConfig.js")),
-        (module) => module.readConfig(pluginId, raw)
+        (module) => module.readConfig(pluginId, raw, configSource)
       )

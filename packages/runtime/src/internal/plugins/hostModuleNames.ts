@@ -52,6 +52,7 @@ export const coreSpecifiers: ReadonlySet<string> = new Set([
   "effect/Types",
   "@alisio/domain",
   "@alisio/domain/ChildSession",
+  "@alisio/domain/CloseMatches",
   "@alisio/domain/Command",
   "@alisio/domain/Durations",
   "@alisio/domain/Errors",

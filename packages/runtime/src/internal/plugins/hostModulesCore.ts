@@ -3,6 +3,7 @@
 
 import * as m_domain from "@alisio/domain"
 import * as m_domain_ChildSession from "@alisio/domain/ChildSession"
+import * as m_domain_CloseMatches from "@alisio/domain/CloseMatches"
 import * as m_domain_Command from "@alisio/domain/Command"
 import * as m_domain_Durations from "@alisio/domain/Durations"
 import * as m_domain_Errors from "@alisio/domain/Errors"
@@ -117,6 +118,7 @@ export const coreModules: { readonly [specifier: string]: object } = {
   "effect/Types": m_Types,
   "@alisio/domain": m_domain,
   "@alisio/domain/ChildSession": m_domain_ChildSession,
+  "@alisio/domain/CloseMatches": m_domain_CloseMatches,
   "@alisio/domain/Command": m_domain_Command,
   "@alisio/domain/Durations": m_domain_Durations,
   "@alisio/domain/Errors": m_domain_Errors,

@@ -25,6 +25,8 @@ export interface Placement {
   readonly builtin: boolean
   readonly from: string
   readonly config: unknown
+  /** Where a key of `config` was written (`api.configSource`). */
+  readonly configSource?: ((path: ReadonlyArray<string>) => string | undefined) | undefined
   /** An external plugin's folder. */
   readonly root?: string | undefined
 }
@@ -111,7 +113,7 @@ export const makeLifecycle = (host: HostInternals, disabled: ReadonlySet<string>
       }
       const scope = yield* Scope.make()
       entry.scope = scope
-      const made = yield* Effect.either(makeApi(host, entry.record, scope, placement.config, loadedPlugins))
+      const made = yield* Effect.either(makeApi(host, entry.record, scope, placement, loadedPlugins))
       if (Either.isLeft(made)) {
         yield* closeScope(entry)
         yield* diagnose(host, entry.record, "setup", made.left.message)

@@ -6,7 +6,7 @@ import { UnknownException } from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type { BuiltinPlugin } from "../../PluginHost.js"
+import type { BuiltinConfigFile, BuiltinPlugin } from "../../PluginHost.js"
 import { causeMessage, definitionOf, validateDefinition } from "./definition.js"
 import { diagnose } from "./host.js"
 import type { Lifecycle } from "./lifecycle.js"
@@ -23,11 +23,27 @@ const describeSource = (candidate: ExternalCandidate): string => {
   }
 }
 
+const valueAt = (value: unknown, path: ReadonlyArray<string>): unknown =>
+  path.reduce<unknown>(
+    (at, key) =>
+      typeof at === "object" && at !== null && Object.hasOwn(at, key)
+        ? (at as Record<string, unknown>)[key]
+        : undefined,
+    value
+  )
+
+/** The file that wins for `builtinPlugins.<id>.<path>`: the last one that sets it. */
+const configSourceOf =
+  (files: ReadonlyArray<BuiltinConfigFile>, id: string) =>
+  (path: ReadonlyArray<string>): string | undefined =>
+    [...files].reverse().find((file) => valueAt(file.builtinPlugins?.[id], path) !== undefined)?.file
+
 /** Builtin plugins: loaded even read-only, configured under `builtinPlugins.<id>`, `enabled: false` turns one off. */
 export const loadBuiltin = (
   lifecycle: Lifecycle,
   builtin: ReadonlyArray<BuiltinPlugin>,
   builtinConfig: { readonly [id: string]: { readonly [key: string]: unknown } },
+  files: ReadonlyArray<BuiltinConfigFile>,
   disabled: ReadonlySet<string>
 ) =>
   Effect.forEach(
@@ -50,7 +66,12 @@ export const loadBuiltin = (
         )
         if (Either.isLeft(loaded))
           return yield* lifecycle.failedSource(plugin.id, "builtin", true, "import", loaded.left)
-        yield* lifecycle.start(loaded.right, { builtin: true, from: "builtin", config })
+        yield* lifecycle.start(loaded.right, {
+          builtin: true,
+          from: "builtin",
+          config,
+          configSource: configSourceOf(files, plugin.id)
+        })
       }),
     { discard: true }
   )

@@ -70,7 +70,7 @@ export const makeApi = (
   host: HostInternals,
   record: PluginRecord,
   scope: Scope.Scope,
-  config: unknown,
+  placement: { readonly config: unknown; readonly configSource?: PluginApiService["configSource"] },
   plugins: PluginApiService["plugins"]
 ): Effect.Effect<PluginApiService, PluginError> =>
   Effect.gen(function* () {
@@ -280,7 +280,8 @@ export const makeApi = (
     return {
       id: pluginId,
       builtin: record.builtin,
-      config,
+      config: placement.config,
+      configSource: placement.configSource,
       paths,
       trustProject: host.trustProject,
       plugins,

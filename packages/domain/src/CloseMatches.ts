@@ -1,4 +1,5 @@
-// Names close to a mistyped one, for "did you mean": slash commands, configuration keys.
+// Names close to a mistyped one, for "did you mean": slash commands, configuration keys (the
+// runtime's and plugins').
 
 /** The optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps cost one. */
 export const editDistance = (a: string, b: string): number => {
