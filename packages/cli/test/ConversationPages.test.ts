@@ -86,4 +86,35 @@ describe("forEachConversationPage", () => {
       assert.deepStrictEqual(pages, ["start", "2", "4", "6", "6", "8"])
     }).pipe(Effect.provide(SessionStore.layerMemory))
   )
+
+  it.effect("ST-3 calls a crash left without a result cost one read of the rest of the session, not one each", () =>
+    Effect.gen(function* () {
+      const store = yield* SessionStore.SessionStore
+      const session = yield* store.createSession({ cwd: "/w" })
+      // 20 pages of two: a question, and a call never answered, each with an id of its own.
+      yield* store.appendMessages(
+        session.id,
+        Array.from({ length: 20 }, (_, i) => [user(`q ${i}`), calls([`lost_${i}`, `echo ${i}`])]).flat()
+      )
+      let reads = 0
+      const counting: SessionStore.SessionStoreService = {
+        ...store,
+        messagesPage: (id, page) => Effect.sync(() => reads++).pipe(Effect.zipRight(store.messagesPage!(id, page)))
+      }
+      const shown: Array<Piece> = []
+      yield* forEachConversationPage(
+        counting,
+        session.id,
+        { runs: [], compactions: [] },
+        (pieces) => Effect.sync(() => shown.push(...pieces)),
+        2
+      )
+      assert.deepStrictEqual(
+        tools(shown),
+        Array.from({ length: 20 }, (_, i) => `echo ${i} pending (no result stored)`)
+      )
+      // The 20 pages, and the 18 after the first one read again when their turn comes.
+      assert.strictEqual(reads, 20 + 18)
+    }).pipe(Effect.provide(SessionStore.layerMemory))
+  )
 })
