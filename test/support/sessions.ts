@@ -75,3 +75,53 @@ export const runTask = async (
   assert.isDefined(newest)
   return newest!
 }
+
+/**
+ * Appends `turns` turns to a session, as a long run would have stored them: a question, a call to
+ * `bash` (every call with the id `call_0`, as some providers give) and its `resultBytes` of output,
+ * an answer. Four messages a turn, in one transaction.
+ */
+export const seedTurns = (
+  sandbox: CliSandbox,
+  sessionId: string,
+  turns: number,
+  options: { readonly resultBytes?: number } = {}
+) =>
+  withDatabase(sandbox, (db) => {
+    const first = Number(
+      db.prepare("SELECT coalesce(max(position), -1) + 1 AS n FROM messages WHERE session_id = ?").all(sessionId)[0]!.n
+    )
+    const insert = db.prepare(
+      "INSERT INTO messages (session_id, position, run_id, role, message, created_at) VALUES (?, ?, NULL, ?, ?, 0)"
+    )
+    const output = "x".repeat(options.resultBytes ?? 100)
+    db.prepare("BEGIN").run()
+    for (let turn = 0; turn < turns; turn++) {
+      const at = first + turn * 4
+      const call = {
+        _tag: "tool_call",
+        id: "call_0",
+        name: "bash",
+        arguments: JSON.stringify({ command: `echo ${turn}` })
+      }
+      const rows: ReadonlyArray<readonly [string, unknown]> = [
+        ["user", { role: "user", content: [{ _tag: "text", text: `question ${turn}` }] }],
+        ["assistant", { role: "assistant", content: [call] }],
+        [
+          "tool",
+          {
+            role: "tool",
+            toolCallId: "call_0",
+            toolName: "bash",
+            content: [{ _tag: "text", text: `result ${turn}\n${output}` }],
+            isError: false
+          }
+        ],
+        ["assistant", { role: "assistant", content: [{ _tag: "text", text: `answer ${turn}` }] }]
+      ]
+      for (const [index, [role, message]] of rows.entries()) {
+        insert.run(sessionId, at + index, role, JSON.stringify(message))
+      }
+    }
+    db.prepare("COMMIT").run()
+  })

@@ -1,4 +1,6 @@
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import { CliError, ExitCode } from "./CliError.js"
 
 // When the reader of stdout goes away (`alisio run --json | head -1`), writes fail with EPIPE. A
 // run then has nobody to report to: it is cancelled (CLI-2) by whoever waits on `stdoutClosed`;
@@ -56,3 +58,48 @@ export const stdoutClosed: Effect.Effect<StdoutLoss> = Effect.async<StdoutLoss>(
     waiters.delete(wake)
   })
 })
+
+/** Stdout took no more output (`loss` says why): what a command writing a page at a time stops on. */
+export class StdoutGone extends Data.TaggedError("StdoutGone")<{ readonly loss: StdoutLoss }> {}
+
+// A write to a pipe whose reader left fails with an `error` event, delivered when the event loop
+// gets a turn, and stdout to a pipe or a file writes synchronously on Linux, so a loop that only
+// writes would never hear of it: after this many bytes it gives the event loop a turn.
+const BYTES_BETWEEN_TURNS = 64 * 1024
+let sinceTurn = 0
+
+const nextTurn = Effect.async<void>((resume) => {
+  const timer = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(timer))
+})
+
+const drained = Effect.async<void>((resume) => {
+  const onDrain = () => resume(Effect.void)
+  process.stdout.once("drain", onDrain)
+  return Effect.sync(() => {
+    process.stdout.off("drain", onDrain)
+  })
+})
+
+/**
+ * Writes `text` to stdout as fast as its reader takes it: it waits while stdout's buffer is full,
+ * and fails with `StdoutGone` once stdout takes no more, so the writer stops reading and rendering.
+ */
+export const writeStdout = (text: string): Effect.Effect<void, StdoutGone> =>
+  Effect.suspend(() => {
+    if (lost !== undefined) return Effect.fail(new StdoutGone({ loss: lost }))
+    const full = !process.stdout.write(text)
+    sinceTurn += text.length
+    if (!full && sinceTurn < BYTES_BETWEEN_TURNS) return Effect.void
+    sinceTurn = 0
+    return Effect.raceFirst(
+      full ? drained : nextTurn,
+      Effect.flatMap(stdoutClosed, (loss) => Effect.fail(new StdoutGone({ loss })))
+    )
+  })
+
+/** How a command writing to stdout ends when it took no more: quietly when its reader left (`| head`), else in one line. */
+export const ended = ({ loss }: StdoutGone): Effect.Effect<void, CliError> =>
+  loss._tag === "closed"
+    ? Effect.void
+    : Effect.fail(new CliError({ message: `could not write to stdout (${loss.reason})`, exitCode: ExitCode.failed }))

@@ -75,68 +75,126 @@ const userText = (message: Extract<Message, { role: "user" }>): string => {
   return images === 0 ? text : `${text}${text === "" ? "" : "\n"}[${images} image${images > 1 ? "s" : ""} attached]`
 }
 
+/** What a conversation is shown as, in order: a run's heading, then what happened in it. */
+export type Piece = { readonly kind: "section"; readonly run?: RunRecord | undefined; readonly index: number } | Entry
+
+/** A tool call of a page: the call's id and the position of the message that made it. */
+export interface Call {
+  readonly id: string
+  readonly position: number
+}
+
+/**
+ * The conversation shown a page of messages at a time (pages in order, each in order). A call's
+ * result is the first result with its id that follows it (ToolResults.ts); one that is not in the
+ * call's page is asked of `later`, which has looked at the pages after it. Between pages only the
+ * current section and the previous message's position are kept.
+ */
+export const makeConversation = (runs: ReadonlyArray<RunRecord>, compactions: ReadonlyArray<CompactionRecord> = []) => {
+  const runIndex = new Map(runs.map((run, index) => [run.id as string, index + 1]))
+  let section: { readonly run?: RunRecord | undefined } | undefined
+  let previous: number | undefined
+
+  // Each compaction is shown after the last message it stands for: the one before a message past it.
+  const compactedBefore = (next: number | undefined): ReadonlyArray<Piece> =>
+    previous === undefined
+      ? []
+      : compactions
+          .filter(
+            (compaction) =>
+              previous! <= compaction.lastPosition && (next === undefined || compaction.lastPosition < next)
+          )
+          .map((compaction) => ({
+            kind: "compaction",
+            messages: compaction.messagesCompacted,
+            tokensBefore: compaction.tokensBefore,
+            tokensAfter: compaction.tokensAfter
+          }))
+
+  /** The calls of `page` whose result is not in `page`. */
+  const unanswered = (page: ReadonlyArray<StoredMessage>): ReadonlyArray<Call> => {
+    const resultOf = toolResults(page.map((stored) => stored.message))
+    return page.flatMap((stored, at) =>
+      stored.message.role === "assistant"
+        ? stored.message.content.flatMap((part) =>
+            part._tag === "tool_call" && resultOf(at, part.id) === undefined
+              ? [{ id: part.id, position: stored.position }]
+              : []
+          )
+        : []
+    )
+  }
+
+  const page = (
+    messages: ReadonlyArray<StoredMessage>,
+    later: (call: Call) => ToolResultMessage | undefined = () => undefined
+  ): ReadonlyArray<Piece> => {
+    const resultOf = toolResults(messages.map((stored) => stored.message))
+    const pieces: Array<Piece> = []
+    for (const [at, stored] of messages.entries()) {
+      pieces.push(...compactedBefore(stored.position))
+      previous = stored.position
+      const runId = stored.runId as string | undefined
+      if (section === undefined || section.run?.id !== runId) {
+        const run = runs.find((candidate) => candidate.id === runId)
+        section = { run }
+        pieces.push({ kind: "section", run, index: runId === undefined ? 0 : (runIndex.get(runId) ?? 0) })
+      }
+      const { message } = stored
+      switch (message.role) {
+        case "system":
+          pieces.push({ kind: "system", text: message.content })
+          break
+        case "user":
+          pieces.push({ kind: "user", text: userText(message) })
+          break
+        case "assistant": {
+          const text = textOf(message.content)
+          if (text.trim() !== "") pieces.push({ kind: "assistant", text })
+          for (const part of message.content) {
+            if (part._tag !== "tool_call") continue
+            const result = resultOf(at, part.id) ?? later({ id: part.id, position: stored.position })
+            pieces.push({
+              kind: "tool",
+              name: part.name,
+              args: summariseArguments(part.arguments),
+              outcome: result === undefined ? "pending" : result.isError ? "error" : "ok",
+              result: result === undefined ? "(no result stored)" : summariseResult(result)
+            })
+          }
+          break
+        }
+        case "tool":
+          break
+      }
+    }
+    return pieces
+  }
+
+  /** What follows the last message: the compactions that end with it. */
+  const end = (): ReadonlyArray<Piece> => compactedBefore(undefined)
+
+  return { unanswered, page, end }
+}
+
+/** The pieces grouped into sections. */
+const sectionsOf = (pieces: ReadonlyArray<Piece>): ReadonlyArray<RunSection> => {
+  const sections: Array<{ run?: RunRecord | undefined; index: number; entries: Array<Entry> }> = []
+  for (const piece of pieces) {
+    if (piece.kind === "section") sections.push({ run: piece.run, index: piece.index, entries: [] })
+    else sections.at(-1)?.entries.push(piece)
+  }
+  return sections
+}
+
 /** The messages grouped by run, in order, with each tool call paired with its result. */
 export const conversation = (
   messages: ReadonlyArray<StoredMessage>,
   runs: ReadonlyArray<RunRecord>,
   compactions: ReadonlyArray<CompactionRecord> = []
 ): ReadonlyArray<RunSection> => {
-  // Each compaction is shown after the last message it stands for.
-  const compactedAfter = new Map<number, Array<CompactionRecord>>()
-  for (const compaction of compactions) {
-    let last: number | undefined
-    for (const stored of messages) if (stored.position <= compaction.lastPosition) last = stored.position
-    if (last === undefined) continue
-    compactedAfter.set(last, [...(compactedAfter.get(last) ?? []), compaction])
-  }
-  const resultOf = toolResults(messages.map((stored) => stored.message))
-  const sections: Array<{ run?: RunRecord | undefined; index: number; entries: Array<Entry> }> = []
-  const runIndex = new Map(runs.map((run, index) => [run.id as string, index + 1]))
-  for (const [at, stored] of messages.entries()) {
-    const runId = stored.runId as string | undefined
-    let section = sections.at(-1)
-    if (section === undefined || section.run?.id !== runId) {
-      const run = runs.find((candidate) => candidate.id === runId)
-      section = { run, index: runId === undefined ? 0 : (runIndex.get(runId) ?? 0), entries: [] }
-      sections.push(section)
-    }
-    const { message } = stored
-    switch (message.role) {
-      case "system":
-        section.entries.push({ kind: "system", text: message.content })
-        break
-      case "user":
-        section.entries.push({ kind: "user", text: userText(message) })
-        break
-      case "assistant": {
-        const text = textOf(message.content)
-        if (text.trim() !== "") section.entries.push({ kind: "assistant", text })
-        for (const part of message.content) {
-          if (part._tag !== "tool_call") continue
-          const result = resultOf(at, part.id)
-          section.entries.push({
-            kind: "tool",
-            name: part.name,
-            args: summariseArguments(part.arguments),
-            outcome: result === undefined ? "pending" : result.isError ? "error" : "ok",
-            result: result === undefined ? "(no result stored)" : summariseResult(result)
-          })
-        }
-        break
-      }
-      case "tool":
-        break
-    }
-    for (const compaction of compactedAfter.get(stored.position) ?? []) {
-      section.entries.push({
-        kind: "compaction",
-        messages: compaction.messagesCompacted,
-        tokensBefore: compaction.tokensBefore,
-        tokensAfter: compaction.tokensAfter
-      })
-    }
-  }
-  return sections
+  const shown = makeConversation(runs, compactions)
+  return sectionsOf([...shown.page(messages), ...shown.end()])
 }
 
 /** What a compaction did, in one line. */
@@ -162,25 +220,28 @@ const indent = (text: string, prefix: string, first: string): ReadonlyArray<stri
 
 const marks = { ok: "✓", error: "✗", pending: "…" } as const
 
-/** The conversation as terminal text, a few lines per turn. */
-export const renderText = (sections: ReadonlyArray<RunSection>, when: (ms: number) => string): ReadonlyArray<string> =>
-  sections.flatMap((section) => [
-    "",
-    section.run === undefined
-      ? "── outside any run"
-      : `── run ${section.index} · ${describeRun(section.run)} · ${when(section.run.createdAt)}`,
-    ...section.entries.flatMap((entry) =>
-      entry.kind === "tool"
-        ? [`  ${marks[entry.outcome]} ${entry.name} ${entry.args} → ${entry.result}`]
-        : entry.kind === "compaction"
-          ? [`  ⋯ ${compactionText(entry)}`]
-          : entry.kind === "system"
-            ? [`system: ${oneLine(entry.text)}`]
-            : entry.kind === "user"
-              ? indent(entry.text, "     ", "you: ")
-              : indent(entry.text, "           ", "assistant: ")
+/** Pieces of the conversation as terminal text, a few lines per turn. */
+export const textLines =
+  (when: (ms: number) => string) =>
+  (pieces: ReadonlyArray<Piece>): ReadonlyArray<string> =>
+    pieces.flatMap((piece) =>
+      piece.kind === "section"
+        ? [
+            "",
+            piece.run === undefined
+              ? "── outside any run"
+              : `── run ${piece.index} · ${describeRun(piece.run)} · ${when(piece.run.createdAt)}`
+          ]
+        : piece.kind === "tool"
+          ? [`  ${marks[piece.outcome]} ${piece.name} ${piece.args} → ${piece.result}`]
+          : piece.kind === "compaction"
+            ? [`  ⋯ ${compactionText(piece)}`]
+            : piece.kind === "system"
+              ? [`system: ${oneLine(piece.text)}`]
+              : piece.kind === "user"
+                ? indent(piece.text, "     ", "you: ")
+                : indent(piece.text, "           ", "assistant: ")
     )
-  ])
 
 const fence = (text: string): string => {
   const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length))
@@ -194,36 +255,41 @@ const inlineCode = (text: string): string => {
   return longest === 0 ? `${ticks}${text}${ticks}` : `${ticks} ${text} ${ticks}`
 }
 
-/** The conversation as Markdown: a section per run, the text as written, tool calls as a list. */
-export const renderMarkdown = (
-  sections: ReadonlyArray<RunSection>,
-  when: (ms: number) => string,
-  level = 2
-): ReadonlyArray<string> =>
-  sections.flatMap((section) => {
-    const heading = "#".repeat(level)
-    const speaker = "#".repeat(level + 1)
-    const lines: Array<string> = [
-      "",
-      section.run === undefined
-        ? `${heading} Outside any run`
-        : `${heading} Run ${section.index} · ${describeRun(section.run)} · ${when(section.run.createdAt)}`
-    ]
-    let previous: Entry["kind"] | undefined
-    for (const entry of section.entries) {
-      if (entry.kind === "tool") {
+/**
+ * Pieces of the conversation as Markdown, a section per run, the text as written, tool calls as a
+ * list; the lines of one piece depend on the piece before it, so one renderer takes them all, in order.
+ */
+export const markdownLines = (when: (ms: number) => string, level = 2) => {
+  const heading = "#".repeat(level)
+  const speaker = "#".repeat(level + 1)
+  let previous: Entry["kind"] | undefined
+  return (pieces: ReadonlyArray<Piece>): ReadonlyArray<string> => {
+    const lines: Array<string> = []
+    for (const piece of pieces) {
+      if (piece.kind === "section") {
+        lines.push(
+          "",
+          piece.run === undefined
+            ? `${heading} Outside any run`
+            : `${heading} Run ${piece.index} · ${describeRun(piece.run)} · ${when(piece.run.createdAt)}`
+        )
+        previous = undefined
+        continue
+      }
+      if (piece.kind === "tool") {
         if (previous !== "tool") lines.push("")
         lines.push(
-          `- ${marks[entry.outcome]} ${inlineCode(entry.name)} ${inlineCode(entry.args)} → ${inlineCode(entry.result)}`
+          `- ${marks[piece.outcome]} ${inlineCode(piece.name)} ${inlineCode(piece.args)} → ${inlineCode(piece.result)}`
         )
-      } else if (entry.kind === "compaction") {
-        lines.push("", `> ${compactionText(entry)}`)
-      } else if (entry.kind === "system") {
-        lines.push("", `${speaker} System`, "", fence(entry.text))
+      } else if (piece.kind === "compaction") {
+        lines.push("", `> ${compactionText(piece)}`)
+      } else if (piece.kind === "system") {
+        lines.push("", `${speaker} System`, "", fence(piece.text))
       } else {
-        lines.push("", `${speaker} ${entry.kind === "user" ? "You" : "Assistant"}`, "", entry.text)
+        lines.push("", `${speaker} ${piece.kind === "user" ? "You" : "Assistant"}`, "", piece.text)
       }
-      previous = entry.kind
+      previous = piece.kind
     }
     return lines
-  })
+  }
+}

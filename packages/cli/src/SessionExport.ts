@@ -5,10 +5,12 @@ import type { Session, SessionStoreService } from "@alisio/runtime/SessionStore"
 import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { conversation, renderMarkdown } from "./Conversation.js"
+import * as BrokenPipe from "./BrokenPipe.js"
+import { markdownLines } from "./Conversation.js"
+import { forEachConversationPage } from "./ConversationPages.js"
 import { forEachStoredEvent } from "./EventPages.js"
 import { jsonLine } from "./JsonLine.js"
-import { checkFolder, writeAtomically, writeAtomicallyWith } from "./OutputFile.js"
+import { checkFolder, writeAtomicallyWith } from "./OutputFile.js"
 import { localTime } from "./RelativeTime.js"
 import { displayTitle } from "./SessionRecords.js"
 import { withStore } from "./SessionsCommand.js"
@@ -40,31 +42,41 @@ const jsonl = <E>(
     (event) => write(jsonLine(encodeRunEvent(event)))
   )
 
-const markdown = (store: SessionStoreService, sessions: ReadonlyArray<Session>) =>
-  Effect.map(
-    Effect.forEach(sessions, (session, index) =>
+/**
+ * The conversations of the sessions as Markdown, given to `write` a page of messages at a time. A
+ * transcript to read, wherever it is read (a terminal, a viewer): what the model and the tools
+ * wrote holds no escape sequence or bidi control there (the JSONL keeps every byte).
+ */
+const markdown = <E>(
+  store: SessionStoreService,
+  sessions: ReadonlyArray<Session>,
+  write: (text: string) => Effect.Effect<void, E>
+) => {
+  const out = (lines: ReadonlyArray<string>) =>
+    lines.length === 0 ? Effect.void : write(`${terminalSafe(lines.join("\n"))}\n`)
+  return Effect.forEach(
+    sessions,
+    (session, index) =>
       Effect.gen(function* () {
         const runs = store.runs === undefined ? [] : yield* store.runs(session.id)
-        const messages = yield* store.messages(session.id)
         const compactions = store.compactions === undefined ? [] : yield* store.compactions.list(session.id)
         const title = displayTitle(session) ?? "Untitled session"
         const level = index === 0 ? 1 : 2
-        return [
+        yield* out([
           ...(index === 0 ? [] : [""]),
           `${"#".repeat(level)} ${index === 0 ? "" : "Child session: "}${title}`,
           "",
           `- Session: \`${session.id}\`${session.parentId === undefined ? "" : ` (child of \`${shortId(session.parentId)}\`)`}`,
           `- Folder: \`${session.cwd}\``,
           `- Status: ${session.status} · ${runs.length} run${runs.length === 1 ? "" : "s"}`,
-          `- Created ${localTime(session.createdAt)} · updated ${localTime(session.updatedAt)}`,
-          ...renderMarkdown(conversation(messages, runs, compactions), localTime, level + 1)
-        ]
-      })
-    ),
-    // A transcript to read, wherever it is read (a terminal, a viewer): what the model and the
-    // tools wrote holds no escape sequence or bidi control there (the JSONL keeps every byte).
-    (parts) => `${terminalSafe(parts.flat().join("\n"))}\n`
+          `- Created ${localTime(session.createdAt)} · updated ${localTime(session.updatedAt)}`
+        ])
+        const lines = markdownLines(localTime, level + 1)
+        yield* forEachConversationPage(store, session.id, { runs, compactions }, (pieces) => out(lines(pieces)))
+      }),
+    { discard: true }
   )
+}
 
 /**
  * `alisio sessions export <id>`: the session with its child sessions, as JSONL events (what
@@ -85,14 +97,16 @@ export const exportSession = (flags: {
         )
         const sessions = yield* subtree(store, session)
         if (Option.isNone(flags.output)) {
-          if (format === "md") process.stdout.write(yield* markdown(store, sessions))
-          else yield* jsonl(store, sessions, (line) => Effect.sync(() => process.stdout.write(line)))
+          yield* (format === "md" ? markdown : jsonl)(store, sessions, BrokenPipe.writeStdout).pipe(
+            Effect.catchTag("StdoutGone", BrokenPipe.ended)
+          )
           return
         }
         const file = path.resolve(flags.output.value)
         // A transcript may hold secrets a tool printed: only its owner reads it.
-        if (format === "md") yield* writeAtomically(file, yield* markdown(store, sessions), 0o600)
-        else yield* writeAtomicallyWith(file, 0o600, (append) => jsonl(store, sessions, append))
+        yield* writeAtomicallyWith(file, 0o600, (append) =>
+          (format === "md" ? markdown : jsonl)(store, sessions, append)
+        )
         process.stderr.write(`alisio: exported ${shortId(session.id)} to ${file} (${format})\n`)
       }),
     { readOnly: true }

@@ -4,7 +4,9 @@ import type { Session, SessionStoreService } from "@alisio/runtime/SessionStore"
 import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { conversation, renderText } from "./Conversation.js"
+import * as BrokenPipe from "./BrokenPipe.js"
+import { textLines } from "./Conversation.js"
+import { forEachConversationPage } from "./ConversationPages.js"
 import { relativeTime } from "./RelativeTime.js"
 import {
   displayTitle,
@@ -49,34 +51,35 @@ const header = (session: Session, runs: number, now: number): ReadonlyArray<stri
   ...(session.parentId === undefined ? [] : [`parent ${shortId(session.parentId)}`])
 ]
 
-/** `alisio sessions show <id>`: the whole conversation, readable; `--json` with the messages themselves. */
+/**
+ * `alisio sessions show <id>`: the whole conversation, readable, written a page at a time as it is
+ * read; `--json` with the messages themselves.
+ */
 export const showSession = (flags: { readonly json: boolean; readonly sessionId: string }) =>
   withStore(
     (store) =>
       Effect.gen(function* () {
         const session = yield* findSession(store, flags.sessionId)
         const runs = store.runs === undefined ? [] : yield* store.runs(session.id)
-        const messages = yield* store.messages(session.id)
         const children = yield* childTree(store, session.id)
         const compactions = store.compactions === undefined ? [] : yield* store.compactions.list(session.id)
         if (flags.json) {
           writeRecord(SessionDetail, {
             ...sessionRecord(session),
             runs: runs.map(runJson),
-            messages: messages.map(messageJson),
+            messages: (yield* store.messages(session.id)).map(messageJson),
             children
           })
           return
         }
         const now = yield* Clock.currentTimeMillis
-        const when = (ms: number) => relativeTime(ms, now)
-        const lines = [
-          ...header(session, runs.length, now),
-          ...renderText(conversation(messages, runs, compactions), when),
-          ...(children.length === 0 ? [] : ["", "child sessions", ...treeLines(children)])
-        ]
         // What the model and the tools wrote, to read: never an escape sequence (--json keeps it all).
-        process.stdout.write(`${terminalSafe(lines.join("\n"))}\n`)
-      }),
+        const write = (lines: ReadonlyArray<string>) =>
+          lines.length === 0 ? Effect.void : BrokenPipe.writeStdout(`${terminalSafe(lines.join("\n"))}\n`)
+        const text = textLines((ms) => relativeTime(ms, now))
+        yield* write(header(session, runs.length, now))
+        yield* forEachConversationPage(store, session.id, { runs, compactions }, (pieces) => write(text(pieces)))
+        yield* write(children.length === 0 ? [] : ["", "child sessions", ...treeLines(children)])
+      }).pipe(Effect.catchTag("StdoutGone", BrokenPipe.ended)),
     { readOnly: true }
   )

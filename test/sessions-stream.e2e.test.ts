@@ -1,0 +1,76 @@
+// End-to-end: `sessions show` and `sessions export --format md` of a session with more tool output
+// than the process may hold go out a page at a time, in bounded memory, and stop as soon as their
+// reader has what it wanted (`| head -3`), quietly (CLI-1, ST-3).
+
+import { readdirSync, readFileSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
+import { type CliSandbox, makeSandbox } from "./support/cli.js"
+import { type OpenAiTestServer, startOpenAiServer } from "./support/openaiServer.js"
+import { ok, runTask, seedTurns } from "./support/sessions.js"
+
+// 2 000 turns of 20 kB of tool output each: 40 MB, which a heap of 32 MB cannot hold at once.
+const TURNS = 2000
+const heapCap = { nodeArgs: ["--max-old-space-size=32"] }
+
+describe("alisio sessions show and export of a huge session (end to end)", () => {
+  let server: OpenAiTestServer | undefined
+  let sandbox: CliSandbox | undefined
+  const setup = async () => {
+    server = await startOpenAiServer({ replies: [{ kind: "text", text: "fine" }] })
+    sandbox = makeSandbox(server.baseURL)
+    const session = await runTask(sandbox, "a long task")
+    seedTurns(sandbox, session.id, TURNS, { resultBytes: 20_000 })
+    return { sandbox, session }
+  }
+  beforeEach(() => {
+    server = undefined
+    sandbox = undefined
+  })
+  afterEach(async () => {
+    await server?.close()
+    sandbox?.cleanup()
+  })
+
+  it("CLI-1 sessions show | head -3: head gets its lines and alisio ends at once, quietly, having held a page at a time", async () => {
+    const { sandbox, session } = await setup()
+    const running = sandbox.start(["sessions", "show", session.id], heapCap)
+    let received = ""
+    running.child.stdout!.on("data", (data: Buffer) => {
+      received += data.toString("utf8")
+      // `head -3` closes the pipe once it has its lines.
+      if (received.split("\n").length > 3) running.child.stdout!.destroy()
+    })
+    const result = await running.done
+    assert.deepStrictEqual(
+      { code: result.code, signal: result.signal, stderr: result.stderr },
+      { code: 0, signal: null, stderr: "" }
+    )
+    const [title, summary, folder] = received.split("\n")
+    assert.strictEqual(title, "a long task")
+    assert.match(summary!, new RegExp(`^${session.id} · completed · 1 run · updated `))
+    assert.strictEqual(folder, "folder ~/workspace")
+  }, 60_000)
+
+  it("CLI-1 sessions show and export --format md of 40 MB of tool output go out whole within a 32 MB heap", async () => {
+    const { sandbox, session } = await setup()
+    const shown = ok(await sandbox.run(["sessions", "show", session.id], heapCap), "sessions show")
+    const calls = shown.stdout.split("\n").filter((line) => line.startsWith("  ✓ bash echo "))
+    assert.strictEqual(calls.length, TURNS)
+    assert.strictEqual(calls.at(-1), `  ✓ bash echo ${TURNS - 1} → result ${TURNS - 1} (+1 line)`)
+    assert.isTrue(shown.stdout.endsWith(`assistant: answer ${TURNS - 1}\n`))
+
+    const markdown = ok(await sandbox.run(["sessions", "export", session.id, "--format", "md"], heapCap), "export")
+    assert.strictEqual(markdown.stdout.split("\n").filter((line) => line.startsWith("- ✓ `bash`")).length, TURNS)
+    // To a file: written whole through a temporary file renamed over it, as before.
+    const file = join(sandbox.workspace, "transcript.md")
+    const exported = ok(await sandbox.run(["sessions", "export", session.id, "-o", "transcript.md"], heapCap))
+    assert.include(exported.stderr, `to ${file}`)
+    assert.strictEqual(readFileSync(file, "utf8"), markdown.stdout)
+    assert.strictEqual(statSync(file).mode & 0o777, 0o600)
+    assert.deepStrictEqual(
+      readdirSync(sandbox.workspace).filter((name) => name.endsWith(".tmp")),
+      []
+    )
+  }, 60_000)
+})
