@@ -237,6 +237,7 @@ export const runCommand = (flags: RunFlags) =>
         const expanded = yield* runTypedCommand(
           setup,
           slash.value,
+          prompt,
           Option.getOrUndefined(chosen.sessionId),
           flags
         ).pipe(
