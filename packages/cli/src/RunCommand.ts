@@ -238,6 +238,7 @@ export const runCommand = (flags: RunFlags) =>
         const expanded = yield* runTypedCommand(
           setup,
           slash.value,
+          prompt,
           Option.getOrUndefined(chosen.sessionId),
           flags
         ).pipe(

@@ -1,7 +1,7 @@
 // Slash commands in `alisio run "/name args"` (CMD-1): the catalog and the system context as the
 // CLI composes them, and what a typed `/name` does headless.
 
-import { type CommandError, CommandOutput, parseSlashCommand } from "@alisio/domain/Command"
+import { type CommandError, CommandOutput, parseSlashCommand, type SlashCommand } from "@alisio/domain/Command"
 import { formatDuration } from "@alisio/domain/Durations"
 import { onFirstCall } from "@alisio/domain/OnFirstUse"
 import * as CommandCatalog from "@alisio/runtime/CommandCatalog"
@@ -114,11 +114,13 @@ export const printOutput = (
  * Runs what `alisio run "/name args"` typed, on the `api` surface: a core command (or a plugin's)
  * prints its output and gives none; a template or skill gives the prompt to send. Problems with
  * the command's own file are warnings. `alisio run` builds the catalog (`commandsLayer`) for this
- * only: a run that types no command never needs it.
+ * only: a run that types no command never needs it. `/Name` in capitals that names no command is
+ * no command: `prompt`, the text typed, is sent as it is.
  */
 export const runTypedCommand = (
   setup: Setup,
-  typed: { readonly name: string; readonly args: string },
+  typed: SlashCommand,
+  prompt: string,
   sessionId: string | undefined,
   flags: { readonly json: boolean; readonly quiet: boolean }
 ) =>
@@ -127,9 +129,12 @@ export const runTypedCommand = (
     const { untrusted } = yield* SystemContext.SystemContext
     // `/mcp__<server>__<prompt>` is a prompt of a server that has to run to be known.
     if (typed.name.startsWith("mcp__")) yield* startMcpServers
-    const command = yield* Effect.mapError(catalog.resolve(typed.name, "api"), (error) =>
-      commandFailure(error, untrusted)
-    )
+    const resolved = yield* Effect.either(catalog.resolve(typed.name, "api"))
+    if (Either.isLeft(resolved)) {
+      if (typed.folded === true && resolved.left.reason === "unknown") return Option.some(prompt)
+      return yield* Effect.fail(commandFailure(resolved.left, untrusted))
+    }
+    const command = resolved.right
     for (const diagnostic of yield* catalog.diagnostics) {
       if (diagnostic.file === command.from) {
         process.stderr.write(`alisio: warning: ${SystemContext.formatDiagnostic(diagnostic)}\n`)

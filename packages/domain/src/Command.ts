@@ -100,14 +100,29 @@ export interface PluginCommand {
 /** A command name: lower-case letters, digits, `:`, `_` and `-`, starting with a letter or digit. */
 export const commandNamePattern = /^[a-z0-9][a-z0-9:_-]*$/
 
+/** A slash command read from typed text. */
+export interface SlashCommand {
+  /** The command name, in lower case. */
+  readonly name: string
+  readonly args: string
+  /**
+   * Typed with capitals (`/Upper x`): the command of the lower-case name if there is one, else the
+   * text is a prompt (`/Usr is…`); a lower-case name no command has is an unknown command.
+   */
+  readonly folded?: true
+}
+
 /**
  * Reads typed text as a slash command: `/name` as its first word, `name` matching
- * `commandNamePattern`, then whitespace or the end; the rest (trimmed) is the arguments. Anything
- * else is a prompt: `/usr/bin is…` (a `/` follows the name), `/Users/…`, ` /tmp` (a leading space:
- * how to send text that starts with `/`).
+ * `commandNamePattern` once in lower case, then whitespace or the end; the rest (trimmed) is the
+ * arguments. Anything else is a prompt: `/usr/bin is…` (a `/` follows the name), `/Users/…`,
+ * ` /tmp` (a leading space: how to send text that starts with `/`).
  */
-export const parseSlashCommand = (text: string): Option.Option<{ readonly name: string; readonly args: string }> => {
+export const parseSlashCommand = (text: string): Option.Option<SlashCommand> => {
   const match = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(text)
-  if (match === null || !commandNamePattern.test(match[1]!)) return Option.none()
-  return Option.some({ name: match[1]!, args: (match[2] ?? "").trim() })
+  if (match === null) return Option.none()
+  const name = match[1]!.toLowerCase()
+  if (!commandNamePattern.test(name)) return Option.none()
+  const args = (match[2] ?? "").trim()
+  return Option.some(name === match[1] ? { name, args } : { name, args, folded: true })
 }

@@ -23,10 +23,10 @@ import type {
   CoreServices,
   SurfaceCommand
 } from "./internal/commands/entry.js"
-import { indexCommands, onSurface } from "./internal/commands/resolve.js"
+import { type CatalogIndex, indexCommands, onSurface } from "./internal/commands/resolve.js"
 import { readSettings, type SessionSettings } from "./internal/commands/sessionSettings.js"
 import { fromCore, fromSkill, fromSurface, fromTemplate, pluginCommands } from "./internal/commands/sources.js"
-import { discoverTemplates, type Template } from "./internal/commands/templates.js"
+import { discoverTemplates, folderStamps, type Template } from "./internal/commands/templates.js"
 import type { FileDiagnostic } from "./internal/context/frontMatter.js"
 import { templateRoots } from "./internal/context/sources.js"
 import { PluginHost } from "./PluginHost.js"
@@ -86,6 +86,12 @@ export class CommandCatalog extends Context.Tag("@alisio/runtime/CommandCatalog"
     readonly contribute: (provider: CommandProvider) => Effect.Effect<void, never, Scope.Scope>
     /** Reads the template folders again. */
     readonly reload: Effect.Effect<void>
+    /**
+     * Reads the template folders again if a template was added, removed or renamed since they were
+     * read (their times say so; no file is read otherwise). `list` does it, and so does `resolve`
+     * when a name is unknown: a template added during a session is usable at once.
+     */
+    readonly refresh: Effect.Effect<void>
   }
 >() {}
 
@@ -123,6 +129,8 @@ export const make = (options: Options = {}) =>
     type Discovered = {
       readonly templates: ReadonlyArray<CatalogCommand>
       readonly diagnostics: ReadonlyArray<FileDiagnostic>
+      readonly folders: ReadonlyArray<string>
+      readonly stamps: ReadonlyArray<number | undefined>
     }
     const discovered = yield* Ref.make(Option.none<Discovered>())
     const templates = Effect.flatMap(Ref.get(discovered), (cached) =>
@@ -130,8 +138,8 @@ export const make = (options: Options = {}) =>
         ? Effect.succeed(cached.value)
         : Effect.tap(
             Effect.map(discoverTemplates(templateRoots(context.options)), (found) => ({
-              templates: found.templates.map((template: Template) => fromTemplate(template)),
-              diagnostics: found.diagnostics
+              ...found,
+              templates: found.templates.map((template: Template) => fromTemplate(template))
             })),
             (value) => Ref.set(discovered, Option.some(value))
           )
@@ -147,28 +155,48 @@ export const make = (options: Options = {}) =>
       return indexCommands([...builtin, ...fromHost, ...others.flat(), ...fromFiles.templates, ...skills])
     })
 
-    const find = (name: string, surface?: CommandSurface) =>
-      Effect.flatMap(index, (built) => {
-        const command = built.effective.get(name)
-        if (command === undefined) {
-          const names = [...built.effective.values()].filter((c) => onSurface(c, surface)).map((c) => c.name)
-          return Effect.fail(unknown(name, names))
-        }
-        if (!onSurface(command, surface)) {
-          return Effect.fail(
-            new CommandError({
-              reason: "unavailable",
-              command: name,
-              message: `/${name} is a command of ${command.surfaces.join(" and ")}, not of ${surface}.`
-            })
+    const refresh = Effect.flatMap(Ref.get(discovered), (cached) =>
+      Option.isNone(cached)
+        ? Effect.void
+        : Effect.flatMap(folderStamps(cached.value.folders), (stamps) =>
+            stamps.every((stamp, i) => stamp === cached.value.stamps[i])
+              ? Effect.void
+              : Ref.set(discovered, Option.none())
           )
+    )
+
+    /** The index that knows `name` if a change to the template folders brought it, else the one given. */
+    const withRefresh = (name: string, built: CatalogIndex) =>
+      built.effective.has(name) ? Effect.succeed(built) : Effect.zipRight(refresh, index)
+
+    const find = (name: string, surface?: CommandSurface) =>
+      Effect.flatMap(
+        Effect.flatMap(index, (built) => withRefresh(name, built)),
+        (built) => {
+          const command = built.effective.get(name)
+          if (command === undefined) {
+            const names = [...built.effective.values()].filter((c) => onSurface(c, surface)).map((c) => c.name)
+            return Effect.fail(unknown(name, names))
+          }
+          if (!onSurface(command, surface)) {
+            return Effect.fail(
+              new CommandError({
+                reason: "unavailable",
+                command: name,
+                message: `/${name} is a command of ${command.surfaces.join(" and ")}, not of ${surface}.`
+              })
+            )
+          }
+          const listing = built.listings.find((entry) => entry.name === name && entry.shadowedBy === undefined)!
+          return Effect.succeed({ command, listing })
         }
-        const listing = built.listings.find((entry) => entry.name === name && entry.shadowedBy === undefined)!
-        return Effect.succeed({ command, listing })
-      })
+      )
 
     return CommandCatalog.of({
-      list: (surface) => Effect.map(index, (built) => built.listings.filter((listing) => onSurface(listing, surface))),
+      list: (surface) =>
+        Effect.map(Effect.zipRight(refresh, index), (built) =>
+          built.listings.filter((listing) => onSurface(listing, surface))
+        ),
       resolve: (name, surface) => Effect.map(find(name, surface), (found) => found.listing),
       execute: (name, args, invocation = {}) =>
         Effect.flatMap(find(name, invocation.surface), ({ command }) =>
@@ -188,7 +216,8 @@ export const make = (options: Options = {}) =>
           Ref.update(contributed, (all) => [...all, provider]),
           () => Ref.update(contributed, (all) => all.filter((p) => p !== provider))
         ),
-      reload: Ref.set(discovered, Option.none())
+      reload: Ref.set(discovered, Option.none()),
+      refresh
     })
   })
 

@@ -62,7 +62,8 @@ export class Completion implements AutocompleteProvider {
   private readonly applier: CombinedAutocompleteProvider
 
   constructor(
-    private readonly commands: () => ReadonlyArray<CommandEntry>,
+    // Asked each time the `/` list shows: a template added meanwhile is listed (CMD-1).
+    private readonly commands: () => ReadonlyArray<CommandEntry> | Promise<ReadonlyArray<CommandEntry>>,
     private readonly files: FileIndex,
     private readonly cwd: string,
     // Read as they are: the list is kept up to date apart from typing (Session.ts).
@@ -105,7 +106,9 @@ export class Completion implements AutocompleteProvider {
     }
     const text = before.trimStart()
     if (cursorLine === 0 && text.startsWith("/") && !text.includes(" ") && !options.force) {
-      const items = this.commands().map((command) => ({
+      const commands = await this.commands()
+      if (options.signal.aborted) return null
+      const items = commands.map((command) => ({
         value: command.name,
         label: command.name,
         description:

@@ -16,6 +16,7 @@ import { approveAll } from "@alisio/runtime/Tools"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as FiberHandle from "effect/FiberHandle"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
@@ -167,13 +168,18 @@ export const makeConversation = (options: ConversationOptions) =>
         const attachments = yield* mentionAttachments(mcp, prompt).pipe(
           Effect.tapError(() => Effect.sync(() => restoreDraft(prompt)))
         )
-        view.user(prompt)
+        const sent = view.user(prompt)
+        // Refused before anything was stored: not sent after all, the message goes back to the editor.
+        const refused = Effect.sync(() => {
+          view.unsend(sent)
+          restoreDraft(prompt)
+        })
         // A model that cannot be used (or a context that cannot be built) keeps the message to send again.
         const { chosen, system } = yield* Effect.gen(function* () {
           const chosen = yield* resolveModel
           const system = yield* context.build({ sessionId: state.sessionId, prompt, model: chosen.model.model })
           return { chosen, system }
-        }).pipe(Effect.tapError(() => Effect.sync(() => restoreDraft(prompt))))
+        }).pipe(Effect.tapError(() => refused))
         for (const notice of system.notices) screen.notice(notice, "warning")
         const started = yield* Clock.currentTimeMillis
         screen.status.update((s) => {
@@ -214,7 +220,7 @@ export const makeConversation = (options: ConversationOptions) =>
           })
           .pipe(
             // Refused before anything was stored (CTX-1): the message goes back to the editor to shorten.
-            Effect.tapErrorTag("PromptTooLargeError", () => Effect.sync(() => restoreDraft(prompt)))
+            Effect.tapErrorTag("PromptTooLargeError", () => refused)
           )
         const ended = yield* Clock.currentTimeMillis
         if (outcome.status === "completed" && outcome.text === "" && outcome.turns === 0) {
@@ -248,10 +254,22 @@ export const makeConversation = (options: ConversationOptions) =>
         )
       })
 
+    /**
+     * The command `text` types, if it types one: `/Upper` is `/upper` when there is such a command,
+     * else a prompt (CMD-1). The catalog looks at the template folders again for a name it does not know.
+     */
+    const typedCommand = (text: string) =>
+      Effect.gen(function* () {
+        const slash = parseSlashCommand(text)
+        if (Option.isNone(slash) || slash.value.folded !== true) return slash
+        const known = yield* Effect.either(catalog.resolve(slash.value.name, "tui"))
+        return Either.isLeft(known) && known.left.reason === "unknown" ? Option.none() : slash
+      })
+
     const send = (text: string) =>
       Effect.gen(function* () {
         options.history.add(text)
-        const slash = parseSlashCommand(text)
+        const slash = yield* typedCommand(text)
         if (Option.isSome(slash)) {
           view.user(text)
           const { name, args } = slash.value

@@ -79,11 +79,19 @@ export class RunView {
   }
 
   /** A message of the person's, in the transcript: a long one collapsed as tool output is. */
-  user(text: string): void {
+  user(text: string): UserEntry {
     const entry = new UserEntry(text, this.screen.theme)
     entry.setExpanded(this.expanded)
     this.expandable.push(entry)
     this.screen.add(entry)
+    return entry
+  }
+
+  /** Takes back a message shown as sent that was refused before anything was stored. */
+  unsend(entry: UserEntry): void {
+    const at = this.expandable.indexOf(entry)
+    if (at >= 0) this.expandable.splice(at, 1)
+    this.screen.remove(entry)
   }
 
   private card(id: string, name: string, args: string): ToolCard {

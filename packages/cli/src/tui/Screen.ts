@@ -101,6 +101,22 @@ export class Screen {
     this.tui.requestRender()
   }
 
+  /** Takes a block out of the conversation, with the blank line `add` put before it. */
+  remove(component: Component): void {
+    const children = this.transcript.children
+    const at = children.indexOf(component)
+    if (at < 0) return
+    const gap =
+      children[at - 1] instanceof Gap
+        ? children[at - 1]
+        : children[at + 1] instanceof Gap
+          ? children[at + 1]
+          : undefined
+    this.transcript.removeChild(component)
+    if (gap !== undefined) this.transcript.removeChild(gap)
+    this.tui.requestRender()
+  }
+
   notice(text: string, level: NoticeLevel = "info"): NoticeEntry {
     const entry = new NoticeEntry(text, level, this.theme)
     this.add(entry)

@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import { loadSetup, registerProviders, tuiRuntimeLayer } from "../App.js"
 import { CliError, ExitCode } from "../CliError.js"
@@ -56,11 +57,11 @@ export const runSession = (input: SessionInput) =>
   Effect.gen(function* () {
     const { flags, limits, screen, front, history, cwd, resumed, color, unicode } = input
     const { intents, busy } = front
-    let commands: ReadonlyArray<CommandEntry> = []
+    let commands: () => ReadonlyArray<CommandEntry> | Promise<ReadonlyArray<CommandEntry>> = () => []
     let resources: ReadonlyArray<ResourceEntry> = []
     screen.editor.setAutocompleteProvider(
       new Completion(
-        () => commands,
+        () => commands(),
         new FileIndex(cwd),
         cwd,
         () => resources
@@ -107,7 +108,12 @@ export const runSession = (input: SessionInput) =>
       const store = yield* SessionStore
       if (store.interruptRuns !== undefined) yield* store.interruptRuns()
       const catalog = yield* CommandCatalog
-      commands = (yield* catalog.list("tui")).filter((listing) => listing.shadowedBy === undefined)
+      const listCommands = Effect.map(catalog.list("tui"), (listings) =>
+        listings.filter((listing) => listing.shadowedBy === undefined)
+      )
+      yield* listCommands
+      const runtime = yield* Effect.runtime<never>()
+      commands = () => Runtime.runPromise(runtime, listCommands)
       const conversation = yield* makeConversation({
         setup,
         screen,

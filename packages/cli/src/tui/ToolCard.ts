@@ -4,6 +4,7 @@ import { formatDuration } from "@alisio/domain/Durations"
 import type { ToolCallStatus } from "@alisio/domain/RunEvent"
 import { type Component, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui"
 import { sanitize } from "./Sanitize.js"
+import { CleanStream } from "./StreamCut.js"
 import type { Theme } from "./Theme.js"
 import { wrapLine } from "./Wrap.js"
 
@@ -39,13 +40,29 @@ export const summariseArguments = (name: string, text: string): string => {
 
 const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim()
 
+const countBreaks = (text: string): number => {
+  let count = 0
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count++
+  return count
+}
+
+/** A card's text as lines, without the blank ones it ends with. */
+const bodyLines = (text: string): ReadonlyArray<string> =>
+  text
+    .replace(/\s+$/, "")
+    .split("\n")
+    .filter((line, _index, all) => all.length > 1 || line !== "")
+
 export type CardStatus = ToolCallStatus | "running" | "waiting"
 
 export class ToolCard implements Component {
   status: CardStatus = "running"
   durationMs: number | undefined
-  /** What the call printed so far, as it came: cleaned whole when drawn (`sanitize`). */
+  /** What the call printed so far, cleaned a piece at a time as it came; its end is `stream.unsettled()`. */
+  private readonly stream = new CleanStream()
   private output = ""
+  /** How many line breaks `output` holds. */
+  private breaks = 0
   private result = ""
   /** The whole result's length when `result` is only its head. */
   private resultChars: number | undefined
@@ -59,15 +76,47 @@ export class ToolCard implements Component {
     private readonly theme: Theme
   ) {}
 
+  /** Characters cleaned so far: the work streaming costs. */
+  get work(): number {
+    return this.stream.work
+  }
+
   progress(text: string): void {
-    this.output += text
-    // Keeps memory bounded for a command that prints without end; the card shows the tail anyway,
-    // from a line's start so no escape sequence is cut in two.
+    const settled = this.stream.append(text)
+    // A carriage return takes back the line it goes on (a progress bar redrawn).
+    if (settled.reset) this.output = this.output.slice(0, this.output.lastIndexOf("\n") + 1)
+    this.output += settled.text
+    this.breaks += countBreaks(settled.text)
+    // Keeps memory bounded for a command that prints without end; the card shows the tail anyway.
     if (this.output.length > 200_000) {
       const kept = this.output.slice(-100_000)
-      this.output = kept.slice(kept.indexOf("\n") + 1)
+      const from = this.output.length - kept.length + kept.indexOf("\n") + 1
+      this.breaks -= countBreaks(this.output.slice(0, from))
+      this.output = this.output.slice(from)
     }
     this.invalidate()
+  }
+
+  /** What the call printed, cleaned: from the line that starts at or after `from` of the settled part. */
+  private printed(from = 0): { readonly text: string; readonly breaksBefore: number } {
+    const open = this.stream.unsettled()
+    const settled = open.reset ? this.output.slice(0, this.output.lastIndexOf("\n") + 1) : this.output
+    const start = from === 0 ? 0 : settled.indexOf("\n", from) + 1
+    if (start === 0) return { text: settled + open.text, breaksBefore: 0 }
+    return { text: settled.slice(start) + open.text, breaksBefore: this.breaks - countBreaks(settled.slice(start)) }
+  }
+
+  /** The last `limit` lines of what a running call printed, and how many are above them. */
+  private runningLines(limit: number): { readonly lines: ReadonlyArray<string>; readonly hidden: number } {
+    for (let size = 16_384; ; size *= 4) {
+      const from = Math.max(0, this.output.length - size)
+      const { text, breaksBefore } = this.printed(from)
+      const lines = bodyLines(text)
+      if (from === 0 || (breaksBefore > 0 && lines.length > limit)) {
+        const shown = lines.slice(-limit)
+        return { lines: shown, hidden: breaksBefore + lines.length - shown.length }
+      }
+    }
   }
 
   waiting(on: boolean): void {
@@ -125,25 +174,31 @@ export class ToolCard implements Component {
     const tailWidth = visibleWidth(tail)
     if (visibleWidth(head) + tailWidth <= width) lines.push(head + tail)
     else lines.push(truncateToWidth(head, Math.max(1, width - tailWidth), "…") + (tailWidth < width ? tail : ""))
-    // A call cancelled half-way keeps what it had printed on the card, above the line saying so.
-    const body =
-      this.status === "running" || this.status === "waiting"
-        ? sanitize(this.output)
-        : this.status === "cancelled" && this.output.trim() !== ""
-          ? `${sanitize(this.output).replace(/\s+$/, "")}\n${this.result}`
-          : this.result || sanitize(this.output)
-    const bodyLines = body
-      .replace(/\s+$/, "")
-      .split("\n")
-      .filter((line, _index, all) => all.length > 1 || line !== "")
     const limit = this.expanded ? EXPANDED_LINES : COLLAPSED_LINES
-    const shown = this.status === "running" ? bodyLines.slice(-limit) : bodyLines.slice(0, limit)
+    let shown: ReadonlyArray<string>
+    let hidden: number
+    if (this.status === "running") {
+      const running = this.runningLines(limit)
+      shown = running.lines
+      hidden = running.hidden
+    } else {
+      // A call cancelled half-way keeps what it had printed on the card, above the line saying so.
+      const printed = this.printed().text
+      const all = bodyLines(
+        this.status === "waiting"
+          ? printed
+          : this.status === "cancelled" && printed.trim() !== ""
+            ? `${printed.replace(/\s+$/, "")}\n${this.result}`
+            : this.result || printed
+      )
+      shown = all.slice(0, limit)
+      hidden = all.length - shown.length
+    }
     const indent = "  "
     for (const line of shown) {
       for (const wrapped of wrapLine(line, Math.max(1, width - indent.length), this.expanded ? 20 : 1))
         lines.push(truncateToWidth(indent + t.dim(wrapped), width, "…"))
     }
-    const hidden = bodyLines.length - shown.length
     if (hidden > 0) {
       const more = `${indent}${t.dim(`… ${hidden} more line${hidden === 1 ? "" : "s"}${this.expanded ? "" : " (Ctrl-O shows them)"}`)}`
       lines.push(truncateToWidth(more, width, "…"))

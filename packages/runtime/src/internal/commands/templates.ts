@@ -3,8 +3,10 @@
 // Codex's prompts are written. A file in a sub-folder is named with `:` (`frontend/test.md` is
 // `/frontend:test`).
 
+import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { commandNamePattern } from "@alisio/domain/Command"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { entries, readPrefix, realFile } from "../context/files.js"
 import { type FileDiagnostic, firstLine, parseFrontMatter, textField } from "../context/frontMatter.js"
@@ -46,6 +48,25 @@ const unusable = (read: { readonly size: number; readonly whole: boolean; readon
       : `it is ${(read.size / 1024).toFixed(0)} KiB, over the ${TEMPLATE_BYTES / 1024} KiB a template may hold (keep long text in a file the template names)`
 
 /**
+ * A folder's time is coarse (a clock tick of the kernel): one changed within this of when it was
+ * looked at may change again unseen within the same tick, so it is looked into again next time.
+ */
+const SETTLE_MS = 1_000
+
+/** When each folder last changed (`undefined`: absent; `NaN`: just now, so not settled), in the order given. */
+export const folderStamps = (folders: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<number | undefined>> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Effect.forEach(folders, (folder) =>
+      Effect.promise(() =>
+        fs.stat(folder).then(
+          (stat) => (Math.abs(now - stat.mtimeMs) < SETTLE_MS ? Number.NaN : stat.mtimeMs),
+          () => undefined
+        )
+      )
+    )
+  )
+
+/**
  * The `.md` files of a root, as [name parts, file], sorted. A folder that links back to one it is
  * inside (`loop -> ..`) is not read again: it would only repeat the same files under longer names.
  */
@@ -53,9 +74,12 @@ const markdownFiles = (
   folder: string,
   depth: number,
   prefix: ReadonlyArray<string>,
+  visited: Array<readonly [string, number | undefined]>,
   inside: ReadonlySet<string> = new Set()
 ): Effect.Effect<ReadonlyArray<readonly [ReadonlyArray<string>, string]>> =>
   Effect.gen(function* () {
+    // Stamped before it is read: a file added meanwhile shows as a change next time.
+    visited.push([folder, (yield* folderStamps([folder]))[0]])
     const real = (yield* realFile(folder)) ?? folder
     if (inside.has(real)) return []
     const within = new Set([...inside, real])
@@ -63,7 +87,9 @@ const markdownFiles = (
       if (entry.name.startsWith(".")) return Effect.succeed([])
       const full = path.join(folder, entry.name)
       if (entry.folder) {
-        return depth <= MAX_DEPTH ? markdownFiles(full, depth + 1, [...prefix, entry.name], within) : Effect.succeed([])
+        return depth <= MAX_DEPTH
+          ? markdownFiles(full, depth + 1, [...prefix, entry.name], visited, within)
+          : Effect.succeed([])
       }
       return Effect.succeed(
         entry.name.toLowerCase().endsWith(".md") ? [[[...prefix, entry.name.slice(0, -3)], full] as const] : []
@@ -102,18 +128,25 @@ const readTemplate = (root: TemplateRoot, parts: ReadonlyArray<string>, file: st
     return { template, diagnostics }
   })
 
-/** Every template of the roots, in root order (a name found again later is for the catalog to shadow). */
+/**
+ * Every template of the roots, in root order (a name found again later is for the catalog to
+ * shadow), and the folders read with when each last changed: a template added, removed or renamed
+ * changes its folder's time (`folderStamps`).
+ */
 export const discoverTemplates = (
   roots: ReadonlyArray<TemplateRoot>
 ): Effect.Effect<{
   readonly templates: ReadonlyArray<Template>
   readonly diagnostics: ReadonlyArray<FileDiagnostic>
+  readonly folders: ReadonlyArray<string>
+  readonly stamps: ReadonlyArray<number | undefined>
 }> =>
   Effect.gen(function* () {
+    const visited: Array<readonly [string, number | undefined]> = []
     const perRoot = yield* Effect.forEach(
       roots,
       (root) =>
-        Effect.flatMap(markdownFiles(root.folder, 1, []), (files) =>
+        Effect.flatMap(markdownFiles(root.folder, 1, [], visited), (files) =>
           Effect.forEach(files, ([parts, file]) => readTemplate(root, parts, file), { concurrency: 8 })
         ),
       { concurrency: "unbounded" }
@@ -121,7 +154,9 @@ export const discoverTemplates = (
     const results = perRoot.flat()
     return {
       templates: results.flatMap((result) => (result.template === undefined ? [] : [result.template])),
-      diagnostics: results.flatMap((result) => result.diagnostics)
+      diagnostics: results.flatMap((result) => result.diagnostics),
+      folders: visited.map(([folder]) => folder),
+      stamps: visited.map(([, stamp]) => stamp)
     }
   })
 
