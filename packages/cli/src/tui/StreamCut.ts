@@ -30,6 +30,25 @@ export const openString = (text: string): string => {
   return introducer !== null && !STRING_END.test(last[0]) ? introducer[0] : ""
 }
 
+/** Where the string sequence (OSC, DCS…) open at the end of `text` starts, else -1. */
+const openAt = (text: string): number => {
+  let last: RegExpExecArray | undefined
+  for (const match of text.matchAll(ESCAPE_SEQUENCES)) last = match
+  if (last === undefined || last.index + last[0].length !== text.length) return -1
+  return STRING_INTRODUCER.test(last[0]) && !STRING_END.test(last[0]) ? last.index : -1
+}
+
+/**
+ * The longest a string sequence may stay open while streaming, well above a real one (an OSC 8
+ * link, a title, a clipboard payload of reasonable size). Past it the sequence is dropped unseen,
+ * with what follows it up to its terminator or the end of its line, and the text goes on from
+ * there: an unterminated `ESC ]` cannot hold an ever-growing uncut tail.
+ */
+export const OPEN_SEQUENCE_LIMIT = 4096
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: what ends a dropped sequence
+const SKIP_END = /\n|\u0007|\u009c|\u001b\\/
+
 /** How far back from the end a cut inside a line is looked for. */
 const WINDOW = 256
 
@@ -96,12 +115,21 @@ export class CleanStream {
   private pending = ""
   private carry = ""
   private readonly cuts = new InLineCuts()
+  /** Whether an over-long sequence is being dropped; whether the last character dropped was ESC. */
+  private skipping = false
+  private skippedEscape = false
   /** Characters cleaned so far: the work streaming costs. */
   work = 0
 
+  /** Characters received and not settled yet. */
+  get pendingLength(): number {
+    return this.pending.length
+  }
+
   /** The text settled by `delta`, cleaned; "" while nothing could be cut. */
   append(delta: string): { readonly text: string; readonly reset: boolean } {
-    this.pending += delta
+    this.pending += this.skipping ? this.skip(delta) : delta
+    if (this.pending.length > OPEN_SEQUENCE_LIMIT) this.bound()
     const newline = this.pending.lastIndexOf("\n")
     let cut = newline + 1
     if (this.pending.length - cut > WINDOW) {
@@ -120,6 +148,41 @@ export class CleanStream {
   /** What is not settled yet, cleaned: the end of the current line. */
   unsettled(): { readonly text: string; readonly reset: boolean } {
     return this.pending === "" ? { text: "", reset: false } : this.clean(this.pending)
+  }
+
+  /** What follows the end of the sequence being dropped in `delta`, else "". */
+  private skip(delta: string): string {
+    const from = this.skippedEscape && delta.startsWith("\\") ? 1 : -1
+    const end = from === 1 ? undefined : SKIP_END.exec(delta)
+    if (from === -1 && (end === undefined || end === null)) {
+      this.skippedEscape = delta.endsWith("\u001b") || (this.skippedEscape && delta === "")
+      return ""
+    }
+    this.skipping = false
+    this.skippedEscape = false
+    if (from === 1) return delta.slice(1)
+    return end![0] === "\n" ? delta.slice(end!.index) : delta.slice(end!.index + end![0].length)
+  }
+
+  /** Drops the string sequences left open in the pending text for longer than the limit. */
+  private bound(): void {
+    for (;;) {
+      const at = openAt(this.carry + this.pending)
+      if (at === -1) return
+      const start = Math.max(0, at - this.carry.length)
+      if (this.pending.length - start <= OPEN_SEQUENCE_LIMIT) return
+      if (at < this.carry.length) this.carry = ""
+      const newline = this.pending.indexOf("\n", start + OPEN_SEQUENCE_LIMIT)
+      if (newline === -1) {
+        this.skipping = true
+        this.skippedEscape = this.pending.endsWith("\u001b")
+        this.pending = this.pending.slice(0, start)
+        this.cuts.reset()
+        return
+      }
+      this.pending = this.pending.slice(0, start) + this.pending.slice(newline)
+      this.cuts.reset()
+    }
   }
 
   private clean(raw: string): { readonly text: string; readonly reset: boolean } {
