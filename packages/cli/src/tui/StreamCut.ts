@@ -31,7 +31,7 @@ export const openString = (text: string): string => {
 }
 
 /** Where the string sequence (OSC, DCS…) open at the end of `text` starts, else -1. */
-const openAt = (text: string): number => {
+export const openAt = (text: string): number => {
   let last: RegExpExecArray | undefined
   for (const match of text.matchAll(ESCAPE_SEQUENCES)) last = match
   if (last === undefined || last.index + last[0].length !== text.length) return -1
@@ -48,6 +48,38 @@ export const OPEN_SEQUENCE_LIMIT = 4096
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: what ends a dropped sequence
 const SKIP_END = /\n|\u0007|\u009c|\u001b\\/
+
+/** An over-long sequence being dropped: up to its terminator, or to the newline that ends its line. */
+export class DroppedSequence {
+  active = false
+  private escape = false
+
+  start(dropped: string): void {
+    this.active = true
+    this.escape = dropped.endsWith("\u001b")
+  }
+
+  stop(): void {
+    this.active = false
+    this.escape = false
+  }
+
+  /** How many of the first characters of `delta` are still part of the sequence dropped. */
+  through(delta: string): number {
+    if (delta === "") return 0
+    if (this.escape && delta.startsWith("\\")) {
+      this.stop()
+      return 1
+    }
+    const end = SKIP_END.exec(delta)
+    if (end === null) {
+      this.escape = delta.endsWith("\u001b")
+      return delta.length
+    }
+    this.stop()
+    return end[0] === "\n" ? end.index : end.index + end[0].length
+  }
+}
 
 /** How far back from the end a cut inside a line is looked for. */
 const WINDOW = 256
@@ -115,9 +147,7 @@ export class CleanStream {
   private pending = ""
   private carry = ""
   private readonly cuts = new InLineCuts()
-  /** Whether an over-long sequence is being dropped; whether the last character dropped was ESC. */
-  private skipping = false
-  private skippedEscape = false
+  private readonly dropped = new DroppedSequence()
   /** Characters cleaned so far: the work streaming costs. */
   work = 0
 
@@ -128,7 +158,7 @@ export class CleanStream {
 
   /** The text settled by `delta`, cleaned; "" while nothing could be cut. */
   append(delta: string): { readonly text: string; readonly reset: boolean } {
-    this.pending += this.skipping ? this.skip(delta) : delta
+    this.pending += this.dropped.active ? delta.slice(this.dropped.through(delta)) : delta
     if (this.pending.length > OPEN_SEQUENCE_LIMIT) this.bound()
     const newline = this.pending.lastIndexOf("\n")
     let cut = newline + 1
@@ -150,20 +180,6 @@ export class CleanStream {
     return this.pending === "" ? { text: "", reset: false } : this.clean(this.pending)
   }
 
-  /** What follows the end of the sequence being dropped in `delta`, else "". */
-  private skip(delta: string): string {
-    const from = this.skippedEscape && delta.startsWith("\\") ? 1 : -1
-    const end = from === 1 ? undefined : SKIP_END.exec(delta)
-    if (from === -1 && (end === undefined || end === null)) {
-      this.skippedEscape = delta.endsWith("\u001b") || (this.skippedEscape && delta === "")
-      return ""
-    }
-    this.skipping = false
-    this.skippedEscape = false
-    if (from === 1) return delta.slice(1)
-    return end![0] === "\n" ? delta.slice(end!.index) : delta.slice(end!.index + end![0].length)
-  }
-
   /** Drops the string sequences left open in the pending text for longer than the limit. */
   private bound(): void {
     for (;;) {
@@ -174,8 +190,7 @@ export class CleanStream {
       if (at < this.carry.length) this.carry = ""
       const newline = this.pending.indexOf("\n", start + OPEN_SEQUENCE_LIMIT)
       if (newline === -1) {
-        this.skipping = true
-        this.skippedEscape = this.pending.endsWith("\u001b")
+        this.dropped.start(this.pending)
         this.pending = this.pending.slice(0, start)
         this.cuts.reset()
         return

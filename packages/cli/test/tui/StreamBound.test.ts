@@ -3,6 +3,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ReasoningText } from "../../src/tui/ReasoningText.js"
 import { CleanStream, OPEN_SEQUENCE_LIMIT } from "../../src/tui/StreamCut.js"
+import { StreamingMarkdown } from "../../src/tui/StreamingMarkdown.js"
 import { makeTheme } from "../../src/tui/Theme.js"
 import { ToolCard } from "../../src/tui/ToolCard.js"
 
@@ -59,5 +60,22 @@ describe("an escape sequence left open in streamed text", () => {
       ["after"]
     )
     assert.isBelow(reasoning.work, 20 * OPEN_SEQUENCE_LIMIT + 100_000)
+  })
+
+  it("UI-1: a streamed answer with an open `ESC ]` and 1 MB drops it, shows what comes before and after, and keeps all it received", () => {
+    const plain = makeTheme({ color: false })
+    for (const text of [`Intro **bold** ${E}]${PAYLOAD}\nafter *it*`, `${E}P${PAYLOAD}${E}\\after`]) {
+      const answer = new StreamingMarkdown(plain.markdown)
+      for (const chunk of inChunks(text, 4096)) answer.append(chunk)
+      const shown = answer
+        .render(80)
+        .map((line) => line.trim())
+        .filter((line) => line !== "")
+      assert.strictEqual(shown.at(-1), text.startsWith("Intro") ? "after it" : "after")
+      if (text.startsWith("Intro")) assert.deepStrictEqual(shown.slice(0, 1), ["Intro bold"])
+      assert.notInclude(shown.join(""), "xxx")
+      assert.strictEqual(answer.value, text)
+      assert.isBelow(answer.work, 20 * OPEN_SEQUENCE_LIMIT + 100_000, `${answer.work} characters cleaned`)
+    }
   })
 })
