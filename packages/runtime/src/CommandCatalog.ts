@@ -26,7 +26,7 @@ import type {
 import { type CatalogIndex, indexCommands, onSurface } from "./internal/commands/resolve.js"
 import { readSettings, type SessionSettings } from "./internal/commands/sessionSettings.js"
 import { fromCore, fromSkill, fromSurface, fromTemplate, pluginCommands } from "./internal/commands/sources.js"
-import { discoverTemplates, folderStamps, type Template } from "./internal/commands/templates.js"
+import { discoverTemplates, pathStamps, type Stamp, type Template } from "./internal/commands/templates.js"
 import type { FileDiagnostic } from "./internal/context/frontMatter.js"
 import { templateRoots } from "./internal/context/sources.js"
 import { PluginHost } from "./PluginHost.js"
@@ -87,8 +87,8 @@ export class CommandCatalog extends Context.Tag("@alisio/runtime/CommandCatalog"
     /** Reads the template folders again. */
     readonly reload: Effect.Effect<void>
     /**
-     * Reads the template folders again if a template was added, removed or renamed since they were
-     * read (their times say so; no file is read otherwise). `list` does it, and so does `resolve`
+     * Reads the template folders again if a template was added, removed, renamed or edited since
+     * they were read (the folders' and files' times and sizes say so; no file is read otherwise). `list` does it, and so does `resolve`
      * when a name is unknown: a template added during a session is usable at once.
      */
     readonly refresh: Effect.Effect<void>
@@ -129,8 +129,8 @@ export const make = (options: Options = {}) =>
     type Discovered = {
       readonly templates: ReadonlyArray<CatalogCommand>
       readonly diagnostics: ReadonlyArray<FileDiagnostic>
-      readonly folders: ReadonlyArray<string>
-      readonly stamps: ReadonlyArray<number | undefined>
+      readonly paths: ReadonlyArray<string>
+      readonly stamps: ReadonlyArray<Stamp>
     }
     const discovered = yield* Ref.make(Option.none<Discovered>())
     const templates = Effect.flatMap(Ref.get(discovered), (cached) =>
@@ -158,7 +158,7 @@ export const make = (options: Options = {}) =>
     const refresh = Effect.flatMap(Ref.get(discovered), (cached) =>
       Option.isNone(cached)
         ? Effect.void
-        : Effect.flatMap(folderStamps(cached.value.folders), (stamps) =>
+        : Effect.flatMap(pathStamps(cached.value.paths), (stamps) =>
             stamps.every((stamp, i) => stamp === cached.value.stamps[i])
               ? Effect.void
               : Ref.set(discovered, Option.none())

@@ -1,5 +1,5 @@
 // Slash commands typed in capitals (CMD-1) and templates added, removed or renamed while a catalog
-// lives, as in an interactive session (CMD-2): real folders in a temp directory.
+// lives, as in an interactive session (CMD-2), or edited: real folders in a temp directory.
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { parseSlashCommand } from "@alisio/domain/Command"
@@ -12,9 +12,9 @@ import { tempDir } from "./helpers/tempDir.js"
 
 const parsed = (text: string) => Option.getOrUndefined(parseSlashCommand(text))
 
-/** A folder last changed an hour ago: what a change now makes of its time cannot be the same. */
-const settle = (folder: string) => {
-  const past = new Date(Date.now() - 3_600_000)
+/** A folder or file last changed an hour ago (or `ago` ms): what a change now makes of its time cannot be the same. */
+const settle = (folder: string, ago = 3_600_000) => {
+  const past = new Date(Date.now() - ago)
   fs.utimesSync(folder, past, past)
 }
 
@@ -67,5 +67,35 @@ describe("CommandCatalog as it changes", () => {
           assert.strictEqual(gone.reason, "unknown")
         }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
       })
+  )
+
+  it.scoped("CMD-2 a template's description edited after the folders were read shows in the list at once", () =>
+    Effect.gen(function* () {
+      const folders = foldersIn(yield* tempDir)
+      const prompts = path.join(folders.config, "prompts")
+      const file = path.join(prompts, "review.md")
+      write(file, "---\ndescription: Old words\n---\nReview $ARGUMENTS")
+      const hourAgo = new Date(Date.now() - 3_600_000)
+      const keep = () => fs.utimesSync(prompts, hourAgo, hourAgo)
+      settle(file)
+      keep()
+      yield* Effect.gen(function* () {
+        const catalog = yield* CommandCatalog
+        const described = Effect.map(catalog.list(), (all) => all.find((l) => l.name === "review")?.description)
+        assert.strictEqual(yield* described, "Old words")
+
+        // Longer: its size changes, its folder's time does not.
+        write(file, "---\ndescription: Reviews a change\n---\nReview $ARGUMENTS")
+        settle(file, 1_800_000)
+        keep()
+        assert.strictEqual(yield* described, "Reviews a change")
+
+        // As long as before: only its time says it changed.
+        write(file, "---\ndescription: Reviews the diff.\n---\nReview $ARGUMENTS")
+        settle(file, 900_000)
+        keep()
+        assert.strictEqual(yield* described, "Reviews the diff.")
+      }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders) })))
+    })
   )
 })

@@ -30,6 +30,57 @@ export const openString = (text: string): string => {
   return introducer !== null && !STRING_END.test(last[0]) ? introducer[0] : ""
 }
 
+/** Where the string sequence (OSC, DCS…) open at the end of `text` starts, else -1. */
+export const openAt = (text: string): number => {
+  let last: RegExpExecArray | undefined
+  for (const match of text.matchAll(ESCAPE_SEQUENCES)) last = match
+  if (last === undefined || last.index + last[0].length !== text.length) return -1
+  return STRING_INTRODUCER.test(last[0]) && !STRING_END.test(last[0]) ? last.index : -1
+}
+
+/**
+ * The longest a string sequence may stay open while streaming, well above a real one (an OSC 8
+ * link, a title, a clipboard payload of reasonable size). Past it the sequence is dropped unseen,
+ * with what follows it up to its terminator or the end of its line, and the text goes on from
+ * there: an unterminated `ESC ]` cannot hold an ever-growing uncut tail.
+ */
+export const OPEN_SEQUENCE_LIMIT = 4096
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: what ends a dropped sequence
+const SKIP_END = /\n|\u0007|\u009c|\u001b\\/
+
+/** An over-long sequence being dropped: up to its terminator, or to the newline that ends its line. */
+export class DroppedSequence {
+  active = false
+  private escape = false
+
+  start(dropped: string): void {
+    this.active = true
+    this.escape = dropped.endsWith("\u001b")
+  }
+
+  stop(): void {
+    this.active = false
+    this.escape = false
+  }
+
+  /** How many of the first characters of `delta` are still part of the sequence dropped. */
+  through(delta: string): number {
+    if (delta === "") return 0
+    if (this.escape && delta.startsWith("\\")) {
+      this.stop()
+      return 1
+    }
+    const end = SKIP_END.exec(delta)
+    if (end === null) {
+      this.escape = delta.endsWith("\u001b")
+      return delta.length
+    }
+    this.stop()
+    return end[0] === "\n" ? end.index : end.index + end[0].length
+  }
+}
+
 /** How far back from the end a cut inside a line is looked for. */
 const WINDOW = 256
 
@@ -96,12 +147,19 @@ export class CleanStream {
   private pending = ""
   private carry = ""
   private readonly cuts = new InLineCuts()
+  private readonly dropped = new DroppedSequence()
   /** Characters cleaned so far: the work streaming costs. */
   work = 0
 
+  /** Characters received and not settled yet. */
+  get pendingLength(): number {
+    return this.pending.length
+  }
+
   /** The text settled by `delta`, cleaned; "" while nothing could be cut. */
   append(delta: string): { readonly text: string; readonly reset: boolean } {
-    this.pending += delta
+    this.pending += this.dropped.active ? delta.slice(this.dropped.through(delta)) : delta
+    if (this.pending.length > OPEN_SEQUENCE_LIMIT) this.bound()
     const newline = this.pending.lastIndexOf("\n")
     let cut = newline + 1
     if (this.pending.length - cut > WINDOW) {
@@ -120,6 +178,26 @@ export class CleanStream {
   /** What is not settled yet, cleaned: the end of the current line. */
   unsettled(): { readonly text: string; readonly reset: boolean } {
     return this.pending === "" ? { text: "", reset: false } : this.clean(this.pending)
+  }
+
+  /** Drops the string sequences left open in the pending text for longer than the limit. */
+  private bound(): void {
+    for (;;) {
+      const at = openAt(this.carry + this.pending)
+      if (at === -1) return
+      const start = Math.max(0, at - this.carry.length)
+      if (this.pending.length - start <= OPEN_SEQUENCE_LIMIT) return
+      if (at < this.carry.length) this.carry = ""
+      const newline = this.pending.indexOf("\n", start + OPEN_SEQUENCE_LIMIT)
+      if (newline === -1) {
+        this.dropped.start(this.pending)
+        this.pending = this.pending.slice(0, start)
+        this.cuts.reset()
+        return
+      }
+      this.pending = this.pending.slice(0, start) + this.pending.slice(newline)
+      this.cuts.reset()
+    }
   }
 
   private clean(raw: string): { readonly text: string; readonly reset: boolean } {

@@ -23,7 +23,7 @@
 
 import { Container, Markdown, type MarkdownTheme, Spacer } from "@earendil-works/pi-tui"
 import { sanitize } from "./Sanitize.js"
-import { InLineCuts, openString } from "./StreamCut.js"
+import { DroppedSequence, InLineCuts, OPEN_SEQUENCE_LIMIT, openAt, openString } from "./StreamCut.js"
 import { markdownOptions } from "./Wrap.js"
 
 /** The unfinished tail is cut between plain lines once it holds this many characters. */
@@ -86,6 +86,8 @@ export class StreamingMarkdown extends Container {
   private reopen = ""
   /** Whether the tail starts inside a line cut before (its first line is not a line's start). */
   private continued = false
+  /** A sequence left open past the limit, being dropped (its text is the last of `done`). */
+  private readonly dropped = new DroppedSequence()
   /** Characters cleaned and handed to Markdown so far: the work streaming costs. */
   work = 0
 
@@ -104,7 +106,12 @@ export class StreamingMarkdown extends Container {
 
   append(delta: string): void {
     if (delta === "") return
-    this.rest += delta
+    if (this.dropped.active) {
+      const through = this.dropped.through(delta)
+      this.done[this.done.length - 1] += delta.slice(0, through)
+      if (through === delta.length) return
+      this.rest += delta.slice(through)
+    } else this.rest += delta
     this.settle()
   }
 
@@ -131,6 +138,7 @@ export class StreamingMarkdown extends Container {
     this.opener = ""
     this.reopen = ""
     this.continued = false
+    this.dropped.stop()
     this.clear()
     this.settle()
   }
@@ -181,6 +189,7 @@ export class StreamingMarkdown extends Container {
   }
 
   private settle(): void {
+    if (this.rest.length > OPEN_SEQUENCE_LIMIT) this.bound()
     this.scan()
     const blank = this.blankCut > 0
     const cut = blank ? this.blankCut : this.rest.length > TAIL_LIMIT && this.plainCut > 0 ? this.plainCut : -1
@@ -201,6 +210,38 @@ export class StreamingMarkdown extends Container {
   private clean(raw: string): string {
     this.work += raw.length
     return this.carry === "" ? sanitize(raw) : sanitize(this.carry + raw)
+  }
+
+  /**
+   * Drops a string sequence left open in the tail for longer than the limit, unseen, up to the end
+   * of its line (or, when that has not come, what follows until it ends: `dropped`); what comes
+   * before it is frozen first, so `done` and the tail still hold everything received, in order.
+   */
+  private bound(): void {
+    for (;;) {
+      const at = openAt(this.carry + this.rest)
+      if (at === -1) return
+      const start = Math.max(0, at - this.carry.length)
+      if (this.rest.length - start <= OPEN_SEQUENCE_LIMIT) return
+      this.scan()
+      if (start > 0) this.freeze(start, false, this.fenced && start > this.scanned)
+      const newline = this.rest.indexOf("\n", OPEN_SEQUENCE_LIMIT)
+      const end = newline === -1 ? this.rest.length : newline
+      const raw = this.rest.slice(0, end)
+      this.done.push(raw)
+      this.work += raw.length
+      this.rest = this.rest.slice(end)
+      this.carry = ""
+      this.cuts.reset()
+      this.scanned = Math.max(0, this.scanned - end)
+      this.continued = true
+      this.blankCut = -1
+      this.plainCut = -1
+      if (newline === -1) {
+        this.dropped.start(raw)
+        return
+      }
+    }
   }
 
   /** Cuts the unfinished line, grown past TAIL_LIMIT, where it is safe to. */

@@ -48,18 +48,21 @@ const unusable = (read: { readonly size: number; readonly whole: boolean; readon
       : `it is ${(read.size / 1024).toFixed(0)} KiB, over the ${TEMPLATE_BYTES / 1024} KiB a template may hold (keep long text in a file the template names)`
 
 /**
- * A folder's time is coarse (a clock tick of the kernel): one changed within this of when it was
- * looked at may change again unseen within the same tick, so it is looked into again next time.
+ * A folder's or file's time is coarse (a clock tick of the kernel): one changed within this of when
+ * it was looked at may change again unseen within the same tick, so it is looked into again next time.
  */
 const SETTLE_MS = 1_000
 
-/** When each folder last changed (`undefined`: absent; `NaN`: just now, so not settled), in the order given. */
-export const folderStamps = (folders: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<number | undefined>> =>
+/** How a folder or file last changed: `undefined` absent; `NaN` just now, so not settled (equal to none). */
+export type Stamp = string | number | undefined
+
+/** When each folder or file last changed, and a file's size, in the order given. */
+export const pathStamps = (paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Stamp>> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    Effect.forEach(folders, (folder) =>
+    Effect.forEach(paths, (file) =>
       Effect.promise(() =>
-        fs.stat(folder).then(
-          (stat) => (Math.abs(now - stat.mtimeMs) < SETTLE_MS ? Number.NaN : stat.mtimeMs),
+        fs.stat(file).then(
+          (stat): Stamp => (Math.abs(now - stat.mtimeMs) < SETTLE_MS ? Number.NaN : `${stat.mtimeMs}:${stat.size}`),
           () => undefined
         )
       )
@@ -74,12 +77,12 @@ const markdownFiles = (
   folder: string,
   depth: number,
   prefix: ReadonlyArray<string>,
-  visited: Array<readonly [string, number | undefined]>,
+  visited: Array<readonly [string, Stamp]>,
   inside: ReadonlySet<string> = new Set()
 ): Effect.Effect<ReadonlyArray<readonly [ReadonlyArray<string>, string]>> =>
   Effect.gen(function* () {
     // Stamped before it is read: a file added meanwhile shows as a change next time.
-    visited.push([folder, (yield* folderStamps([folder]))[0]])
+    visited.push([folder, (yield* pathStamps([folder]))[0]])
     const real = (yield* realFile(folder)) ?? folder
     if (inside.has(real)) return []
     const within = new Set([...inside, real])
@@ -130,24 +133,30 @@ const readTemplate = (root: TemplateRoot, parts: ReadonlyArray<string>, file: st
 
 /**
  * Every template of the roots, in root order (a name found again later is for the catalog to
- * shadow), and the folders read with when each last changed: a template added, removed or renamed
- * changes its folder's time (`folderStamps`).
+ * shadow), and the folders and files read with when each last changed: a template added, removed or
+ * renamed changes its folder's time, one edited its own time or size (`pathStamps`).
  */
 export const discoverTemplates = (
   roots: ReadonlyArray<TemplateRoot>
 ): Effect.Effect<{
   readonly templates: ReadonlyArray<Template>
   readonly diagnostics: ReadonlyArray<FileDiagnostic>
-  readonly folders: ReadonlyArray<string>
-  readonly stamps: ReadonlyArray<number | undefined>
+  readonly paths: ReadonlyArray<string>
+  readonly stamps: ReadonlyArray<Stamp>
 }> =>
   Effect.gen(function* () {
-    const visited: Array<readonly [string, number | undefined]> = []
+    const visited: Array<readonly [string, Stamp]> = []
+    // Stamped before it is read: an edit meanwhile shows as a change next time.
+    const read = (root: TemplateRoot, parts: ReadonlyArray<string>, file: string) =>
+      Effect.flatMap(pathStamps([file]), ([stamp]) => {
+        visited.push([file, stamp])
+        return readTemplate(root, parts, file)
+      })
     const perRoot = yield* Effect.forEach(
       roots,
       (root) =>
         Effect.flatMap(markdownFiles(root.folder, 1, [], visited), (files) =>
-          Effect.forEach(files, ([parts, file]) => readTemplate(root, parts, file), { concurrency: 8 })
+          Effect.forEach(files, ([parts, file]) => read(root, parts, file), { concurrency: 8 })
         ),
       { concurrency: "unbounded" }
     )
@@ -155,7 +164,7 @@ export const discoverTemplates = (
     return {
       templates: results.flatMap((result) => (result.template === undefined ? [] : [result.template])),
       diagnostics: results.flatMap((result) => result.diagnostics),
-      folders: visited.map(([folder]) => folder),
+      paths: visited.map(([file]) => file),
       stamps: visited.map(([, stamp]) => stamp)
     }
   })
