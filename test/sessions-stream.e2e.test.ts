@@ -1,4 +1,4 @@
-// End-to-end: `sessions show` and `sessions export --format md` of a session with more tool output
+// End-to-end: `sessions show` (and `--json`) and `sessions export --format md` of a session with more tool output
 // than the process may hold go out a page at a time, in bounded memory, and stop as soon as their
 // reader has what it wanted (`| head -3`), quietly (CLI-1, ST-3).
 
@@ -72,5 +72,34 @@ describe("alisio sessions show and export of a huge session (end to end)", () =>
       readdirSync(sandbox.workspace).filter((name) => name.endsWith(".tmp")),
       []
     )
+  }, 60_000)
+
+  it("CLI-1 ST-3 sessions show --json of 40 MB of tool output goes out whole within a 32 MB heap, one JSON document", async () => {
+    const { sandbox, session } = await setup()
+    const shown = ok(await sandbox.run(["sessions", "show", session.id, "--json"], heapCap), "sessions show --json")
+    assert.isTrue(shown.stdout.endsWith("}\n"))
+    assert.strictEqual(shown.stdout.indexOf("\n"), shown.stdout.length - 1, "one line")
+    const detail = JSON.parse(shown.stdout) as {
+      readonly id: string
+      readonly runs: ReadonlyArray<unknown>
+      readonly messages: ReadonlyArray<{
+        readonly position: number
+        readonly message: { readonly role: string; readonly content: ReadonlyArray<{ readonly text?: string }> }
+      }>
+      readonly children: ReadonlyArray<unknown>
+    }
+    assert.strictEqual(detail.id, session.id)
+    assert.strictEqual(detail.runs.length, 1)
+    assert.deepStrictEqual(detail.children, [])
+    // The run's prompt and answer, then four messages a seeded turn, in order.
+    assert.strictEqual(detail.messages.length, 2 + TURNS * 4)
+    assert.deepStrictEqual(
+      detail.messages.map((stored) => stored.position),
+      detail.messages.map((_, index) => detail.messages[0]!.position + index)
+    )
+    const results = detail.messages.filter((stored) => stored.message.role === "tool")
+    assert.strictEqual(results.length, TURNS)
+    assert.strictEqual(results.at(-1)!.message.content[0]!.text, `result ${TURNS - 1}\n${"x".repeat(20_000)}`)
+    assert.strictEqual(detail.messages.at(-1)!.message.content[0]!.text, `answer ${TURNS - 1}`)
   }, 60_000)
 })

@@ -1,4 +1,5 @@
 import * as PluginHost from "@alisio/runtime/PluginHost"
+import * as PluginUi from "@alisio/runtime/PluginUi"
 import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -31,6 +32,10 @@ export const listPlugins = (flags: {
       const host = yield* PluginHost.PluginHost
       const reports = yield* host.plugins
       const winners = yield* host.extensions.winners
+      // As `run` shows them: what the plugins warned of while setting up, such as an unknown key.
+      const notifications = yield* Effect.flatMap(PluginUi.PluginUi, (ui) => ui.notifications)
+      for (const notification of notifications)
+        if (notification.level !== "info") process.stderr.write(`${PluginUi.formatNotification(notification)}\n`)
       // As `mcp list`: a script checking its plugins learns of a failed one from the exit code.
       if (reports.some((report) => status(report) === "failed")) setExitCode(ExitCode.failed)
       if (flags.json) {

@@ -8,15 +8,8 @@ import * as BrokenPipe from "./BrokenPipe.js"
 import { textLines } from "./Conversation.js"
 import { forEachConversationPage } from "./ConversationPages.js"
 import { relativeTime } from "./RelativeTime.js"
-import {
-  displayTitle,
-  messageJson,
-  runJson,
-  SessionDetail,
-  type SessionNode,
-  sessionRecord,
-  writeRecord
-} from "./SessionRecords.js"
+import { displayTitle, type SessionNode, sessionRecord } from "./SessionRecords.js"
+import { writeSessionJson } from "./SessionShowJson.js"
 import { homeRelative, withStore } from "./SessionsCommand.js"
 import { findSession, shortId } from "./ShortIds.js"
 
@@ -64,13 +57,7 @@ export const showSession = (flags: { readonly json: boolean; readonly sessionId:
         const children = yield* childTree(store, session.id)
         const compactions = store.compactions === undefined ? [] : yield* store.compactions.list(session.id)
         if (flags.json) {
-          writeRecord(SessionDetail, {
-            ...sessionRecord(session),
-            runs: runs.map(runJson),
-            messages: (yield* store.messages(session.id)).map(messageJson),
-            children
-          })
-          return
+          return yield* writeSessionJson(store, session, { runs, children })
         }
         const now = yield* Clock.currentTimeMillis
         // What the model and the tools wrote, to read: never an escape sequence (--json keeps it all).

@@ -50,10 +50,7 @@ const make = (print: ((line: string) => void) | undefined): Effect.Effect<Plugin
       notify: (notification) =>
         Effect.zipRight(
           Ref.update(notifications, (all) => [...all, notification]),
-          Effect.sync(() => {
-            const level = notification.level === "info" ? "" : `${notification.level}: `
-            print?.(`alisio: ${level}[${oneSafeLine(notification.pluginId, 64)}] ${oneSafeLine(notification.message)}`)
-          })
+          Effect.sync(() => print?.(formatNotification(notification)))
         ),
       panel: (panel) => Ref.update(panels, (all) => new Map(all).set(`${panel.pluginId}\u0000${panel.id}`, panel)),
       diagnostic: (diagnostic) =>
@@ -62,6 +59,12 @@ const make = (print: ((line: string) => void) | undefined): Effect.Effect<Plugin
       panels: Effect.map(Ref.get(panels), (all) => [...all.values()])
     })
   })
+
+/** `alisio: warning: [<id>] <message>`, the one stderr line a notification prints as. */
+export const formatNotification = (notification: PluginNotification): string => {
+  const level = notification.level === "info" ? "" : `${notification.level}: `
+  return `alisio: ${level}[${oneSafeLine(notification.pluginId, 64)}] ${oneSafeLine(notification.message)}`
+}
 
 /** `plugin <id>: <message>`, the one line a diagnostic prints as. */
 export const formatDiagnostic = (diagnostic: PluginDiagnostic): string =>
