@@ -1,10 +1,10 @@
 // End-to-end: what a model, a tool or another program stored in a session reaches a terminal
 // through `alisio sessions` as text, never as an escape sequence or a bidi control (CLI-1, ST-1).
 
-import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
-import { type CliSandbox, makeSandbox } from "./support/cli.js"
-import { type OpenAiTestServer, type Reply, startOpenAiServer } from "./support/openaiServer.js"
+import { assert, describe, it } from "@effect/vitest"
+import type { Reply } from "./support/openaiServer.js"
 import { ok, runTask, withDatabase } from "./support/sessions.js"
+import { useWorld } from "./support/world.js"
 
 // OSC 52 (sets the clipboard), an 8-bit CSI, and a right-to-left override.
 const hostile = "before \u001b]52;c;cGF3bmVk\u0007 \u009b2J \u202eevil\u202c after"
@@ -23,21 +23,8 @@ const assertInert = (text: string, what: string) => {
 const lines = (text: string) => text.split("\n").filter((line) => line !== "")
 
 describe("alisio sessions with hostile content (end to end)", () => {
-  let server: OpenAiTestServer | undefined
-  let sandbox: CliSandbox | undefined
-  const setup = async (replies: ReadonlyArray<Reply>) => {
-    server = await startOpenAiServer({ replies })
-    sandbox = makeSandbox(server.baseURL)
-    return { server, sandbox }
-  }
-  beforeEach(() => {
-    server = undefined
-    sandbox = undefined
-  })
-  afterEach(async () => {
-    await server?.close()
-    sandbox?.cleanup()
-  })
+  const world = useWorld()
+  const setup = (replies: ReadonlyArray<Reply>) => world({ replies })
 
   it("CLI-1 a title another program stored is plain text in rm, in an ambiguous id's candidates and in show", async () => {
     const { sandbox } = await setup([{ kind: "text", text: "fine" }])

@@ -4,33 +4,22 @@
 
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
-import { type CliSandbox, makeSandbox } from "./support/cli.js"
-import { type OpenAiTestServer, startOpenAiServer } from "./support/openaiServer.js"
+import { assert, describe, it } from "@effect/vitest"
 import { ok, runTask, seedTurns } from "./support/sessions.js"
+import { useWorld } from "./support/world.js"
 
 // 2 000 turns of 20 kB of tool output each: 40 MB, which a heap of 32 MB cannot hold at once.
 const TURNS = 2000
 const heapCap = { nodeArgs: ["--max-old-space-size=32"] }
 
 describe("alisio sessions show and export of a huge session (end to end)", () => {
-  let server: OpenAiTestServer | undefined
-  let sandbox: CliSandbox | undefined
+  const world = useWorld()
   const setup = async () => {
-    server = await startOpenAiServer({ replies: [{ kind: "text", text: "fine" }] })
-    sandbox = makeSandbox(server.baseURL)
+    const { sandbox } = await world({ replies: [{ kind: "text", text: "fine" }] })
     const session = await runTask(sandbox, "a long task")
     seedTurns(sandbox, session.id, TURNS, { resultBytes: 20_000 })
     return { sandbox, session }
   }
-  beforeEach(() => {
-    server = undefined
-    sandbox = undefined
-  })
-  afterEach(async () => {
-    await server?.close()
-    sandbox?.cleanup()
-  })
 
   it("CLI-1 sessions show | head -3: head gets its lines and alisio ends at once, quietly, having held a page at a time", async () => {
     const { sandbox, session } = await setup()
