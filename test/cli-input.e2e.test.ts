@@ -174,6 +174,13 @@ describe("alisio's input (end to end)", () => {
       await sandbox.run(["run", "-m", "openai/test-model", "--cwd", "gone", "hi"]),
       "alisio: --cwd gone: no such folder"
     )
+    writeFileSync(join(sandbox.workspace, "notes.txt"), "a file")
+    for (const command of [["run", "-m", "openai/test-model"], ["commands", "list"], ["config"]]) {
+      assertUsageLine(
+        await sandbox.run([...command, "--cwd", "notes.txt", ...(command[0] === "run" ? ["hi"] : [])]),
+        "alisio: --cwd notes.txt: not a folder"
+      )
+    }
     assert.strictEqual(chats(server).length, 0)
     const listed = await sandbox.run(["sessions", "list", "--cwd", "gone"])
     assert.strictEqual(listed.code, 0, listed.stderr)
@@ -273,7 +280,7 @@ describe("alisio's input (end to end)", () => {
 
   it("CLI-1 -m applies to its run and its session only; `alisio models use` sets the default, which `models` marks", async () => {
     const { sandbox, server } = await setup(
-      Array.from({ length: 6 }, () => ({ kind: "text", text: "ok" }) as const),
+      Array.from({ length: 8 }, () => ({ kind: "text", text: "ok" }) as const),
       ["test-model", "other-model"]
     )
     const first = await sandbox.run(["run", "--json", "-m", "openai/other-model", "one"])
@@ -285,6 +292,10 @@ describe("alisio's input (end to end)", () => {
       "alisio: using openai/test-model (-m chooses another; `alisio models use` sets the default)\n",
       "without a default, the first model the server lists"
     )
+    for (const quiet of [["-q"], ["--json"]]) {
+      const unannounced = await sandbox.run(["run", ...quiet, "two"])
+      assert.strictEqual(unannounced.stderr, "", `${quiet[0]} leaves the model choice unannounced`)
+    }
     const resumed = await sandbox.run(["run", "-s", sessionId.slice(0, 8), "three"])
     assert.strictEqual(resumed.stderr, "", "a resumed session keeps the model it ran with")
 
@@ -299,7 +310,16 @@ describe("alisio's input (end to end)", () => {
     await sandbox.run(["run", "six"])
     assert.deepStrictEqual(
       chats(server).map((request) => request.body.model),
-      ["other-model", "test-model", "other-model", "other-model", "test-model", "other-model"]
+      [
+        "other-model",
+        "test-model",
+        "test-model",
+        "test-model",
+        "other-model",
+        "other-model",
+        "test-model",
+        "other-model"
+      ]
     )
     const models = await sandbox.run(["models"])
     assert.strictEqual(models.stdout, "  openai/test-model\n* openai/other-model\n")

@@ -15,9 +15,15 @@ const failed = (error: { readonly _tag: string; readonly message: string }) =>
 /**
  * The model of a run: `-m`, else the model the resumed session last ran with, else the
  * configured `defaultModel` (which `alisio models use` sets), else the first one a local server
- * serves. `-m` applies to its run, and so to its session when resumed, never to later new runs.
+ * serves, which is announced on stderr unless `quiet`. `-m` applies to its run, and so to its
+ * session when resumed, never to later new runs.
  */
-export const chooseModel = (setup: Setup, flag: Option.Option<string>, resumed: Option.Option<RunRecord>) =>
+export const chooseModel = (
+  setup: Setup,
+  flag: Option.Option<string>,
+  resumed: Option.Option<RunRecord>,
+  quiet = false
+) =>
   Effect.gen(function* () {
     const providers = yield* Providers.Providers
     if (Option.isSome(flag)) return yield* Effect.mapError(providers.resolve(flag.value), failed)
@@ -62,8 +68,10 @@ export const chooseModel = (setup: Setup, flag: Option.Option<string>, resumed: 
     if (model === undefined) {
       return yield* usageError(`The provider ${first.id} lists no models; choose one with -m ${first.id}/<model>.`)
     }
-    process.stderr.write(
-      `alisio: using ${first.id}/${model.id} (-m chooses another; \`alisio models use\` sets the default)\n`
-    )
+    if (!quiet) {
+      process.stderr.write(
+        `alisio: using ${first.id}/${model.id} (-m chooses another; \`alisio models use\` sets the default)\n`
+      )
+    }
     return yield* Effect.mapError(providers.resolve(`${first.id}/${model.id}`), failed)
   })

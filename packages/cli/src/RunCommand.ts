@@ -274,7 +274,8 @@ export const runCommand = (flags: RunFlags) =>
       const model = yield* chooseModel(
         setup,
         Option.orElse(flags.model, () => Option.fromNullable(settings.model)),
-        resumed
+        resumed,
+        flags.json || flags.quiet
       )
       const context = yield* SystemContext
       const system = yield* context.build({

@@ -299,6 +299,15 @@ export const commandLine = CommandLine.group(
 const usageMistake = (message: string, path: ReadonlyArray<string>) =>
   usageError(`${message} (see ${CommandLine.commandName("alisio", path)} --help)`)
 
+/** @effect/cli's words for `--cwd` naming a file, said as `checkWorkspace` says a missing folder. */
+const notAFolder = /^Expected path '(.*)' to be a directory$/s
+
+const validationMistake = (error: ValidationError.ValidationError, path: ReadonlyArray<string>) => {
+  const message = oneLine(error.error)
+  const file = notAFolder.exec(message)?.[1]
+  return file === undefined ? usageMistake(message, path) : usageError(`--cwd ${file}: not a folder`)
+}
+
 const oneLine = (doc: HelpDoc.HelpDoc) => stripVTControlCharacters(HelpDoc.toAnsiText(doc)).replace(/\s+/g, " ").trim()
 
 /**
@@ -322,7 +331,7 @@ const program = (argv: ReadonlyArray<string>) => {
         cli([node, script, ...checked.argv]).pipe(
           Console.withConsole({ ...console, error: () => Effect.void }),
           Effect.catchIf(ValidationError.isValidationError, (error) =>
-            Effect.fail(usageMistake(oneLine(error.error), checked.path))
+            Effect.fail(validationMistake(error, checked.path))
           )
         )
       )
