@@ -126,6 +126,15 @@ describe("alisio config (end to end)", () => {
 
     const set = ok(await sandbox.run(["config", "set", "limits.maxTurns", "1"]))
     assert.strictEqual(set.stderr, "alisio: limits.maxTurns = 1 in ~/home/config.yaml\n")
+    // A setting in milliseconds takes a duration as --timeout does, and is written as milliseconds.
+    const timeout = ok(await sandbox.run(["config", "set", "limits.timeoutMs", "2m"]))
+    assert.strictEqual(timeout.stderr, "alisio: limits.timeoutMs = 120000 (2m) in ~/home/config.yaml\n")
+    assert.strictEqual(ok(await sandbox.run(["config", "get", "limits.timeoutMs"])).stdout, "120000\n")
+    assert.include(
+      await refused(["set", "limits.timeoutMs", "soon"]),
+      'limits.timeoutMs: expected a number, got "soon"'
+    )
+    ok(await sandbox.run(["config", "unset", "limits.timeoutMs"]))
     ok(await sandbox.run(["config", "set", "providers.openai.apiKey", "sk-secret"]))
     assert.include(
       await refused(["set", "mcpServers.docs.args", "[--stdio, -v]"]),

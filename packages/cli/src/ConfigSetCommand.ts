@@ -3,6 +3,7 @@
 // and the edited file as a whole after: a wrong key or value changes nothing and says why.
 
 import * as path from "node:path"
+import { parseDuration } from "@alisio/domain/Durations"
 import * as Config from "@alisio/runtime/Config"
 import * as ConfigEdits from "@alisio/runtime/ConfigEdits"
 import * as Paths from "@alisio/runtime/Paths"
@@ -36,14 +37,23 @@ const isSecret = (key: string) => /(apiKey|token|secret|password)$/i.test(key)
 const shown = (key: string, value: unknown) =>
   isSecret(key) ? "<redacted>" : typeof value === "string" ? value : JSON.stringify(value)
 
+/** A `…Ms` setting takes milliseconds; `2m` or `30s` given for one is written as the milliseconds it is. */
+const valueFor = (key: string, text: string): { readonly value: unknown; readonly as?: string } => {
+  const value = ConfigEdits.valueFromText(text)
+  if (!key.endsWith("Ms") || typeof value !== "string") return { value }
+  const ms = parseDuration(value.trim())
+  return ms === undefined ? { value } : { value: ms, as: value.trim() }
+}
+
 export const setSetting = (flags: Target & { readonly value: string }) =>
   Effect.gen(function* () {
     const { file, path: keyPath } = yield* target(flags)
-    const value = ConfigEdits.valueFromText(flags.value)
+    const { as, value } = valueFor(flags.key, flags.value)
     yield* ConfigEdits.setIn(file, keyPath, value, { secret: isSecret(flags.key) }).pipe(
       Effect.mapError((error) => usageError(error.message))
     )
-    process.stderr.write(`alisio: ${flags.key} = ${shown(flags.key, value)} in ${homeRelative(file)}\n`)
+    const given = as === undefined ? "" : ` (${as})`
+    process.stderr.write(`alisio: ${flags.key} = ${shown(flags.key, value)}${given} in ${homeRelative(file)}\n`)
     if (flags.project) {
       process.stderr.write("alisio: the project's file applies with --trust-project\n")
     }
