@@ -145,6 +145,26 @@ describe("alisio's input (end to end)", () => {
     assert.strictEqual(listed.stdout, "", "no session was created")
   })
 
+  it("CLI-1 binary bytes on stdin (an image, a program) are refused, named, before anything is sent or stored", async () => {
+    const { sandbox, server } = await setup([{ kind: "text", text: "never" }])
+    const png = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
+      Buffer.alloc(64)
+    ])
+    const remedy = "not text: save it in the workspace and ask the model about the file"
+    assertUsageLine(
+      await sandbox.run(["run", "-m", "openai/test-model", "describe this"], { input: png }),
+      `alisio: stdin holds a PNG image, ${remedy}`
+    )
+    assertUsageLine(
+      await sandbox.run(["run", "-m", "openai/test-model", "-"], { input: Buffer.from("text\0with a NUL") }),
+      `alisio: stdin holds binary data, ${remedy}`
+    )
+    assert.strictEqual(chats(server).length, 0)
+    const listed = await sandbox.run(["sessions", "list", "--all", "--json"])
+    assert.strictEqual(listed.stdout, "", "no session was created")
+  })
+
   it("CLI-1/CTX-1 a prompt beyond what a model can read, on stdin, after `-` or with piped text, is refused before anything is stored", async () => {
     const { sandbox, server } = await setup([{ kind: "text", text: "never" }])
     const huge = "x".repeat(4 * 1024 * 1024 + 1)

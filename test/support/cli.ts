@@ -19,7 +19,10 @@ export interface CliSandbox {
   readonly workspace: string
   readonly env: NodeJS.ProcessEnv
   /** `nodeArgs` go to Node before the CLI's file (a V8 trace, say). */
-  readonly run: (args: ReadonlyArray<string>, options?: RunOptions & { readonly input?: string }) => Promise<CliResult>
+  readonly run: (
+    args: ReadonlyArray<string>,
+    options?: RunOptions & { readonly input?: string | Uint8Array }
+  ) => Promise<CliResult>
   readonly start: (args: ReadonlyArray<string>, options?: RunOptions) => RunningCli
   readonly cleanup: () => void
 }
@@ -106,7 +109,7 @@ export const makeSandbox = (baseURL: string): CliSandbox => {
       done
     }
   }
-  const run = (args: ReadonlyArray<string>, options: RunOptions & { readonly input?: string } = {}) => {
+  const run = (args: ReadonlyArray<string>, options: RunOptions & { readonly input?: string | Uint8Array } = {}) => {
     const running = start(args, { ...options, stdinOpen: true })
     running.child.stdin!.end(options.input ?? "")
     return running.done

@@ -3,6 +3,7 @@
 // and write nothing; rather than wait for ever, a run waits `PIPE_GRACE` for the first byte.
 // Here too the limit of a prompt however it comes (arguments, stdin, `-`): `MAX_PROMPT_BYTES`.
 import { fstatSync } from "node:fs"
+import { binaryKind, looksBinary } from "@alisio/runtime/tools/internal/files"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -68,8 +69,22 @@ const readableOrEnded = (stdin: NodeJS.ReadStream) =>
 
 const tooLarge = new Error("too large")
 
+/** Bytes no model reads as text (an image, an archive, a program) are refused, naming what they look like. */
+const asText = (bytes: Buffer): Effect.Effect<string, CliError> =>
+  looksBinary(bytes)
+    ? Effect.fail(
+        usageError(
+          `stdin holds ${binaryKind(bytes) ?? "binary data"}, not text: ` +
+            "save it in the workspace and ask the model about the file"
+        )
+      )
+    : Effect.succeed(bytes.toString("utf8"))
+
 /** All of stdin, up to `MAX_PROMPT_BYTES`; more is refused without reading on. */
 export const readAll = (stdin: NodeJS.ReadStream = process.stdin): Effect.Effect<string, CliError> =>
+  Effect.flatMap(readBytes(stdin), asText)
+
+const readBytes = (stdin: NodeJS.ReadStream): Effect.Effect<Buffer, CliError> =>
   Effect.tryPromise({
     try: async () => {
       const chunks: Array<Buffer> = []
@@ -79,7 +94,7 @@ export const readAll = (stdin: NodeJS.ReadStream = process.stdin): Effect.Effect
         if (bytes > MAX_PROMPT_BYTES) throw tooLarge
         chunks.push(chunk as Buffer)
       }
-      return Buffer.concat(chunks).toString("utf8")
+      return Buffer.concat(chunks)
     },
     catch: (error) => {
       stdin.destroy()
