@@ -71,6 +71,8 @@ if (tmuxPath === undefined) {
         tmux.text("say hello")
         tmux.keys("Enter")
         await waitFor(tmux.screen, "Hello from the model.")
+        // The model chosen for want of a default is named with the UI's way to choose another.
+        assert.include(tmux.screen(), "using openai/test-model (/model chooses another;")
 
         tmux.text("list files")
         tmux.keys("Enter")

@@ -15,14 +15,14 @@ const failed = (error: { readonly _tag: string; readonly message: string }) =>
 /**
  * The model of a run: `-m`, else the model the resumed session last ran with, else the
  * configured `defaultModel` (which `alisio models use` sets), else the first one a local server
- * serves, which is announced on stderr unless `quiet`. `-m` applies to its run, and so to its
- * session when resumed, never to later new runs.
+ * serves, which is announced on stderr (the UI shows it) with how to choose another, unless
+ * `quiet`. `-m` applies to its run, and so to its session when resumed, never to later new runs.
  */
 export const chooseModel = (
   setup: Setup,
   flag: Option.Option<string>,
   resumed: Option.Option<RunRecord>,
-  quiet = false
+  announce: "run" | "ui" | "quiet" = "run"
 ) =>
   Effect.gen(function* () {
     const providers = yield* Providers.Providers
@@ -68,9 +68,10 @@ export const chooseModel = (
     if (model === undefined) {
       return yield* usageError(`The provider ${first.id} lists no models; choose one with -m ${first.id}/<model>.`)
     }
-    if (!quiet) {
+    if (announce !== "quiet") {
+      const another = announce === "ui" ? "/model" : "-m"
       process.stderr.write(
-        `alisio: using ${first.id}/${model.id} (-m chooses another; \`alisio models use\` sets the default)\n`
+        `alisio: using ${first.id}/${model.id} (${another} chooses another; \`alisio models use\` sets the default)\n`
       )
     }
     return yield* Effect.mapError(providers.resolve(`${first.id}/${model.id}`), failed)

@@ -275,7 +275,7 @@ export const runCommand = (flags: RunFlags) =>
         setup,
         Option.orElse(flags.model, () => Option.fromNullable(settings.model)),
         resumed,
-        flags.json || flags.quiet
+        flags.json || flags.quiet ? "quiet" : "run"
       )
       const context = yield* SystemContext
       const system = yield* context.build({

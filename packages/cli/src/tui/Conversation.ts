@@ -102,7 +102,7 @@ export const makeConversation = (options: ConversationOptions) =>
       const settings = state.sessionId === undefined ? {} : yield* sessionSettings(store, state.sessionId)
       const runs = state.sessionId === undefined || store.runs === undefined ? [] : yield* store.runs(state.sessionId)
       const flag = Option.orElse(state.modelFlag, () => Option.fromNullable(settings.model))
-      const model = yield* Effect.provide(chooseModel(setup, flag, Option.fromNullable(runs.at(-1))), services)
+      const model = yield* Effect.provide(chooseModel(setup, flag, Option.fromNullable(runs.at(-1)), "ui"), services)
       state.model = model
       screen.status.update((s) => {
         s.model = `${model.provider}/${model.model}`
