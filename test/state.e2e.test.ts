@@ -147,4 +147,32 @@ describe("alisio state permissions (end to end)", () => {
     },
     60_000
   )
+
+  it("CFG-1 a relative ALISIO_HOME is refused with one line naming an absolute one; nothing is made in the current folder", async () => {
+    server = await startOpenAiServer({ replies: [{ kind: "text", text: "never" }] })
+    sandbox = makeSandbox(server.baseURL)
+    for (const args of [
+      ["run", "-m", "openai/test-model", "hello"],
+      ["sessions", "list"],
+      ["config", "path"]
+    ]) {
+      for (const relative of [".alisio-home", "./state/alisio"]) {
+        const result = await sandbox.run(args, { env: { ALISIO_HOME: relative } })
+        assert.strictEqual(result.code, 2, `${args.join(" ")}: ${result.stderr}`)
+        assert.strictEqual(result.stdout, "")
+        const lines = result.stderr.trimEnd().split("\n")
+        assert.strictEqual(lines.length, 1, result.stderr)
+        assert.match(
+          lines[0]!,
+          /^alisio: ALISIO_HOME is a relative path \(".+"\): .*set it to an absolute path, e\.g\. ALISIO_HOME="\$PWD\//
+        )
+      }
+    }
+    assert.isFalse(existsSync(join(sandbox.workspace, ".alisio-home")))
+    assert.isFalse(existsSync(join(sandbox.workspace, "state")))
+    assert.strictEqual(server.requests.length, 0)
+    // `~` is the user's home, as before.
+    const home = await sandbox.run(["config", "path"], { env: { ALISIO_HOME: "~/alisio" } })
+    assert.strictEqual(home.code, 0, home.stderr)
+  })
 })

@@ -133,7 +133,7 @@ const tilde = (file: string, home: string) =>
 const environment: ReadonlyArray<Row> = [
   ["OPENAI_BASE_URL", "The OpenAI-compatible server of the openai provider (default: OpenAI's own API)"],
   ["OPENAI_API_KEY", "Its API key; local servers (Ollama, llama.cpp, vLLM) usually need none"],
-  ["ALISIO_HOME", "One folder for the configuration and the state, instead of the XDG folders"],
+  ["ALISIO_HOME", "One folder (an absolute path) for the configuration and the state, instead of the XDG folders"],
   ["XDG_CONFIG_HOME", "Where the configuration folder alisio/ goes (default ~/.config)"],
   ["XDG_STATE_HOME", "Where the state folder alisio/ goes (default ~/.local/state)"],
   ["NO_COLOR", "Set to anything: no colours"]

@@ -2,6 +2,7 @@
 // Kept to tiny imports so that `alisio --version` answers without loading Effect.
 import * as nodeModule from "node:module"
 import { fileURLToPath } from "node:url"
+import { relativeAlisioHome } from "@alisio/runtime/PathLayout"
 import { requireWithCodeCache } from "./CodeCache.js"
 import { ExitCode } from "./ExitCode.js"
 import { mayLoadExternalPlugins } from "./PluginProbe.js"
@@ -75,6 +76,9 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   process.stderr.write(
     "alisio: the current folder no longer exists (it was deleted or moved); cd into one that exists and try again\n"
   )
+  process.exitCode = ExitCode.usage
+} else if (relativeAlisioHome(process.env.ALISIO_HOME) !== undefined) {
+  process.stderr.write(`alisio: ${relativeAlisioHome(process.env.ALISIO_HOME)}\n`)
   process.exitCode = ExitCode.usage
 } else if (args.length === 0 && !mayLoadExternalPlugins(args)) {
   // `alisio` alone: the interactive UI, without the command tree (TuiMain.ts).

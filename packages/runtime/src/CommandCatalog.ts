@@ -137,7 +137,7 @@ export const make = (options: Options = {}) =>
       Option.isSome(cached)
         ? Effect.succeed(cached.value)
         : Effect.tap(
-            Effect.map(discoverTemplates(templateRoots(context.options)), (found) => ({
+            Effect.map(Effect.flatMap(templateRoots(context.options), discoverTemplates), (found) => ({
               ...found,
               templates: found.templates.map((template: Template) => fromTemplate(template))
             })),

@@ -27,7 +27,8 @@ export interface PathsEnvironment {
  * The folder `ALISIO_HOME` names, or undefined when it is unset or blank. Spaces around it are
  * dropped and a leading `~` is the user's home, as a shell would have made it: a value quoted in a
  * service file, `.env` or Dockerfile (`ALISIO_HOME="~/alisio"`) made a folder named `~` in
- * whatever folder Alisio started in. Another relative value is taken from that folder.
+ * whatever folder Alisio started in. The CLI refuses another relative value (`relativeAlisioHome`);
+ * an embedder's is taken from the current folder.
  */
 export const alisioHomeOf = (value: string | undefined, home: string): string | undefined => {
   const given = value?.trim() ?? ""
@@ -35,6 +36,21 @@ export const alisioHomeOf = (value: string | undefined, home: string): string | 
   if (given === "~") return home
   if (given.startsWith("~/")) return path.join(home, given.slice(2))
   return path.resolve(given)
+}
+
+/**
+ * Why `ALISIO_HOME` cannot be used, when it is a relative path (`.alisio`, `alisio-home`): it would
+ * put the configuration and the sessions in another place in every folder Alisio starts in (and in
+ * every folder a command it runs starts in), so earlier sessions would seem lost. `undefined` when
+ * it is absolute, starts with `~`, or is unset.
+ */
+export const relativeAlisioHome = (value: string | undefined): string | undefined => {
+  const given = value?.trim() ?? ""
+  if (given === "" || given === "~" || given.startsWith("~/") || path.isAbsolute(given)) return undefined
+  return (
+    `ALISIO_HOME is a relative path (${JSON.stringify(given)}): it would put the configuration and the sessions ` +
+    `in a different place in every folder; set it to an absolute path, e.g. ALISIO_HOME="$PWD/${given.replace(/^\.\//, "")}"`
+  )
 }
 
 /**

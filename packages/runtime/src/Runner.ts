@@ -28,7 +28,7 @@ import { CurrentRun } from "./CurrentRun.js"
 import { HumanWaits } from "./HumanWaits.js"
 import { Interaction } from "./Interaction.js"
 import { makeContextState } from "./internal/compaction/inRun.js"
-import { applyLeftOut, promptTooLarge, readLeftOut } from "./internal/compaction/oversized.js"
+import { applyLeftOut, promptTooLarge, readLeftOut, windowKnown } from "./internal/compaction/oversized.js"
 import { describeEnd, finalize } from "./internal/runEnding.js"
 import { type RunState, storeTurn, timeoutError } from "./internal/runState.js"
 import { type LoopResult, type RunFailure, type RunTools, turnLoop } from "./internal/turnLoop.js"
@@ -178,7 +178,16 @@ export const make = Effect.gen(function* () {
             if (Option.isSome(earlier)) return existingOutcome(earlier.value)
           }
           // A prompt that can never fit the model's known window is refused before anything is
-          // stored (CTX-1, CLI-1); MCP tools, not started yet, are left out of this estimate.
+          // stored (CTX-1, CLI-1), the MCP tools counted: a run started at the top waits for its
+          // servers here (it would before its first request anyway), and may be cancelled while
+          // it does, since nothing is stored yet; a child's servers run already, in its parent's run.
+          const mcp = Option.getOrUndefined(yield* Effect.serviceOption(McpServers))
+          const countsMcp =
+            mcp !== undefined &&
+            (options.depth ?? 0) === 0 &&
+            windowKnown({ limits, modelInfo: options.modelInfo, learnedWindow }) &&
+            (allowed === undefined || [...allowed].some((name) => name.startsWith("mcp__")))
+          if (countsMcp) yield* Effect.interruptible(mcp.ready)
           const tooLarge = promptTooLarge({
             model: options.model,
             modelInfo: options.modelInfo,
@@ -227,7 +236,6 @@ export const make = Effect.gen(function* () {
           // Tools are read again before every turn: MCP servers start when a run first needs
           // tools, and a server may change its list between turns (MCP-1). The MCP service is
           // built over the runtime (as the plugin host is), so it is found in the run's context.
-          const mcp = Option.getOrUndefined(yield* Effect.serviceOption(McpServers))
           const reported = new Set<number>()
           const currentTools: Effect.Effect<RunTools> = Effect.gen(function* () {
             if (mcp !== undefined) {

@@ -93,9 +93,12 @@ export const make = (options: Options) =>
       home: options.home,
       capBytes: options.instructionsCapBytes
     })
-    const [skills, untrusted] = yield* Effect.all([discoverSkills(skillRoots(options)), untrustedFolders(options)], {
-      concurrency: "unbounded"
-    })
+    const [skills, untrusted] = yield* Effect.all(
+      [Effect.flatMap(skillRoots(options), discoverSkills), untrustedFolders(options)],
+      {
+        concurrency: "unbounded"
+      }
+    )
 
     const instructions = files.read(cwd)
 

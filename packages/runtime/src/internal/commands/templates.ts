@@ -8,12 +8,14 @@ import * as path from "node:path"
 import { commandNamePattern } from "@alisio/domain/Command"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { entries, readPrefix, realFile } from "../context/files.js"
+import { entries, isInside, linksOutside, readPrefix, realFile } from "../context/files.js"
 import { type FileDiagnostic, firstLine, parseFrontMatter, textField } from "../context/frontMatter.js"
 
 export interface TemplateRoot {
   readonly folder: string
   readonly scope: "user" | "project"
+  /** A project's folder: its files must stay in this folder, links resolved (the person's own may link anywhere). */
+  readonly within?: string | undefined
 }
 
 export interface Template {
@@ -22,7 +24,13 @@ export interface Template {
   readonly argumentHint: string | undefined
   readonly file: string
   readonly scope: "user" | "project"
+  /** A project's template: read only while it stays in this folder. */
+  readonly within?: string | undefined
 }
+
+/** Why a project's file that links out of it is not read. */
+export const linkedOut = (target: string, within: string) =>
+  `it links to ${target}, outside the project (${within}), so it is not read`
 
 /** Sub-folders deeper than this are not looked into (`a/b/c/x.md` is `/a:b:c:x`; `a/b/c/d/` is not read). */
 const MAX_DEPTH = 3
@@ -74,24 +82,31 @@ export const pathStamps = (paths: ReadonlyArray<string>): Effect.Effect<Readonly
  * inside (`loop -> ..`) is not read again: it would only repeat the same files under longer names.
  */
 const markdownFiles = (
+  root: TemplateRoot,
   folder: string,
   depth: number,
   prefix: ReadonlyArray<string>,
   visited: Array<readonly [string, Stamp]>,
+  refused: Array<FileDiagnostic>,
   inside: ReadonlySet<string> = new Set()
 ): Effect.Effect<ReadonlyArray<readonly [ReadonlyArray<string>, string]>> =>
   Effect.gen(function* () {
     // Stamped before it is read: a file added meanwhile shows as a change next time.
     visited.push([folder, (yield* pathStamps([folder]))[0]])
-    const real = (yield* realFile(folder)) ?? folder
+    const resolved = yield* realFile(folder)
+    const real = resolved ?? folder
     if (inside.has(real)) return []
+    if (root.within !== undefined && resolved !== undefined && !isInside(resolved, root.within)) {
+      refused.push({ file: folder, message: linkedOut(real, root.within) })
+      return []
+    }
     const within = new Set([...inside, real])
     const found = yield* Effect.forEach(yield* entries(folder), (entry) => {
       if (entry.name.startsWith(".")) return Effect.succeed([])
       const full = path.join(folder, entry.name)
       if (entry.folder) {
         return depth <= MAX_DEPTH
-          ? markdownFiles(full, depth + 1, [...prefix, entry.name], visited, within)
+          ? markdownFiles(root, full, depth + 1, [...prefix, entry.name], visited, refused, within)
           : Effect.succeed([])
       }
       return Effect.succeed(
@@ -101,11 +116,29 @@ const markdownFiles = (
     return found.flat()
   })
 
+/** Where a project's template links to, outside its project; `undefined` for the person's own and those inside. */
+const outsideOf = (template: { readonly file: string; readonly within?: string | undefined }) =>
+  template.within === undefined ? Effect.succeed(undefined) : linksOutside(template.file, template.within)
+
 const readTemplate = (root: TemplateRoot, parts: ReadonlyArray<string>, file: string) =>
-  Effect.map(readPrefix(file, TEMPLATE_BYTES), (read) => {
+  Effect.gen(function* () {
     const diagnostics: Array<FileDiagnostic> = []
     const report = (message: string) => diagnostics.push({ file, message })
     const name = parts.join(":").toLowerCase()
+    const outside = yield* outsideOf({ file, within: root.within })
+    if (outside !== undefined && root.within !== undefined) {
+      report(`${linkedOut(outside, root.within)}; running /${name} fails`)
+      const template: Template = {
+        name,
+        description: `(not read: it links outside the project, to ${outside})`,
+        argumentHint: undefined,
+        file,
+        scope: root.scope,
+        within: root.within
+      }
+      return commandNamePattern.test(name) ? { template, diagnostics } : { template: undefined, diagnostics }
+    }
+    const read = yield* readPrefix(file, TEMPLATE_BYTES)
     if (read === undefined) return { template: undefined, diagnostics }
     if (!commandNamePattern.test(name)) {
       report(`"${name}" is not a command name (lower-case letters, digits, "-", "_"); the template is skipped`)
@@ -126,7 +159,8 @@ const readTemplate = (root: TemplateRoot, parts: ReadonlyArray<string>, file: st
       description: oneLine(description, DESCRIPTION_CHARS) ?? firstLine(matter.body),
       argumentHint: oneLine(argumentHint, HINT_CHARS),
       file,
-      scope: root.scope
+      scope: root.scope,
+      within: root.within
     }
     return { template, diagnostics }
   })
@@ -146,6 +180,7 @@ export const discoverTemplates = (
 }> =>
   Effect.gen(function* () {
     const visited: Array<readonly [string, Stamp]> = []
+    const refused: Array<FileDiagnostic> = []
     // Stamped before it is read: an edit meanwhile shows as a change next time.
     const read = (root: TemplateRoot, parts: ReadonlyArray<string>, file: string) =>
       Effect.flatMap(pathStamps([file]), ([stamp]) => {
@@ -155,7 +190,7 @@ export const discoverTemplates = (
     const perRoot = yield* Effect.forEach(
       roots,
       (root) =>
-        Effect.flatMap(markdownFiles(root.folder, 1, [], visited), (files) =>
+        Effect.flatMap(markdownFiles(root, root.folder, 1, [], visited, refused), (files) =>
           Effect.forEach(files, ([parts, file]) => read(root, parts, file), { concurrency: 8 })
         ),
       { concurrency: "unbounded" }
@@ -163,7 +198,7 @@ export const discoverTemplates = (
     const results = perRoot.flat()
     return {
       templates: results.flatMap((result) => (result.template === undefined ? [] : [result.template])),
-      diagnostics: results.flatMap((result) => result.diagnostics),
+      diagnostics: [...refused, ...results.flatMap((result) => result.diagnostics)],
       paths: visited.map(([file]) => file),
       stamps: visited.map(([, stamp]) => stamp)
     }
@@ -203,7 +238,14 @@ export const templatePrompt = (
   template: Template,
   args: string
 ): Effect.Effect<{ readonly prompt: string } | { readonly problem: string }> =>
-  Effect.map(readPrefix(template.file, TEMPLATE_BYTES), (read) => {
+  Effect.gen(function* () {
+    const outside = yield* outsideOf(template)
+    if (outside !== undefined && template.within !== undefined) {
+      return {
+        problem: `${template.file} was not sent: ${linkedOut(outside, template.within)}. Copy the file into the project, or keep it in <config>/prompts.`
+      }
+    }
+    const read = yield* readPrefix(template.file, TEMPLATE_BYTES)
     if (read === undefined) return { problem: `${template.file} could not be read.` }
     const problem = unusable(read)
     if (problem !== undefined) return { problem: `${template.file} was not sent: ${problem}.` }

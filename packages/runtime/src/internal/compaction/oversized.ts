@@ -112,11 +112,18 @@ export interface PromptCheck {
   readonly prompt: Message
 }
 
+/** Whether the model's window is known (not the default): only then is a prompt measured before it is stored. */
+export const windowKnown = (check: Pick<PromptCheck, "limits" | "modelInfo" | "learnedWindow">): boolean =>
+  withLearnedWindow(
+    resolveContextWindow(check.limits.maxContextTokens, check.modelInfo?.contextWindow),
+    check.learnedWindow
+  ).source !== "default"
+
 /**
  * The refusal of a prompt that cannot fit the model's window whatever is compacted, or of any
  * prompt when the system prompt and the tools alone fill it; `undefined` when it fits or when the
- * window is not known (the default). MCP tools are not counted (they start later): a run whose
- * MCP tools fill the window says so itself.
+ * window is not known (the default). `tools` are every tool the run offers, MCP servers' included
+ * (the runner starts them first).
  */
 export const promptTooLarge = (check: PromptCheck): PromptTooLargeError | undefined => {
   const window = withLearnedWindow(

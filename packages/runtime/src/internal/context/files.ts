@@ -2,6 +2,7 @@
 // that is not there is simply absent; these never walk the workspace.
 
 import * as fs from "node:fs/promises"
+import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { terminalSafe } from "../../TerminalText.js"
 
@@ -79,6 +80,20 @@ export const realFile = (file: string): Effect.Effect<string | undefined> =>
       () => undefined
     )
   )
+
+/** Whether `target` is `folder` or inside it. */
+export const isInside = (target: string, folder: string): boolean => {
+  const relative = path.relative(folder, target)
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative))
+}
+
+/**
+ * Where `file` really is (links resolved, its folders' included) when that is outside `within`, the
+ * project's real folder; `undefined` when it stays inside or is not there. A project's file that
+ * links out (`~/.ssh/id_rsa`) is never read into the model's context.
+ */
+export const linksOutside = (file: string, within: string): Effect.Effect<string | undefined> =>
+  Effect.map(realFile(file), (real) => (real === undefined || isInside(real, within) ? undefined : real))
 
 /** Whether anything is at `file`. */
 export const exists = (file: string): Effect.Effect<boolean> =>

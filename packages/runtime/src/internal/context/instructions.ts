@@ -5,7 +5,7 @@
 
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import { exists, fileSize, readPrefix, realFile } from "./files.js"
+import { exists, fileSize, linksOutside, readPrefix, realFile } from "./files.js"
 import { oneSafeLine } from "./frontMatter.js"
 
 /** The total size of the instructions put into the system context, unless told otherwise. */
@@ -54,6 +54,16 @@ export const findRepositoryRoot = (cwd: string): Effect.Effect<string | undefine
     }
   })
 
+/**
+ * The folder a project's files must stay in, links resolved: its repository's root, else the
+ * workspace. Instructions, templates and skills that link out of it are left unread.
+ */
+export const projectBoundary = (cwd: string): Effect.Effect<string> =>
+  Effect.flatMap(realFile(cwd), (real) => {
+    const workspace = real ?? path.resolve(cwd)
+    return Effect.map(findRepositoryRoot(workspace), (root) => root ?? workspace)
+  })
+
 /** The folders whose instructions apply, outermost first: the repository root down to the workspace. */
 export const instructionFolders = (cwd: string, repositoryRoot: string | undefined): ReadonlyArray<string> => {
   const workspace = path.resolve(cwd)
@@ -69,20 +79,13 @@ export const instructionFolders = (cwd: string, repositoryRoot: string | undefin
   return folders
 }
 
-/** Whether `target` is `folder` or inside it. */
-const isInside = (target: string, folder: string) => {
-  const relative = path.relative(folder, target)
-  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative))
-}
-
 /** The first of `candidates` that is a file; with `within`, where it links to when that is outside. */
 const firstFile = (candidates: ReadonlyArray<string>, within?: string | undefined) =>
   Effect.gen(function* () {
     for (const [index, file] of candidates.entries()) {
       const size = yield* fileSize(file)
       if (size === undefined) continue
-      const target = within === undefined ? undefined : yield* realFile(file)
-      const outside = target !== undefined && within !== undefined && !isInside(target, within) ? target : undefined
+      const outside = within === undefined ? undefined : yield* linksOutside(file, within)
       return { file, size, fallback: index > 0, ...(outside === undefined ? {} : { outside }) }
     }
     return undefined

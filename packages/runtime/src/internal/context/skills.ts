@@ -4,7 +4,7 @@
 
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import { entries, readPrefix } from "./files.js"
+import { entries, linksOutside, readPrefix } from "./files.js"
 import { type FileDiagnostic, parseFrontMatter, textField } from "./frontMatter.js"
 import { allot } from "./instructions.js"
 
@@ -12,6 +12,8 @@ import { allot } from "./instructions.js"
 export interface SkillRoot {
   readonly folder: string
   readonly scope: "user" | "project"
+  /** A project's folder: its skills must stay in this folder, links resolved (the person's own may link anywhere). */
+  readonly within?: string | undefined
 }
 
 export interface Skill {
@@ -23,6 +25,8 @@ export interface Skill {
   /** Its folder: the files its instructions refer to. */
   readonly folder: string
   readonly scope: "user" | "project"
+  /** A project's skill: read only while it stays in this folder. */
+  readonly within?: string | undefined
 }
 
 export interface SkillDiscovery {
@@ -46,11 +50,18 @@ const idFrom = (name: string): string | undefined => {
   return skillIdPattern.test(id) ? id : undefined
 }
 
+const outsideMessage = (target: string, within: string | undefined) =>
+  `it links to ${target}, outside the project (${within}), so the skill is not read`
+
 /** The skills of one folder of a root. */
 const readSkill = (root: SkillRoot, name: string) =>
   Effect.gen(function* () {
     const folder = path.join(root.folder, name)
     const file = path.join(folder, "SKILL.md")
+    const outside = root.within === undefined ? undefined : yield* linksOutside(file, root.within)
+    if (outside !== undefined) {
+      return { skill: undefined, diagnostics: [{ file, message: outsideMessage(outside, root.within) }] }
+    }
     const read = yield* readPrefix(file, FRONT_MATTER_BYTES)
     if (read === undefined) return { skill: undefined, diagnostics: [] }
     const diagnostics: Array<FileDiagnostic> = []
@@ -83,7 +94,8 @@ const readSkill = (root: SkillRoot, name: string) =>
         description.length > DESCRIPTION_CHARS ? `${description.slice(0, DESCRIPTION_CHARS - 1)}…` : description,
       file,
       folder,
-      scope: root.scope
+      scope: root.scope,
+      within: root.within
     }
     return { skill, diagnostics }
   })
@@ -125,7 +137,10 @@ export const discoverSkills = (roots: ReadonlyArray<SkillRoot>): Effect.Effect<S
  * why they cannot be given (unreadable, not text, empty).
  */
 export const loadSkillBody = (skill: Skill): Effect.Effect<{ readonly body: string } | { readonly problem: string }> =>
-  Effect.map(readPrefix(skill.file, BODY_BYTES), (read) => {
+  Effect.gen(function* () {
+    const outside = skill.within === undefined ? undefined : yield* linksOutside(skill.file, skill.within)
+    if (outside !== undefined) return { problem: `${skill.file}: ${outsideMessage(outside, skill.within)}.` }
+    const read = yield* readPrefix(skill.file, BODY_BYTES)
     if (read === undefined) return { problem: `${skill.file} could not be read.` }
     if (read.binary) return { problem: `${skill.file} holds NUL bytes, so it is not text.` }
     const body = parseFrontMatter(read.text).body.trim()

@@ -6,6 +6,7 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import type { TemplateRoot } from "../commands/templates.js"
 import { exists } from "./files.js"
+import { projectBoundary } from "./instructions.js"
 import type { SkillRoot } from "./skills.js"
 
 export interface SourceOptions {
@@ -22,25 +23,32 @@ export interface SourceOptions {
 const projectTemplateFolders = [".alisio/prompts", ".claude/commands"]
 const projectSkillFolders = [".alisio/skills", ".claude/skills", ".agents/skills"]
 
-export const templateRoots = (options: SourceOptions): ReadonlyArray<TemplateRoot> => [
-  ...(options.trustProject
-    ? projectTemplateFolders.map((folder) => ({ folder: path.join(options.cwd, folder), scope: "project" as const }))
-    : []),
-  { folder: path.join(options.configHome, "prompts"), scope: "user" },
-  ...(options.home === undefined
-    ? []
-    : [{ folder: path.join(options.home, ".claude", "commands"), scope: "user" as const }])
+/** The folder the trusted project's templates and skills must stay in; none when the project is not trusted. */
+const boundary = (options: SourceOptions): Effect.Effect<string | undefined> =>
+  options.trustProject ? projectBoundary(options.cwd) : Effect.succeed(undefined)
+
+const roots = (options: SourceOptions, projectFolders: ReadonlyArray<string>, userFolders: ReadonlyArray<string>) =>
+  Effect.map(boundary(options), (within) => [
+    ...(within === undefined
+      ? []
+      : projectFolders.map((folder) => ({
+          folder: path.join(options.cwd, folder),
+          scope: "project" as const,
+          within
+        }))),
+    ...userFolders.map((folder) => ({ folder, scope: "user" as const }))
+  ])
+
+const userFolders = (options: SourceOptions, own: string, claude: string) => [
+  path.join(options.configHome, own),
+  ...(options.home === undefined ? [] : [path.join(options.home, ".claude", claude)])
 ]
 
-export const skillRoots = (options: SourceOptions): ReadonlyArray<SkillRoot> => [
-  ...(options.trustProject
-    ? projectSkillFolders.map((folder) => ({ folder: path.join(options.cwd, folder), scope: "project" as const }))
-    : []),
-  { folder: path.join(options.configHome, "skills"), scope: "user" },
-  ...(options.home === undefined
-    ? []
-    : [{ folder: path.join(options.home, ".claude", "skills"), scope: "user" as const }])
-]
+export const templateRoots = (options: SourceOptions): Effect.Effect<ReadonlyArray<TemplateRoot>> =>
+  roots(options, projectTemplateFolders, userFolders(options, "prompts", "commands"))
+
+export const skillRoots = (options: SourceOptions): Effect.Effect<ReadonlyArray<SkillRoot>> =>
+  roots(options, projectSkillFolders, userFolders(options, "skills", "skills"))
 
 /** The user's own instructions: the first of these that exists. */
 export const userInstructionFiles = (options: SourceOptions): ReadonlyArray<string> => [
