@@ -2,10 +2,10 @@
 // another process (a subagent's session, its task done, its parent still waiting on the model).
 // The deletion is refused with one line naming that run and the remedy; nothing is deleted, the
 // run ends cleanly, and the child can be deleted once it has (CLI-1, ST-1, CH-1).
-import { afterEach, assert, describe, it } from "@effect/vitest"
-import { type CliSandbox, makeSandbox } from "./support/cli.js"
-import { type OpenAiTestServer, type RecordedRequest, startOpenAiServer } from "./support/openaiServer.js"
+import { assert, describe, it } from "@effect/vitest"
+import type { RecordedRequest } from "./support/openaiServer.js"
 import { count, ok, withDatabase } from "./support/sessions.js"
+import { useWorld } from "./support/world.js"
 
 const systemOf = (request: RecordedRequest): string => {
   const first = request.body.messages?.[0]
@@ -15,15 +15,10 @@ const systemOf = (request: RecordedRequest): string => {
 const isSubagent = (request: RecordedRequest) => /You are the subagent "/.test(systemOf(request))
 
 describe("sessions rm of a child whose root has a live run (end to end)", () => {
-  let server: OpenAiTestServer | undefined
-  let sandbox: CliSandbox | undefined
-  afterEach(async () => {
-    await server?.close()
-    sandbox?.cleanup()
-  })
+  const world = useWorld()
 
   it("CLI-1 sessions rm of a child session refuses while its root's run goes on in another process; nothing is deleted", async () => {
-    server = await startOpenAiServer({
+    const { sandbox: box } = await world({
       replyFor: (request) => {
         if (isSubagent(request)) return { kind: "text", text: "explored" }
         if (request.body.messages?.at(-1)?.role === "tool") return { kind: "stall" }
@@ -39,8 +34,6 @@ describe("sessions rm of a child whose root has a live run (end to end)", () => 
         }
       }
     })
-    sandbox = makeSandbox(server.baseURL)
-    const box = sandbox
     const running = box.start([
       "run",
       "--json",
