@@ -142,12 +142,16 @@ export const makeMemoryStore = (
       `INSERT INTO memories (project, title, content, type, scope, topic_key, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
     )
+    // A project's topic may be under either of its ids (saved in a worktree before it was mapped):
+    // the row under its id first.
     const findTopic = yield* db.prepare(
-      "SELECT id FROM memories WHERE scope = ? AND project = ? AND topic_key = ? AND deleted_at IS NULL"
+      `SELECT id FROM memories WHERE scope = ? AND project IN (SELECT value FROM json_each(?)) AND topic_key = ?
+       AND deleted_at IS NULL ORDER BY project = ? DESC, updated_at DESC`
     )
     const update = yield* db.prepare(
-      "UPDATE memories SET title = ?, content = ?, type = ?, updated_at = ? WHERE id = ?"
+      "UPDATE memories SET title = ?, content = ?, type = ?, updated_at = ?, project = ? WHERE id = ?"
     )
+    const supersede = yield* db.prepare("UPDATE memories SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL")
     const byId = yield* db.prepare(`SELECT ${COLUMNS} FROM memories m WHERE m.id = ? AND ${VISIBLE}`)
     const byIdAnywhere = yield* db.prepare(`SELECT ${COLUMNS} FROM memories m WHERE m.id = ?`)
     const liveByIdAnywhere = yield* db.prepare(
@@ -188,9 +192,17 @@ export const makeMemoryStore = (
         return yield* db.transaction(
           Effect.gen(function* () {
             if (topicKey !== undefined) {
-              const existing = (yield* findTopic.get(scope, project, topicKey)) as { readonly id: number } | undefined
+              const projects =
+                scope === "personal" ? [""] : [project, input.project.ownId, ...(input.project.linkedIds ?? [])]
+              const [existing, ...older] = (yield* findTopic.all(
+                scope,
+                JSON.stringify(projects),
+                topicKey,
+                project
+              )) as ReadonlyArray<{ readonly id: number }>
               if (existing !== undefined) {
-                yield* update.run(title, content.text, type, now, existing.id)
+                yield* update.run(title, content.text, type, now, project, existing.id)
+                for (const stale of older) yield* supersede.run(now, stale.id)
                 return outcome(existing.id, true)
               }
             }

@@ -118,4 +118,78 @@ describe("memory plugin in git worktrees", () => {
       assert.strictEqual(yield* text(memory, "memory_forget", { id: older }, worktree), `Forgot memory #${older}.`)
     })
   )
+
+  it.scoped(
+    "PL-5 a worktree of a repository made with --separate-git-dir is the main workspace's project, both ways",
+    () =>
+      Effect.gen(function* () {
+        const root = yield* tempDir("memory-separate")
+        const repo = join(root, "work")
+        const worktree = join(root, "wt")
+        git(root, "init", "-q", "-b", "main", `--separate-git-dir=${join(root, "repo.git")}`, repo)
+        git(repo, "-c", "user.name=A", "-c", "user.email=a@example.com", "commit", "-q", "--allow-empty", "-m", "first")
+        git(repo, "worktree", "add", "-q", worktree)
+        const memory = yield* startPluginSession(memoryPlugin, { stateDir: join(root, "memory-state") })
+        const fromRepo = yield* savedId(memory, repo, "The separate repository ships on Tuesdays.")
+        assert.deepStrictEqual(yield* ids(memory, worktree, "Tuesdays"), [fromRepo])
+        const fromWorktree = yield* savedId(memory, worktree, "The worktree learned the kestrel flag.")
+        assert.deepStrictEqual(yield* ids(memory, repo, "kestrel"), [fromWorktree])
+        const other = join(root, "other")
+        mkdirSync(other)
+        git(other, "init", "-q")
+        assert.deepStrictEqual(yield* ids(memory, other, "kestrel"), [])
+      })
+  )
+
+  it.scoped(
+    "PL-5 a topic_key saved in a worktree before it was mapped is updated by a later save, never duplicated",
+    () =>
+      Effect.gen(function* () {
+        const { repo, worktree, stateDir } = yield* repositoryWithWorktree
+        const memory = yield* startPluginSession(memoryPlugin, { stateDir })
+        yield* savedId(memory, repo, "Opens the database.")
+        const inspect = Effect.gen(function* () {
+          const db = yield* openSqlite({ folder: stateDir, path: "memory.db", pluginId: "inspect" })
+          return db
+        })
+        const older = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const db = yield* inspect
+            const insert = yield* db.prepare(
+              "INSERT INTO memories (project, title, content, type, scope, topic_key, created_at, updated_at) VALUES (?, '', ?, 'note', 'project', 'build', 0, 0)"
+            )
+            return Number((yield* insert.run(ownPathId(worktree), "The build used make.")).lastInsertRowid)
+          })
+        )
+        const said = yield* text(
+          memory,
+          "memory_save",
+          { content: "The build uses ninja now.", topic_key: "build" },
+          repo
+        )
+        assert.strictEqual(said, `Updated memory #${older} (project, topic_key "build").`)
+        assert.deepStrictEqual(yield* ids(memory, repo, "build"), [older])
+        assert.deepStrictEqual(yield* ids(memory, worktree, "build"), [older])
+        assert.include(yield* text(memory, "memory_get", { id: older }, repo), "ninja")
+
+        // Two copies of one topic, one under each id (saved by an older Alisio): a save keeps one.
+        const copy = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const db = yield* inspect
+            const insert = yield* db.prepare(
+              "INSERT INTO memories (project, title, content, type, scope, topic_key, created_at, updated_at) VALUES (?, '', ?, 'note', 'project', 'build', 0, 0)"
+            )
+            return Number((yield* insert.run(ownPathId(worktree), "The build used scons.")).lastInsertRowid)
+          })
+        )
+        yield* text(
+          memory,
+          "memory_save",
+          { content: "The build uses ninja and ccache.", topic_key: "build" },
+          worktree
+        )
+        assert.deepStrictEqual(yield* ids(memory, worktree, "build"), [older])
+        assert.notInclude(yield* text(memory, "memory_search", { query: "scons" }, worktree), `#${copy}`)
+      })
+  )
 })

@@ -6,6 +6,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { type AgentDefinition, formatDiagnostic } from "./AgentDefinition.js"
+import { regenerableRule } from "./internal/regenerable.js"
 import { isRunning } from "./internal/storedTasks.js"
 import type { TaskRecord } from "./TaskRecords.js"
 import { formatTokens, totalTokens } from "./TaskResult.js"
@@ -134,7 +135,8 @@ export const agentsCommand = (tasks: Tasks, spec: AgentsCommandSpec): PluginComm
           )
         case "Merged": {
           const merged = `Merged ${tree.branch} into ${tree.target}${result.files.length === 0 ? "" : `: ${result.files.join(", ")}`}.`
-          const unseen = gone ? [] : [...(yield* filledSubmodules(tree.dir)), ...(yield* ignoredFiles(tree.dir))]
+          const ignored = gone ? { kept: [], regenerable: [] } : yield* ignoredFiles(tree.dir)
+          const unseen = gone ? [] : [...(yield* filledSubmodules(tree.dir)), ...ignored.kept]
           if (unseen.length > 0) {
             yield* tasks.update({ ...record, worktree: { ...tree, state: "kept" } })
             return (
@@ -147,7 +149,11 @@ export const agentsCommand = (tasks: Tasks, spec: AgentsCommandSpec): PluginComm
           const lost = gone
             ? ` Its worktree ${tree.dir} was gone: only the work committed on the branch was merged.`
             : ""
-          return `${merged}${lost} The worktree and the branch were removed.`
+          const regenerated =
+            ignored.regenerable.length === 0
+              ? ""
+              : `, with ${ignored.regenerable.slice(0, 5).join(", ")}${ignored.regenerable.length > 5 ? ", …" : ""} in it (${regenerableRule})`
+          return `${merged}${lost} The worktree and the branch were removed${regenerated}.`
         }
       }
     })

@@ -27,7 +27,9 @@ export const WorktreeRecord = Schema.Struct({
   /** Where `/agents merge` merges it: the parent's workspace. */
   target: Schema.String,
   state: Schema.Literal("active", "kept", "merged", "discarded", "removed"),
-  files: Schema.optional(Schema.Array(Schema.String))
+  files: Schema.optional(Schema.Array(Schema.String)),
+  /** Ignored folders an install or a build makes again, removed with an otherwise unchanged worktree. */
+  regenerable: Schema.optional(Schema.Array(Schema.String))
 })
 export type WorktreeRecord = typeof WorktreeRecord.Type
 

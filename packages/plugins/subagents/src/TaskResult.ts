@@ -4,6 +4,7 @@
 import type { ChildToolCall } from "@alisio/domain/ChildSession"
 import { formatDuration } from "@alisio/domain/Durations"
 import type { Usage } from "@alisio/domain/Usage"
+import { regenerableRule } from "./internal/regenerable.js"
 import type { TaskStatus, WorktreeRecord } from "./TaskRecords.js"
 
 export interface TaskEnding {
@@ -80,7 +81,13 @@ const worktreeNote = (ending: TaskEnding): string | undefined => {
       ? `; it did not see the workspace's ${ending.uncommitted} uncommitted change${ending.uncommitted === 1 ? "" : "s"} (still there, untouched)`
       : ""
   if (tree.state === "removed") {
-    return `It worked in a git worktree of its own, started from ${from}${missing}. It changed nothing, so the worktree was removed.`
+    const regenerable = tree.regenerable ?? []
+    const changed =
+      regenerable.length === 0
+        ? "It changed nothing"
+        : `It changed nothing but ignored files an install or a build makes again (${regenerable.slice(0, 5).join(", ")}` +
+          `${regenerable.length > 5 ? ` and ${regenerable.length - 5} more` : ""}; ${regenerableRule})`
+    return `It worked in a git worktree of its own, started from ${from}${missing}. ${changed}, so the worktree was removed.`
   }
   const files = tree.files ?? []
   const listed =

@@ -7,6 +7,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import { isRegenerable } from "./internal/regenerable.js"
 
 /** A git command failed; `missing` when git itself is not installed. */
 export class GitError extends Data.TaggedError("GitError")<{
@@ -107,15 +108,29 @@ export interface WorktreeChanges {
   readonly files: ReadonlyArray<string>
   /** Submodule folders with files in them: git commits none of those, and removing the worktree would delete them. */
   readonly unseen: ReadonlyArray<string>
-  /** Files and folders the repository ignores (a build's output, a `.env`): not committed either. */
+  /** Files and folders the repository ignores that are work (a `.env`, notes): not committed either. */
   readonly ignored: ReadonlyArray<string>
+  /** Ignored folders and files a build or an install makes again (`node_modules/`): they do not keep a worktree. */
+  readonly regenerable: ReadonlyArray<string>
 }
 
-/** What the worktree holds that its `.gitignore` files keep out of git, a folder as one entry (`dist/`). */
-export const ignoredFiles = (dir: string): Effect.Effect<ReadonlyArray<string>, GitError> =>
-  Effect.map(git(dir, ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]), (out) =>
-    out.split("\0").filter((entry) => entry !== "")
-  )
+/** What the worktree holds that its ignore rules keep out of git, a wholly ignored folder as one entry (`dist/`). */
+export interface IgnoredPaths {
+  readonly kept: ReadonlyArray<string>
+  readonly regenerable: ReadonlyArray<string>
+}
+
+export const ignoredFiles = (dir: string): Effect.Effect<IgnoredPaths, GitError> =>
+  Effect.map(git(dir, ["status", "--porcelain", "-z", "--ignored=matching"]), (out) => {
+    const entries = out
+      .split("\0")
+      .filter((entry) => entry.startsWith("!! "))
+      .map((entry) => entry.slice(3))
+    return {
+      kept: entries.filter((entry) => !isRegenerable(entry)),
+      regenerable: entries.filter(isRegenerable)
+    }
+  })
 
 /**
  * The submodule folders of a worktree that hold anything. `git worktree add` checks out no
@@ -169,10 +184,11 @@ export const commitWorktree = (dir: string, base: string, message: string): Effe
     const unseen = yield* filledSubmodules(dir)
     const ignored = yield* ignoredFiles(dir)
     return {
-      changed: files.length > 0 || commits > 0 || unseen.length > 0 || ignored.length > 0,
+      changed: files.length > 0 || commits > 0 || unseen.length > 0 || ignored.kept.length > 0,
       files,
       unseen,
-      ignored
+      ignored: ignored.kept,
+      regenerable: ignored.regenerable
     }
   })
 

@@ -43,6 +43,24 @@ const subagentDoing = (...calls: ReadonlyArray<{ readonly name: string; readonly
   }
 }
 
+/** What `npm install` and a Python import leave: folders the repository ignores. */
+const install = {
+  name: "bash",
+  args: {
+    command:
+      "mkdir -p node_modules/left-pad src/__pycache__ && echo 'module.exports = 1' > node_modules/left-pad/index.js && " +
+      "echo x > src/__pycache__/m.cpython-312.pyc"
+  }
+}
+
+/** A repository whose `.gitignore` (committed) holds `rules`. */
+const ignoring = (cwd: string, rules: string) => {
+  initRepo(cwd)
+  writeFileSync(path.join(cwd, ".gitignore"), rules)
+  gitIn(cwd, "add", ".gitignore")
+  gitIn(cwd, "commit", "-q", "-m", "ignore")
+}
+
 const writeNotes = { name: "write", args: { path: "notes.txt", content: "the subagent's work\n" } }
 
 describe("settling a writing subagent's worktree", () => {
@@ -190,5 +208,89 @@ describe("settling a writing subagent's worktree", () => {
           })
         )
       )
+  )
+
+  it.scoped(
+    "CH-4 a subagent that only ran an install (an ignored node_modules, __pycache__) leaves no worktree behind, and the result says why",
+    () =>
+      Effect.gen(function* () {
+        const cwd = yield* tempDir
+        ignoring(cwd, "node_modules/\n__pycache__/\n")
+        const outcome = yield* run(cwd)
+        const result = yield* taskResult(outcome.sessionId)
+        assert.include(
+          result,
+          "It changed nothing but ignored files an install or a build makes again (node_modules/, src/__pycache__/; " +
+            "ignored dependency, build and cache folders (node_modules, dist, build, target, .venv, __pycache__, .cache and the like) " +
+            "and compiled files do not keep a worktree; other ignored files do), so the worktree was removed.",
+          result
+        )
+        assert.deepStrictEqual(
+          gitIn(cwd, "worktree", "list", "--porcelain")
+            .split("\n")
+            .filter((line) => line.startsWith("worktree ")).length,
+          1
+        )
+        assert.notInclude(gitIn(cwd, "branch"), "alisio/")
+      }).pipe(
+        Effect.provide(subagentsLayer({ config: { parallelWrites: "worktree" }, script: subagentDoing(install) }))
+      )
+  )
+  it.scoped(
+    "CH-4 ignored work beside a node_modules (a .env, local notes) keeps the worktree and is named; node_modules is not",
+    () =>
+      Effect.gen(function* () {
+        const cwd = yield* tempDir
+        ignoring(cwd, "node_modules/\n__pycache__/\n.env\n*.local.md\n")
+        const outcome = yield* run(cwd)
+        const result = yield* taskResult(outcome.sessionId)
+        assert.include(
+          result,
+          "It left files the repository ignores (.env, notes.local.md): they are not committed",
+          result
+        )
+        const id = /task="([0-9a-f]{8})"/.exec(result)![1]!
+        const dir = /own git worktree (\S+) on the branch/.exec(result)![1]!
+        const merged = yield* command(`merge ${id}`, outcome.sessionId, cwd)
+        assert.include(
+          merged,
+          `Its worktree ${dir} was kept: it holds what git does not commit (.env, notes.local.md: `
+        )
+        assert.strictEqual(readFileSync(path.join(dir, ".env"), "utf8"), "TOKEN=mine\n")
+        assert.strictEqual(readFileSync(path.join(dir, "notes.local.md"), "utf8"), "my notes\n")
+      }).pipe(
+        Effect.provide(
+          subagentsLayer({
+            config: { parallelWrites: "worktree" },
+            script: subagentDoing(
+              install,
+              { name: "write", args: { path: ".env", content: "TOKEN=mine\n" } },
+              { name: "write", args: { path: "notes.local.md", content: "my notes\n" } }
+            )
+          })
+        )
+      )
+  )
+  it.scoped("CH-4 /agents merge removes a worktree whose only ignored content is a node_modules, and says so", () =>
+    Effect.gen(function* () {
+      const cwd = yield* tempDir
+      ignoring(cwd, "node_modules/\n__pycache__/\n")
+      const outcome = yield* run(cwd)
+      const result = yield* taskResult(outcome.sessionId)
+      const id = /task="([0-9a-f]{8})"/.exec(result)![1]!
+      const dir = /own git worktree (\S+) on the branch/.exec(result)![1]!
+      const merged = yield* command(`merge ${id}`, outcome.sessionId, cwd)
+      assert.include(
+        merged,
+        "The worktree and the branch were removed, with node_modules/, src/__pycache__/ in it (",
+        merged
+      )
+      assert.isFalse(existsSync(dir))
+      assert.strictEqual(readFileSync(path.join(cwd, "notes.txt"), "utf8"), "the subagent's work\n")
+    }).pipe(
+      Effect.provide(
+        subagentsLayer({ config: { parallelWrites: "worktree" }, script: subagentDoing(install, writeNotes) })
+      )
+    )
   )
 })

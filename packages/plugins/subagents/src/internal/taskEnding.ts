@@ -11,6 +11,7 @@ import type { TaskRecord, WorktreeRecord } from "../TaskRecords.js"
 import { resultText, summaryOf, type TaskEnding } from "../TaskResult.js"
 import type { LiveTask, TaskEnd } from "../Tasks.js"
 import { commitWorktree, type Repository, removeWorktree } from "../Worktrees.js"
+import { regenerableRule } from "./regenerable.js"
 
 export interface Prepared {
   readonly repository?: Repository | undefined
@@ -38,8 +39,11 @@ export const settleWorktree = (task: LiveTask, tree: WorktreeRecord, status: str
     }
     if (!changes.right.changed) {
       const removed = yield* Effect.either(removeWorktree(tree.repoRoot, tree.dir, tree.branch))
+      const { regenerable } = changes.right
       return removed._tag === "Right"
-        ? { tree: { ...tree, state: "removed" as const, files: [] } }
+        ? {
+            tree: { ...tree, state: "removed" as const, files: [], ...(regenerable.length > 0 ? { regenerable } : {}) }
+          }
         : {
             tree: { ...tree, state: "kept" as const, files: [] },
             note: `Its unchanged worktree could not be removed: ${removed.left.message}.`
@@ -57,7 +61,7 @@ export const settleWorktree = (task: LiveTask, tree: WorktreeRecord, status: str
         ? []
         : [
             `It left files the repository ignores (${listed(ignored)}): they are not committed, only in ${tree.dir}; ` +
-              "copy what is worth keeping before the worktree goes."
+              `copy what is worth keeping before the worktree goes (${regenerableRule}).`
           ])
     ]
     return {

@@ -163,6 +163,30 @@ const queries = ({ reading, run, writing }: Sql) =>
             )
         })
       ),
+    /**
+     * What some process may still be doing in the ancestors of the listed sessions (the ancestors
+     * themselves, not their other descendants), each with the listed session it is above.
+     */
+    ancestorClaims: () =>
+      reading(
+        "A run",
+        SqlSchema.findAll({
+          Request: IdList,
+          Result: Schema.Struct({ ...LiveRow.fields, below: Schema.String }),
+          execute: (ids) =>
+            run(
+              `WITH RECURSIVE up(id, below) AS (
+            SELECT parent_id, id FROM sessions WHERE id IN (SELECT value FROM json_each(?)) AND parent_id IS NOT NULL
+            UNION SELECT s.parent_id, up.below FROM sessions s JOIN up ON s.id = up.id WHERE s.parent_id IS NOT NULL)
+          SELECT r.session_id AS id, r.owner_pid AS pid, r.owner_token AS token, r.owner_host AS host, up.below AS below
+            FROM runs r JOIN up ON r.session_id = up.id WHERE r.status IN ${unfinished}
+          UNION ALL SELECT s.id, s.owner_pid, s.owner_token, s.owner_host, up.below FROM sessions s JOIN up ON s.id = up.id
+            WHERE s.status IN ${unfinished} AND s.owner_pid IS NOT NULL AND s.owner_token IS NOT NULL
+          UNION ALL SELECT l.session_id, l.pid, l.token, l.host, up.below FROM session_locks l JOIN up ON l.session_id = up.id`,
+              [ids]
+            )
+        })
+      ),
     /** Deletes the listed sessions and everything that belongs to them; the list is the whole tree. */
     deleteAll: () =>
       writing(
@@ -240,6 +264,28 @@ export const makeSessionAdmin = (sql: Sql) => {
       return live === undefined ? Effect.void : Effect.fail(inUse(SessionId.make(live.id), ownerOf(live), then))
     })
 
+  /**
+   * Fails when a live process answers for an ancestor of a session to delete: its run may still
+   * resume, read or end that child, so the child goes only once that run has ended.
+   */
+  const refuseLiveAbove = (ids: ReadonlyArray<SessionId>) =>
+    Effect.flatMap(q.ancestorClaims(ids), (claims) => {
+      const live = claims.find((row) => isAliveSync(ownerOf(row)))
+      if (live === undefined) return Effect.void
+      const owner = ownerOf(live)
+      const where = `pid ${owner.pid}${owner.host === undefined ? "" : ` on ${owner.host}`}`
+      return Effect.fail(
+        new SessionLockedError({
+          sessionId: SessionId.make(live.id),
+          holderPid: owner.pid,
+          ...(owner.host === undefined ? {} : { holderHost: owner.host }),
+          message:
+            `Session ${live.below} belongs to session ${live.id}, which has a run in progress (${where}): ` +
+            `wait for that run to end, or stop it (Ctrl-C where it runs, or kill ${owner.pid}), then delete the session.`
+        })
+      )
+    })
+
   const moveSession: SessionStoreService["moveSession"] = (id, cwd) =>
     db.transaction(
       Effect.gen(function* () {
@@ -257,6 +303,7 @@ export const makeSessionAdmin = (sql: Sql) => {
             const roots = [...new Set(ids)]
             for (const id of roots) if (!(yield* q.exists(id))) return yield* missing(id)
             yield* refuseLive(roots, "delete the session")
+            yield* refuseLiveAbove(roots)
             const deleted = (yield* q.treeIds(roots)).map((row) => SessionId.make(row.id))
             yield* q.deleteAll(deleted)
             return { deleted }
