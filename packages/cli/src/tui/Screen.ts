@@ -44,7 +44,7 @@ export class Screen {
   readonly panels: PanelRegion
   readonly queued = new Container()
   readonly input = new Container()
-  readonly editor: Editor
+  readonly editor: TabKeepingEditor
   readonly status: StatusLine
   private dialog: Dialog | undefined
   /** Until when keys go to the editor rather than to the dialog just opened. */
