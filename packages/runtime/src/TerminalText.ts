@@ -4,12 +4,13 @@
 // sequences and control characters are removed. Colours of our own are added afterwards.
 
 /**
- * CSI (7- and 8-bit); OSC, DCS, SOS, PM and APC up to their terminator, or to the end of the text
- * when unterminated, so their payload never shows; then any other ESC sequence.
+ * CSI (7- and 8-bit); OSC, DCS, SOS, PM and APC up to their terminator, so their payload never
+ * shows, but no further than the end of their line: one left open is broken there, and the lines
+ * after it show (none of these carries a newline in its payload); then any other ESC sequence.
  */
 export const ESCAPE_SEQUENCES =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point
-  /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[\s\S]*?(?:\u0007|\u001b\\|\u009c|$)|\u001b[ -/]*[0-~]/g
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\n]*?(?:\u0007|\u001b\\|\u009c|(?=\n)|$)|\u001b[ -/]*[0-~]/g
 
 /**
  * C0 and C1 controls but tab, newline and carriage return; DEL; and the invisible characters that

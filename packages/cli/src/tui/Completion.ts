@@ -56,6 +56,38 @@ export const folderMatches = async (cwd: string, query: string): Promise<Array<s
   }
 }
 
+type Listing = ReadonlyArray<CommandEntry> | Promise<ReadonlyArray<CommandEntry>>
+
+/**
+ * The commands of the `/` list. Until the catalog is first listed at start, asking waits for that
+ * listing, so a `/` typed at once opens the list when it arrives instead of finding it empty.
+ */
+export class CommandSource {
+  private resolveFirst: (entries: ReadonlyArray<CommandEntry>) => void = () => {}
+  private readonly first = new Promise<ReadonlyArray<CommandEntry>>((resolve) => {
+    this.resolveFirst = resolve
+  })
+  private list: () => Listing = () => this.first
+
+  /** The catalog's first listing; from now on `list` is asked each time. */
+  ready(first: ReadonlyArray<CommandEntry>, list: () => Listing): void {
+    this.list = list
+    this.resolveFirst(first)
+  }
+
+  current(): Listing {
+    return this.list()
+  }
+}
+
+/** `listing`, or undefined as soon as `signal` aborts (a later key asked again). */
+const unlessAborted = (listing: Listing, signal: AbortSignal): Promise<ReadonlyArray<CommandEntry> | undefined> =>
+  new Promise((resolve, reject) => {
+    if (signal.aborted) return resolve(undefined)
+    signal.addEventListener("abort", () => resolve(undefined), { once: true })
+    Promise.resolve(listing).then(resolve, reject)
+  })
+
 export class Completion implements AutocompleteProvider {
   readonly triggerCharacters = ["@"]
   // Applying a completion (where the cursor goes, quoting, the space after) is pi-tui's own logic.
@@ -63,7 +95,7 @@ export class Completion implements AutocompleteProvider {
 
   constructor(
     // Asked each time the `/` list shows: a template added meanwhile is listed (CMD-1).
-    private readonly commands: () => ReadonlyArray<CommandEntry> | Promise<ReadonlyArray<CommandEntry>>,
+    private readonly commands: () => Listing,
     private readonly files: FileIndex,
     private readonly cwd: string,
     // Read as they are: the list is kept up to date apart from typing (Session.ts).
@@ -106,8 +138,9 @@ export class Completion implements AutocompleteProvider {
     }
     const text = before.trimStart()
     if (cursorLine === 0 && text.startsWith("/") && !text.includes(" ") && !options.force) {
-      const commands = await this.commands()
-      if (options.signal.aborted) return null
+      // Awaited only until a later key aborts it: the editor runs its requests one after another.
+      const commands = await unlessAborted(this.commands(), options.signal)
+      if (commands === undefined || options.signal.aborted) return null
       const items = commands.map((command) => ({
         value: command.name,
         label: command.name,

@@ -7,7 +7,6 @@ import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import type { Intent } from "./Conversation.js"
 import type { UserEntry } from "./Entries.js"
-import { restoreTabs } from "./PasteTabs.js"
 import { matchesKey } from "./PiTuiCore.js"
 import type { Screen } from "./Screen.js"
 
@@ -47,7 +46,7 @@ export const makeFront = (screen: Screen) =>
     }
 
     screen.editor.onSubmit = (typed) => {
-      const text = restoreTabs(typed)
+      const text = screen.editor.restoreTabs(typed)
       screen.editor.addToHistory(text)
       if (early !== undefined && text.trim() !== "") early.push(screen.queue(text))
       Queue.unsafeOffer(intents, { _tag: "Submit", text })

@@ -75,6 +75,7 @@ export class RunView {
   private endBlocks(): void {
     this.reasoning?.finish()
     this.reasoning = undefined
+    this.text?.finish()
     this.text = undefined
   }
 
@@ -134,6 +135,7 @@ export class RunView {
       }
       case "reasoning_delta": {
         if (this.reasoning === undefined) {
+          this.text?.finish()
           this.text = undefined
           this.reasoning = new ReasoningEntry(screen.theme)
           this.reasoning.setExpanded(this.expanded)

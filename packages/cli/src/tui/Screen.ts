@@ -7,15 +7,7 @@ import type { Dialog } from "./Dialogs.js"
 import { LinesEntry, NoticeEntry, type NoticeLevel, UserEntry } from "./Entries.js"
 import { PanelRegion } from "./Panels.js"
 import { TabKeepingEditor } from "./PasteTabs.js"
-import {
-  type Component,
-  Container,
-  type Editor,
-  matchesKey,
-  type Terminal,
-  type TUI,
-  TuiMainScreen
-} from "./PiTuiCore.js"
+import { type Component, Container, matchesKey, type Terminal, type TUI, TuiMainScreen } from "./PiTuiCore.js"
 import { StatusLine } from "./StatusLine.js"
 import type { Theme } from "./Theme.js"
 
@@ -44,7 +36,7 @@ export class Screen {
   readonly panels: PanelRegion
   readonly queued = new Container()
   readonly input = new Container()
-  readonly editor: Editor
+  readonly editor: TabKeepingEditor
   readonly status: StatusLine
   private dialog: Dialog | undefined
   /** Until when keys go to the editor rather than to the dialog just opened. */

@@ -21,7 +21,7 @@ import type { TuiFlags } from "../Flags.js"
 import type { PluginFlags } from "../Plugins.js"
 import { shortId } from "../ShortIds.js"
 import { catalogLayer } from "../Slash.js"
-import { type CommandEntry, Completion, type ResourceEntry } from "./Completion.js"
+import { CommandSource, Completion, type ResourceEntry } from "./Completion.js"
 import { makeConversation } from "./Conversation.js"
 import { FileIndex } from "./FileIndex.js"
 import type { Front } from "./Front.js"
@@ -57,11 +57,11 @@ export const runSession = (input: SessionInput) =>
   Effect.gen(function* () {
     const { flags, limits, screen, front, history, cwd, resumed, color, unicode } = input
     const { intents, busy } = front
-    let commands: () => ReadonlyArray<CommandEntry> | Promise<ReadonlyArray<CommandEntry>> = () => []
+    const commands = new CommandSource()
     let resources: ReadonlyArray<ResourceEntry> = []
     screen.editor.setAutocompleteProvider(
       new Completion(
-        () => commands(),
+        () => commands.current(),
         new FileIndex(cwd),
         cwd,
         () => resources
@@ -111,9 +111,9 @@ export const runSession = (input: SessionInput) =>
       const listCommands = Effect.map(catalog.list("tui"), (listings) =>
         listings.filter((listing) => listing.shadowedBy === undefined)
       )
-      yield* listCommands
+      const listed = yield* listCommands
       const runtime = yield* Effect.runtime<never>()
-      commands = () => Runtime.runPromise(runtime, listCommands)
+      commands.ready(listed, () => Runtime.runPromise(runtime, listCommands))
       const conversation = yield* makeConversation({
         setup,
         screen,

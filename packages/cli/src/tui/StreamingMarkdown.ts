@@ -12,9 +12,12 @@
 //
 // A line longer than TAIL_LIMIT (minified JSON, a run-on answer) is cut inside too, where
 // `StreamCut.ts` finds it safe, so a single line of hundreds of KB streams in linear time as well;
-// its pieces are drawn one under the other (a row ends early at each cut). A cut inside a code
-// block closes it for that piece and opens it again for the next, without drawing either fence.
-// A carriage return in such a line takes back only what came after the last cut.
+// while it streams its pieces are drawn one under the other (a row ends early at each cut, and
+// Markdown that straddles one shows its markers). A cut inside a code block closes it for that
+// piece and opens it again for the next, without drawing either fence. Once the block holding the
+// line is cut at a safe place (a blank line, between plain lines) or the answer ends (`finish`), its
+// pieces are joined back into one, drawn as the whole would be: each character is joined once, so
+// the cost stays linear. A carriage return in such a line takes back only what came after the last cut.
 //
 // The text is kept as it came and cleaned (`sanitize`) a block at a time, never a delta at a time,
 // cut only where `StreamCut.ts` says no escape sequence, surrogate pair or `\r\n` spans; a string
@@ -86,6 +89,11 @@ export class StreamingMarkdown extends Container {
   private reopen = ""
   /** Whether the tail starts inside a line cut before (its first line is not a line's start). */
   private continued = false
+  /**
+   * The pieces of a block cut inside a line, while it goes on: their text cleaned (without the
+   * fences drawn around a piece of a code block), and where in the children the first was placed.
+   */
+  private chain: { readonly texts: Array<string>; readonly at: number; readonly gap: boolean } | undefined
   /** A sequence left open past the limit, being dropped (its text is the last of `done`). */
   private readonly dropped = new DroppedSequence()
   /** Characters cleaned and handed to Markdown so far: the work streaming costs. */
@@ -138,9 +146,17 @@ export class StreamingMarkdown extends Container {
     this.opener = ""
     this.reopen = ""
     this.continued = false
+    this.chain = undefined
     this.dropped.stop()
     this.clear()
     this.settle()
+  }
+
+  /** The answer is complete: a line still cut into pieces is joined back and drawn whole. */
+  finish(): void {
+    if (this.chain === undefined) return
+    this.scan()
+    this.freeze(this.rest.length, false, false, true)
   }
 
   /** Reads the complete lines that arrived since the last call. */
@@ -252,11 +268,15 @@ export class StreamingMarkdown extends Container {
     if (cut > from) this.freeze(cut, false, this.fenced)
   }
 
-  /** Freezes the tail up to `cut`: after a blank line, between two lines, or inside a line (`inCode`: of a code block). */
-  private freeze(cut: number, blank: boolean, inCode = false): void {
+  /**
+   * Freezes the tail up to `cut`: after a blank line, between two lines, or inside a line (`inCode`:
+   * of a code block); `last`: the end of the answer, where the pieces of a cut line are joined too.
+   */
+  private freeze(cut: number, blank: boolean, inCode = false, last = false): void {
     const raw = this.rest.slice(0, cut)
     const carried = this.carry + raw
-    const cleaned = this.clean(raw).replace(/\n+$/, "")
+    const whole = this.clean(raw)
+    const cleaned = whole.replace(/\n+$/, "")
     const fence = inCode ? (/^\s*(`{3,}|~{3,})/.exec(this.opener)?.[1] ?? "```") : ""
     const block = `${this.reopen === "" ? "" : `${this.reopen}\n`}${cleaned}${inCode ? `\n${fence}` : ""}`
     const hideFirst = this.reopen !== ""
@@ -264,7 +284,7 @@ export class StreamingMarkdown extends Container {
     this.done.push(raw)
     this.rest = this.rest.slice(cut)
     this.cuts.drop(cut)
-    const inLine = cut > this.scanned
+    const inLine = cut > this.scanned && !last
     this.scanned = Math.max(0, this.scanned - cut)
     this.continued = inLine
     this.reopen = inLine && this.fenced ? sanitize(this.opener) : ""
@@ -272,6 +292,15 @@ export class StreamingMarkdown extends Container {
     this.plainCut = -1
     if (this.tailShown) this.unplace(this.tail)
     this.tailShown = false
+    if (this.chain !== undefined && !inLine) {
+      this.join(this.chain, whole, blank)
+      return
+    }
+    if (inLine) {
+      const texts = this.chain?.texts ?? []
+      texts.push(whole)
+      this.chain ??= { texts, at: this.children.length, gap: this.gapBeforeTail }
+    }
     if (cleaned.trim() !== "") {
       this.work += block.length
       const piece = new Piece(block, this.paddingX, 0, this.theme, undefined, markdownOptions)
@@ -281,6 +310,19 @@ export class StreamingMarkdown extends Container {
       this.blocks += 1
       this.gapBeforeTail = blank
     } else this.gapBeforeTail ||= blank
+  }
+
+  /** Replaces the pieces of a block cut inside a line by the block whole, ending with `end`. */
+  private join(chain: NonNullable<typeof this.chain>, end: string, blank: boolean): void {
+    this.chain = undefined
+    const text = (chain.texts.join("") + end).replace(/\n+$/, "")
+    this.work += text.length
+    this.children.length = chain.at
+    if (text.trim() !== "") {
+      this.place(new Piece(text, this.paddingX, 0, this.theme, undefined, markdownOptions), chain.gap)
+      this.blocks += 1
+      this.gapBeforeTail = blank
+    } else this.gapBeforeTail = chain.gap || blank
   }
 
   private place(part: Markdown, gap: boolean): void {

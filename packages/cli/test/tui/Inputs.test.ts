@@ -3,9 +3,12 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Completion } from "../../src/tui/Completion.js"
+import { CommandSource, Completion } from "../../src/tui/Completion.js"
 import { FileIndex, walkFiles } from "../../src/tui/FileIndex.js"
 import { historyFile, openHistory } from "../../src/tui/History.js"
+import { Screen } from "../../src/tui/Screen.js"
+import { makeTheme } from "../../src/tui/Theme.js"
+import { VirtualTerminal } from "./VirtualTerminal.js"
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "alisio-tui-"))
 
@@ -177,5 +180,33 @@ describe("TUI inputs", () => {
     assert.include((await suggest(completion, "/mod"))?.items[0]?.description ?? "", "[provider/model] — Show")
     assert.isNull(await suggest(completion, "/model gpt"), "arguments are not command names")
     assert.isNull(await suggest(completion, "plain text"))
+  })
+
+  it("UI-1 a / typed before the command catalog is first listed opens the list once the listing arrives", async () => {
+    const root = tempDir()
+    try {
+      const screen = new Screen(new VirtualTerminal(60, 16), makeTheme({ color: false }))
+      const source = new CommandSource()
+      screen.editor.setAutocompleteProvider(new Completion(() => source.current(), new FileIndex(root), root))
+      screen.editor.handleInput("/")
+      screen.editor.handleInput("m")
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      assert.notInclude(screen.editor.render(60).join("\n"), "model", "nothing listed yet")
+      const listing = [
+        { name: "model", description: "choose the model" },
+        { name: "help", description: "what can be typed" }
+      ]
+      source.ready(listing, () => listing)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      const rows = screen.editor.render(60).join("\n")
+      assert.include(rows, "model")
+      assert.include(rows, "choose the model")
+      screen.editor.handleInput("\x7f")
+      screen.editor.handleInput("h")
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      assert.include(screen.editor.render(60).join("\n"), "what can be typed", "asked again as typing goes on")
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true })
+    }
   })
 })

@@ -1,13 +1,14 @@
 // A single streamed line of hundreds of KB (minified JSON, a run-on answer, long reasoning) costs
 // work linear in its length, and still shows what the whole text cleaned would (UI-1).
 
+import { Markdown } from "@earendil-works/pi-tui"
 import { assert, describe, it } from "@effect/vitest"
 import { ReasoningEntry } from "../../src/tui/Entries.js"
 import { truncateToWidth } from "../../src/tui/PiTuiCore.js"
 import { sanitize } from "../../src/tui/Sanitize.js"
 import { StreamingMarkdown } from "../../src/tui/StreamingMarkdown.js"
 import { makeTheme } from "../../src/tui/Theme.js"
-import { wrapLine } from "../../src/tui/Wrap.js"
+import { markdownOptions, wrapLine } from "../../src/tui/Wrap.js"
 
 const plain = makeTheme({ color: false })
 const E = "\x1b"
@@ -35,29 +36,68 @@ describe("TUI long streamed lines", () => {
     const work = (length: number) => {
       const answer = new StreamingMarkdown(plain.markdown)
       for (const delta of inDeltas(longLine(length), 15)) answer.append(delta)
-      return answer
+      const pieces = answer.children.length
+      answer.finish()
+      return Object.assign(answer, { pieces })
     }
     const half = work(150_000).work
     const whole = work(300_000)
     // Cleaning the whole line on each of its 20 000 deltas would be thousands of times its length.
     assert.isBelow(whole.work, 2.2 * half, `${half} then ${whole.work} characters`)
     assert.isBelow(whole.work, 300 * 300_000, "a bounded tail")
-    assert.isAbove(whole.children.length, 10, "cut inside the line")
+    assert.isAbove(whole.pieces, 10, "cut inside the line")
     const text = longLine(30_000)
     for (const size of [1, 7, 15, 400]) {
       const streamed = new StreamingMarkdown(plain.markdown)
       for (const delta of inDeltas(text, size)) streamed.append(delta)
+      streamed.finish()
       const shown = streamed.render(80)
       assert.strictEqual(visible(shown), sanitize(text).replace(/\s/g, ""), `deltas of ${size}`)
       assert.notInclude(shown.join("\n"), "TITLE")
     }
   })
 
+  it("UI-1 a one-line answer cut while it streams shows, once complete, exactly as the whole rendered at once", () => {
+    const run = (n: number) =>
+      Array.from(
+        { length: n },
+        (_, i) => `word${i} **bold text ${i}** then \`inline code ${i}\` and [a link ${i}](https://example.com/${i}) `
+      ).join("")
+    const first = run(60)
+    const text = `${first}\n\n${run(50)}\n\`\`\`js\n${"let x = 1; ".repeat(300)}\n\`\`\`\n${run(40)}`
+    const whole = (value: string, width: number) =>
+      rowsOf(new Markdown(value, 0, 0, plain.markdown, undefined, markdownOptions).render(width))
+    const rowsOf = (rows: ReadonlyArray<string>) => rows.map((row) => row.trimEnd())
+    for (const size of [1, 13, 500]) {
+      const streamed = new StreamingMarkdown(plain.markdown)
+      let sent = ""
+      let joined = false
+      for (const delta of inDeltas(text, size)) {
+        streamed.append(delta)
+        sent += delta
+        if (!joined && sent.length > first.length + 200) {
+          joined = true
+          // The first paragraph is complete: its pieces are joined back while the answer goes on.
+          const rows = whole(first, 80)
+          assert.deepStrictEqual(rowsOf(streamed.render(80)).slice(0, rows.length), rows, `deltas of ${size}`)
+        }
+      }
+      assert.isAbove(streamed.children.length, 4, "cut inside the lines while streaming")
+      streamed.finish()
+      for (const width of [80, 37])
+        assert.deepStrictEqual(rowsOf(streamed.render(width)), whole(text, width), `deltas of ${size}, width ${width}`)
+    }
+  })
+
   it("UI-1 a code block holding one long line is cut inside without drawing a fence at each cut", () => {
     const text = `Here:\n\n\`\`\`json\n${'{"key":"value","n":12345},'.repeat(4_000)}\n\`\`\`\n\nDone.\n`
     const streamed = new StreamingMarkdown(plain.markdown)
-    for (const delta of inDeltas(text, 13)) streamed.append(delta)
-    assert.isAbove(streamed.children.length, 10, "cut inside the line")
+    let pieces = 0
+    for (const delta of inDeltas(text, 13)) {
+      streamed.append(delta)
+      pieces = Math.max(pieces, streamed.children.length)
+    }
+    assert.isAbove(pieces, 10, "cut inside the line")
     const shown = streamed.render(80)
     assert.strictEqual(
       shown.filter((line) => line.trim().startsWith("```")).length,

@@ -2,6 +2,7 @@
 // dropped unseen, the text after it shows, and what waits to be cut stays bounded.
 import { assert, describe, it } from "@effect/vitest"
 import { ReasoningText } from "../../src/tui/ReasoningText.js"
+import { sanitize } from "../../src/tui/Sanitize.js"
 import { CleanStream, OPEN_SEQUENCE_LIMIT } from "../../src/tui/StreamCut.js"
 import { StreamingMarkdown } from "../../src/tui/StreamingMarkdown.js"
 import { makeTheme } from "../../src/tui/Theme.js"
@@ -76,6 +77,36 @@ describe("an escape sequence left open in streamed text", () => {
       assert.notInclude(shown.join(""), "xxx")
       assert.strictEqual(answer.value, text)
       assert.isBelow(answer.work, 20 * OPEN_SEQUENCE_LIMIT + 100_000, `${answer.work} characters cleaned`)
+    }
+  })
+
+  it("UI-1: an `ESC ]` left open over many short lines is broken at its newline: every later line shows", () => {
+    const plain = makeTheme({ color: false })
+    const lines = Array.from({ length: 300 }, (_, i) => `line ${i}`)
+    for (const open of [`${E}]0;title`, `${E}P`, "\u009d8;;"]) {
+      const text = `before ${open}\n${lines.join("\n")}\nend`
+      assert.strictEqual(sanitize(text), `before \n${lines.join("\n")}\nend`)
+      for (const size of [1, 9, 4096]) {
+        assert.strictEqual(streamed(text, size).shown, sanitize(text), `${JSON.stringify(open)} by ${size}`)
+        const answer = new StreamingMarkdown(plain.markdown)
+        const reasoning = new ReasoningText()
+        const card = new ToolCard("c1", "bash", JSON.stringify({ command: "cat x" }), plain)
+        card.setExpanded(true)
+        for (const chunk of inChunks(text, size)) {
+          answer.append(chunk)
+          reasoning.append(chunk)
+          card.progress(chunk)
+        }
+        answer.finish()
+        const shownAnswer = answer.render(80).map((line) => line.trim())
+        assert.includeMembers(shownAnswer, ["line 0", "line 150", "line 299", "end"])
+        const shownReasoning = reasoning.rows(80, (row) => row).map((row) => row.trim())
+        assert.deepStrictEqual(shownReasoning, ["before", ...lines, "end"])
+        assert.isTrue(
+          card.render(80).some((line) => line.includes("line 299")),
+          "the tool card's last lines"
+        )
+      }
     }
   })
 })
