@@ -39,6 +39,7 @@ import { ResponsesAssembler } from "./internal/ResponsesStream.js"
 import { defaultRetryPolicy, finalError, type RetryPolicy, retryDelay } from "./internal/Retry.js"
 
 export type { CatalogEntry } from "./internal/Catalog.js"
+export { addressProblem } from "./internal/ErrorMapping.js"
 
 /** How to reach one OpenAI-compatible server. */
 export interface Options {

@@ -126,28 +126,50 @@ export const noAnswerInTime = (provider: string, baseURL: string, ms: number): F
   retryable: false
 })
 
+/** The address as it may be shown: without the user name and password it may hold. */
+export const shownAddress = (address: string): string => address.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, "$1")
+
 /**
- * Why `baseURL` cannot be sent to, or `undefined` when it can: not a URL, another scheme, no host.
- * Fetch would fail each request with "Invalid URL" or "unknown scheme", retried as a network error.
+ * Why `baseURL` cannot be sent to, or `undefined` when it can: not a URL, another scheme, no host,
+ * or a user name or password in it (fetch refuses those, and the message quoting the address would
+ * print the password). `credentials` tells which, for the remedy.
  */
-export const baseUrlProblem = (provider: string, baseURL: string): Failure | undefined => {
+export const addressProblem = (
+  baseURL: string
+): { readonly text: string; readonly credentials: boolean } | undefined => {
   let url: URL | undefined
   try {
     url = new URL(baseURL)
   } catch {
     url = undefined
   }
-  if (url !== undefined && (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "") {
-    return undefined
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "") {
+    return { text: `${shownAddress(baseURL)} is not an http:// or https:// address`, credentials: false }
   }
-  const where = provider === "openai" ? "OPENAI_BASE_URL or providers.openai.baseURL" : `providers.${provider}.baseURL`
+  if (url.username === "" && url.password === "") return undefined
   return {
-    error: make(
-      provider,
-      "bad_request",
-      `${baseURL} is not an http:// or https:// address; set ${where} to the server's API address, e.g. http://127.0.0.1:8080/v1`,
-      { lead: "The provider's address is not usable" }
-    ).error,
+    text: `${shownAddress(baseURL)} was given with a user name or password in it, which are never sent from an address`,
+    credentials: true
+  }
+}
+
+/**
+ * Why `baseURL` cannot be sent to (`addressProblem`) with where to set it right, or `undefined`.
+ * Fetch would fail each request with "Invalid URL" or "unknown scheme", retried as a network error.
+ */
+export const baseUrlProblem = (provider: string, baseURL: string): Failure | undefined => {
+  const problem = addressProblem(baseURL)
+  if (problem === undefined) return undefined
+  const openai = provider === "openai"
+  const where = openai ? "OPENAI_BASE_URL or providers.openai.baseURL" : `providers.${provider}.baseURL`
+  const key = openai ? "OPENAI_API_KEY" : `providers.${provider}.apiKeyEnv or apiKey`
+  const remedy = problem.credentials
+    ? `remove them from ${where} and give the key in ${key}`
+    : `set ${where} to the server's API address, e.g. http://127.0.0.1:8080/v1`
+  return {
+    error: make(provider, "bad_request", `${problem.text}; ${remedy}`, {
+      lead: "The provider's address is not usable"
+    }).error,
     retryable: false
   }
 }
