@@ -29,7 +29,10 @@ describe("OpenAiCompatible hostile words", () => {
       const page = expectFailure(yield* run(model), "server").message
       assert.strictEqual(page, 'The server failed (HTTP 502): a web page ("example.com | 502: Bad gateway")')
       const escapes = expectFailure(yield* run(model), "auth").message
-      assert.strictEqual(escapes, "The server refused the credentials (HTTP 401): bad key fake prompt $ rm -rf")
+      assert.strictEqual(
+        escapes,
+        "The server refused the credentials (HTTP 401): bad key fake prompt $ rm -rf; check the key in OPENAI_API_KEY (or providers.openai.apiKey), or run `alisio connect openai` again."
+      )
       const long = expectFailure(yield* run(model), "server").message
       assert.strictEqual(long, `The server failed (HTTP 500): ${"e".repeat(300)}…`)
       const json = expectFailure(yield* run(model), "bad_request").message

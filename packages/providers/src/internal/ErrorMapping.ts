@@ -116,6 +116,30 @@ export const redactError = (error: ProviderError, secrets: ReadonlyArray<string>
       })
 }
 
+/**
+ * A refused key with what to do about it (the server's own words say what is wrong, never where the
+ * key is set): where the provider's key comes from, or that none was sent.
+ */
+export const withKeyRemedy = (error: ProviderError, keySent: boolean): ProviderError => {
+  if (error.code !== "auth") return error
+  const provider = error.provider ?? "openai"
+  const where =
+    provider === "openai" ? "OPENAI_API_KEY (or providers.openai.apiKey)" : `providers.${provider}.apiKeyEnv or apiKey`
+  const remedy = !keySent
+    ? `no key was sent: set ${where}, or run \`alisio connect ${provider}\``
+    : error.status === 403
+      ? `the key may lack access to this model or endpoint: check it in ${where}`
+      : `check the key in ${where}, or run \`alisio connect ${provider}\` again`
+  return new ProviderError({
+    code: error.code,
+    message: `${error.message.replace(/\.$/, "")}; ${remedy}.`,
+    provider: error.provider,
+    status: error.status,
+    retryAfterMs: error.retryAfterMs,
+    contextWindow: error.contextWindow
+  })
+}
+
 /** A request the server accepted but did not answer within the adapter's bound: not retried. */
 export const noAnswerInTime = (provider: string, baseURL: string, ms: number): Failure => ({
   error: make(
