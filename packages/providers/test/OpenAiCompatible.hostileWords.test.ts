@@ -82,4 +82,18 @@ describe("OpenAiCompatible hostile words", () => {
       )
     })
   )
+
+  it.scopedLive("PRV-2 a server's words of megabytes are quoted only as far as their first 2 000 characters", () =>
+    Effect.gen(function* () {
+      const server = yield* SseServer.sequence(
+        { body: sse(chunk({ content: "ok" }), { error: { message: `boom ${"y".repeat(5 * 1024 * 1024)}` } }) },
+        jsonReply(400, { error: { message: `bad ${"z".repeat(60_000)}` } })
+      )
+      const model = modelFor(server, { maxRetries: 0 })
+      const inStream = expectFailure(yield* run(model), "server").message
+      assert.strictEqual(inStream, `The server failed: boom ${"y".repeat(1995)}…`)
+      const status = expectFailure(yield* run(model), "bad_request").message
+      assert.strictEqual(status, `The server rejected the request (HTTP 400): bad ${"z".repeat(1996)}…`)
+    })
+  )
 })

@@ -54,6 +54,20 @@ const CONTROLS = /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]+/gu
 export const plainText = (text: string): string =>
   text.replace(ESCAPE_SEQUENCES, "").replace(CONTROLS, " ").replace(/\s+/g, " ").trim()
 
+/**
+ * The most of a server's words an error quotes. Real messages (a context overflow, a validation
+ * error naming its fields) are a few hundred characters; an error body or an in-stream error of
+ * megabytes was printed whole and stored in every run_failed.
+ */
+const MAX_DETAIL = 2000
+
+/** The server's words as one plain line (`plainText`), cut at `MAX_DETAIL`. */
+const quoted = (detail: string): string => {
+  // Cut before cleaning, so a body of megabytes is not scanned whole; escapes may take some room.
+  const line = plainText(detail.length > MAX_DETAIL * 4 ? detail.slice(0, MAX_DETAIL * 4) : detail)
+  return line.length > MAX_DETAIL ? `${line.slice(0, MAX_DETAIL)}…` : line
+}
+
 const make = (
   provider: string,
   code: ProviderErrorCode,
@@ -74,7 +88,7 @@ const make = (
   const error = new ProviderError({
     code,
     provider,
-    message: `${extra.lead ?? describe[code]}${status}${detail === undefined ? "." : `: ${plainText(detail)}`}`,
+    message: `${extra.lead ?? describe[code]}${status}${detail === undefined ? "." : `: ${quoted(detail)}`}`,
     ...(extra.status === undefined ? {} : { status: extra.status }),
     ...(extra.retryAfterMs === undefined ? {} : { retryAfterMs: extra.retryAfterMs }),
     ...(extra.contextWindow === undefined ? {} : { contextWindow: extra.contextWindow })
