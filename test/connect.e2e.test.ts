@@ -145,6 +145,23 @@ describe("alisio connect (end to end)", () => {
     assert.strictEqual(config(sandbox), `providers:\n  later:\n    baseURL: http://127.0.0.1:${port}/v1\n`)
   })
 
+  it("CLI-1 TL-8 an address with a password or control characters is refused in one line, never echoing the password", async () => {
+    const { server, sandbox, run } = await setup()
+    const bare = new URL(server.baseURL)
+    const withPassword = await run(["connect", "local", "--base-url", `http://alice:s3cret-pass@${bare.host}/v1`])
+    assert.strictEqual(withPassword.code, 2)
+    assert.strictEqual(
+      withPassword.stderr,
+      `alisio: http://${bare.host}/v1 was given with a user name or password in it, which are never sent from an address: give the key with --with-api-key or --api-key-env instead (see alisio connect --help)\n`
+    )
+    const escaped = await run(["connect", "local", "--base-url", `${server.baseURL}\u001b[2J`, "--no-check"])
+    assert.strictEqual(escaped.code, 2)
+    assert.include(escaped.stderr, "holds spaces or control characters")
+    assert.notInclude(escaped.stderr, "\u001b")
+    assert.isFalse(existsSync(join(sandbox.home, "config.yaml")))
+    assert.isUndefined(server.requests.find((request) => request.path.endsWith("/models")))
+  })
+
   it("CLI-1 PRV-2 what a hostile /models says reaches the terminal as one plain line, and odd ids are not listed", async () => {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: what must never reach the terminal
     const unsafe = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/

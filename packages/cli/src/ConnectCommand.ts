@@ -116,7 +116,7 @@ const target = (provider: string, baseUrl: string | undefined, remedy: string) =
       return yield* usageError(`The provider name "${id}" may hold letters, digits, ".", "_" and "-" ${remedy}`)
     }
     const preset = presets[id.toLowerCase()]
-    const given = baseUrl ?? preset?.baseURL
+    const given = baseUrl?.trim() ?? preset?.baseURL
     // `…/v1/chat/completions` as pasted from another agent's docs: kept as `…/v1` (PRV-2).
     const baseURL = given === undefined ? undefined : (withoutEndpoint(given)?.base ?? given)
     if (baseURL === undefined) {
@@ -124,8 +124,14 @@ const target = (provider: string, baseUrl: string | undefined, remedy: string) =
         `${id} is not a provider Alisio knows (${Object.keys(presets).join(", ")}): give its address with --base-url, e.g. --base-url http://127.0.0.1:8080/v1`
       )
     }
-    if (!/^https?:\/\/[^/\s]+/.test(baseURL)) {
-      return yield* usageError(`${baseURL} is not an http:// or https:// address ${remedy}`)
+    // The URL parser would drop a line break or encode an escape sequence; the person meant neither.
+    if (/[\p{Cc}\s]/u.test(baseURL)) {
+      return yield* usageError(`The address ${JSON.stringify(baseURL)} holds spaces or control characters ${remedy}`)
+    }
+    const problem = OpenAiCompatible.addressProblem(baseURL)
+    if (problem !== undefined) {
+      const keyRemedy = problem.credentials ? ": give the key with --with-api-key or --api-key-env instead" : ""
+      return yield* usageError(`${problem.text}${keyRemedy} ${remedy}`)
     }
     return { id, baseURL, preset }
   })

@@ -29,7 +29,8 @@ import {
   fromStreamPayload,
   invalidResponse,
   noAnswerInTime,
-  redactError
+  redactError,
+  withKeyRemedy
 } from "./internal/ErrorMapping.js"
 import { makeHttpClient, maxBodyBytes, readBounded, sizeText } from "./internal/Http.js"
 import { PartReader } from "./internal/PartReader.js"
@@ -39,6 +40,7 @@ import { ResponsesAssembler } from "./internal/ResponsesStream.js"
 import { defaultRetryPolicy, finalError, type RetryPolicy, retryDelay } from "./internal/Retry.js"
 
 export type { CatalogEntry } from "./internal/Catalog.js"
+export { addressProblem } from "./internal/ErrorMapping.js"
 
 /** How to reach one OpenAI-compatible server. */
 export interface Options {
@@ -372,10 +374,11 @@ export const make = (options: Options): LanguageModelService => {
 
   // What a server echoes of the key never reaches the user, the store or the model (TL-8).
   const secrets = apiKey.length > 0 ? [apiKey] : []
+  const explained = (error: ProviderError) => redactError(withKeyRemedy(error, apiKey.length > 0), secrets)
   return {
     provider,
-    stream: (request) => Stream.mapError(streamRequest(request), (error) => redactError(error, secrets)),
-    models: Effect.mapError(models, (error) => redactError(error, secrets))
+    stream: (request) => Stream.mapError(streamRequest(request), explained),
+    models: Effect.mapError(models, explained)
   }
 }
 

@@ -1,7 +1,9 @@
 // How an answer finishes: its usage and its finish reason
 
+import { Usage } from "@alisio/domain/Usage"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { chunk, done, expectComplete, modelFor, replayEverywhere, run, sse } from "./support/openAiCompatible.js"
 import * as SseServer from "./support/SseServer.js"
 
@@ -48,5 +50,30 @@ describe("OpenAiCompatible finish and usage", () => {
       assert.strictEqual(expectComplete(yield* run(model)).finish?.reason, "content_filter")
       assert.strictEqual(expectComplete(yield* run(model)).finish?.reason, "other")
     })
+  )
+
+  it.scopedLive(
+    "PRV-2 EV-4 usage counts that are no token count (huge, negative, fractional) are dropped, the rest kept",
+    () =>
+      Effect.gen(function* () {
+        const got = yield* replayEverywhere(
+          sse(
+            chunk({ content: "a" }),
+            chunk({}, "stop", {
+              usage: {
+                prompt_tokens: 1e300,
+                completion_tokens: 7,
+                total_tokens: -1,
+                completion_tokens_details: { reasoning_tokens: 2 ** 64 },
+                prompt_tokens_details: { cached_tokens: 1.5 }
+              }
+            }),
+            done
+          )
+        )
+        const usage = got.finish?.usage
+        assert.isTrue(Schema.is(Usage)(usage), JSON.stringify(usage))
+        assert.deepStrictEqual(usage, { inputTokens: 0, outputTokens: 7 })
+      })
   )
 })

@@ -29,7 +29,10 @@ describe("OpenAiCompatible hostile words", () => {
       const page = expectFailure(yield* run(model), "server").message
       assert.strictEqual(page, 'The server failed (HTTP 502): a web page ("example.com | 502: Bad gateway")')
       const escapes = expectFailure(yield* run(model), "auth").message
-      assert.strictEqual(escapes, "The server refused the credentials (HTTP 401): bad key fake prompt $ rm -rf")
+      assert.strictEqual(
+        escapes,
+        "The server refused the credentials (HTTP 401): bad key fake prompt $ rm -rf; check the key in OPENAI_API_KEY (or providers.openai.apiKey), or run `alisio connect openai` again."
+      )
       const long = expectFailure(yield* run(model), "server").message
       assert.strictEqual(long, `The server failed (HTTP 500): ${"e".repeat(300)}…`)
       const json = expectFailure(yield* run(model), "bad_request").message
@@ -77,6 +80,20 @@ describe("OpenAiCompatible hostile words", () => {
         junk.message,
         "The server sent an invalid response: expected the list of models as JSON, got not json at all"
       )
+    })
+  )
+
+  it.scopedLive("PRV-2 a server's words of megabytes are quoted only as far as their first 2 000 characters", () =>
+    Effect.gen(function* () {
+      const server = yield* SseServer.sequence(
+        { body: sse(chunk({ content: "ok" }), { error: { message: `boom ${"y".repeat(5 * 1024 * 1024)}` } }) },
+        jsonReply(400, { error: { message: `bad ${"z".repeat(60_000)}` } })
+      )
+      const model = modelFor(server, { maxRetries: 0 })
+      const inStream = expectFailure(yield* run(model), "server").message
+      assert.strictEqual(inStream, `The server failed: boom ${"y".repeat(1995)}…`)
+      const status = expectFailure(yield* run(model), "bad_request").message
+      assert.strictEqual(status, `The server rejected the request (HTTP 400): bad ${"z".repeat(1996)}…`)
     })
   )
 })

@@ -43,6 +43,24 @@ describe("OpenAiCompatible reasoning", () => {
     })
   )
 
+  it.scopedLive(
+    "PRV-2 TL-6 an answer opening with 150 000 blank deltas is read in linear time, then as text",
+    () =>
+      Effect.gen(function* () {
+        const blanks = sse(chunk({ content: " " })).repeat(150_000)
+        const server = yield* SseServer.always({
+          body: blanks + sse(chunk({ content: "hi" }), chunk({}, "stop"), done)
+        })
+        const started = Date.now()
+        const got = expectComplete(yield* run(modelFor(server)))
+        // Linear takes about 2 s on a slow machine; trimming all that was held on each delta took minutes.
+        assert.isBelow(Date.now() - started, 25_000)
+        assert.strictEqual(got.text.trim(), "hi")
+        assert.strictEqual(got.reasoning, "")
+      }),
+    60_000
+  )
+
   it.scopedLive("PRV-2 a <think> block opening the content is reasoning, its tags whole even when split", () =>
     Effect.gen(function* () {
       const contents = (...deltas: ReadonlyArray<string>) => ({

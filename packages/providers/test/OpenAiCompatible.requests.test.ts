@@ -254,6 +254,25 @@ describe("OpenAiCompatible requests and discovery", () => {
     })
   )
 
+  it.scopedLive("PRV-2 TL-8 a baseURL with a user name or password fails at once, never quoting the password", () =>
+    Effect.gen(function* () {
+      const server = yield* SseServer.always({ body: sse(chunk({ content: "hi" }, "stop"), done) })
+      const bare = new URL(server.baseURL)
+      const baseURL = `http://alice:s3cret-pass@${bare.host}${bare.pathname}`
+      const outcome = yield* run(OpenAiCompatible.make({ baseURL }))
+      assert.deepStrictEqual(outcome.parts, [], "no retry was announced")
+      assert.strictEqual(outcome.error?.code, "bad_request")
+      assert.strictEqual(
+        outcome.error?.message,
+        `The provider's address is not usable: ${server.baseURL} was given with a user name or password in it, which are never sent from an address; remove them from OPENAI_BASE_URL or providers.openai.baseURL and give the key in OPENAI_API_KEY`
+      )
+      const listed = yield* Effect.flip(OpenAiCompatible.make({ baseURL, providerId: "work" }).models)
+      assert.notInclude(listed.message, "s3cret")
+      assert.include(listed.message, "give the key in providers.work.apiKeyEnv or apiKey")
+      assert.strictEqual(server.requests.length, 0)
+    })
+  )
+
   it.scopedLive("PRV-2 layerConfig reads OPENAI_BASE_URL and OPENAI_API_KEY", () =>
     Effect.gen(function* () {
       const server = yield* SseServer.always({ body: okBody })

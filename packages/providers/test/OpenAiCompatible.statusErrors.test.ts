@@ -1,5 +1,6 @@
 // Error statuses: what each server's refusal becomes, in its own words
 
+import * as OpenAiCompatible from "@alisio/providers/OpenAiCompatible"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import {
@@ -31,6 +32,35 @@ describe("OpenAiCompatible error statuses", () => {
       assert.strictEqual(error.status, 401)
       assert.strictEqual(error.provider, "openai")
       assert.strictEqual(server.requests.length, 1)
+    })
+  )
+
+  it.scopedLive("PRV-2 a refused key (401, 403, none sent) ends in one line naming where the key is set", () =>
+    Effect.gen(function* () {
+      const server = yield* SseServer.sequence(
+        jsonReply(401, { error: { message: "Incorrect API key provided", code: "invalid_api_key" } }),
+        jsonReply(403, { error: { message: "Project does not have access to model gpt-4o" } }),
+        jsonReply(401, { error: { message: "Missing bearer authentication" } }),
+        jsonReply(401, { error: { message: "invalid key" } })
+      )
+      assert.strictEqual(
+        expectFailure(yield* run(modelFor(server)), "auth").message,
+        "The server refused the credentials (HTTP 401): Incorrect API key provided; check the key in OPENAI_API_KEY (or providers.openai.apiKey), or run `alisio connect openai` again."
+      )
+      assert.strictEqual(
+        expectFailure(yield* run(modelFor(server)), "auth").message,
+        "The server refused the credentials (HTTP 403): Project does not have access to model gpt-4o; the key may lack access to this model or endpoint: check it in OPENAI_API_KEY (or providers.openai.apiKey)."
+      )
+      const keyless = OpenAiCompatible.make({ baseURL: server.baseURL, providerId: "work" })
+      assert.strictEqual(
+        expectFailure(yield* run(keyless), "auth").message,
+        "The server refused the credentials (HTTP 401): Missing bearer authentication; no key was sent: set providers.work.apiKeyEnv or apiKey, or run `alisio connect work`."
+      )
+      const listed = yield* Effect.flip(modelFor(server, { providerId: "work" }).models)
+      assert.strictEqual(
+        listed.message,
+        "The server refused the credentials (HTTP 401): invalid key; check the key in providers.work.apiKeyEnv or apiKey, or run `alisio connect work` again."
+      )
     })
   )
 

@@ -2,7 +2,8 @@
 
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { chunk, done, replayEverywhere, sse } from "./support/openAiCompatible.js"
+import { chunk, done, modelFor, replayEverywhere, run, sse } from "./support/openAiCompatible.js"
+import * as SseServer from "./support/SseServer.js"
 
 describe("OpenAiCompatible tool calls", () => {
   it.scopedLive("PRV-2 assembles tool calls without index, keyed by their ids (Gemini style)", () =>
@@ -120,5 +121,27 @@ describe("OpenAiCompatible tool calls", () => {
         { id: "c2", name: "b", arguments: '{"n":2}' }
       ])
     })
+  )
+
+  it.scopedLive(
+    "PRV-2 TL-6 a response of 100 000 tool calls is read in linear time, each call with its own id",
+    () =>
+      Effect.gen(function* () {
+        const count = 100_000
+        const calls = Array.from({ length: count }, (_, index) =>
+          sse(chunk({ tool_calls: [{ index, id: `call_${index}`, function: { name: "ls", arguments: "{}" } }] }))
+        ).join("")
+        const server = yield* SseServer.always({ body: calls + sse(chunk({}, "tool_calls"), done) })
+        const started = Date.now()
+        const outcome = yield* run(modelFor(server))
+        const elapsed = Date.now() - started
+        assert.isUndefined(outcome.error, outcome.error?.message)
+        const ids = outcome.parts.flatMap((part) => (part._tag === "ToolCallStart" ? [part.id] : []))
+        assert.strictEqual(new Set(ids).size, count)
+        assert.deepStrictEqual(outcome.parts.at(-1), { _tag: "Finish", reason: "tool_calls" })
+        // Linear takes about 2 s on a slow machine; comparing every id with every other took about 45 s.
+        assert.isBelow(elapsed, 25_000)
+      }),
+    60_000
   )
 })

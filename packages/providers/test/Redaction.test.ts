@@ -57,7 +57,7 @@ describe("redaction", () => {
       assert.strictEqual(streamed.code, "auth")
       assert.strictEqual(
         streamed.message,
-        "The server refused the credentials (HTTP 401): Incorrect API key provided: [redacted]. Also tried [redacted]."
+        "The server refused the credentials (HTTP 401): Incorrect API key provided: [redacted]. Also tried [redacted]; check the key in OPENAI_API_KEY (or providers.openai.apiKey), or run `alisio connect openai` again."
       )
       assert.strictEqual(streamed.status, 401)
       const listed = yield* Effect.flip(model.models)

@@ -23,8 +23,15 @@ export interface Assembler {
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null
 
+/**
+ * The largest token count taken from a server. The longest context windows are a few million
+ * tokens; a count past this is garbage (1e300, 2^64), which the run's `Usage` (safe integers)
+ * refused as an internal error, and which summed over a run's turns would pass the safe integers.
+ */
+const MAX_TOKEN_COUNT = 1_000_000_000
+
 const count = (value: unknown): number | undefined =>
-  typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : undefined
+  typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= MAX_TOKEN_COUNT ? value : undefined
 
 /** Token usage from Chat (`prompt_tokens`…) or Responses (`input_tokens`…) field names. */
 export const usageOf = (value: unknown): Usage | undefined => {

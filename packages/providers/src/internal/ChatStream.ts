@@ -54,6 +54,8 @@ const nonEmpty = (value: unknown): string | undefined =>
 export class ChatAssembler implements Assembler {
   private readonly calls: Array<CallState> = []
   private readonly byKey = new Map<number, CallState>()
+  /** The ids the server gave the calls so far: a set, as a response may hold thousands of calls. */
+  private readonly serverIds = new Set<string>()
   private reason: FinishReason | undefined = undefined
   private usage: Usage | undefined = undefined
   private output = false
@@ -177,7 +179,9 @@ export class ChatAssembler implements Assembler {
 
   /** A server that gives two calls one id (or reuses `call_0`) still gets two calls: a new id is made. */
   private unused(id: string | undefined): string | undefined {
-    return id !== undefined && this.calls.some((other) => other.serverId === id) ? undefined : id
+    if (id === undefined || this.serverIds.has(id)) return undefined
+    this.serverIds.add(id)
+    return id
   }
 
   private fragment(fragment: Record<string, unknown>, position: number, out: Array<ResponsePart>): void {

@@ -54,6 +54,20 @@ const CONTROLS = /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]+/gu
 export const plainText = (text: string): string =>
   text.replace(ESCAPE_SEQUENCES, "").replace(CONTROLS, " ").replace(/\s+/g, " ").trim()
 
+/**
+ * The most of a server's words an error quotes. Real messages (a context overflow, a validation
+ * error naming its fields) are a few hundred characters; an error body or an in-stream error of
+ * megabytes was printed whole and stored in every run_failed.
+ */
+const MAX_DETAIL = 2000
+
+/** The server's words as one plain line (`plainText`), cut at `MAX_DETAIL`. */
+const quoted = (detail: string): string => {
+  // Cut before cleaning, so a body of megabytes is not scanned whole; escapes may take some room.
+  const line = plainText(detail.length > MAX_DETAIL * 4 ? detail.slice(0, MAX_DETAIL * 4) : detail)
+  return line.length > MAX_DETAIL ? `${line.slice(0, MAX_DETAIL)}…` : line
+}
+
 const make = (
   provider: string,
   code: ProviderErrorCode,
@@ -74,7 +88,7 @@ const make = (
   const error = new ProviderError({
     code,
     provider,
-    message: `${extra.lead ?? describe[code]}${status}${detail === undefined ? "." : `: ${plainText(detail)}`}`,
+    message: `${extra.lead ?? describe[code]}${status}${detail === undefined ? "." : `: ${quoted(detail)}`}`,
     ...(extra.status === undefined ? {} : { status: extra.status }),
     ...(extra.retryAfterMs === undefined ? {} : { retryAfterMs: extra.retryAfterMs }),
     ...(extra.contextWindow === undefined ? {} : { contextWindow: extra.contextWindow })
@@ -116,6 +130,30 @@ export const redactError = (error: ProviderError, secrets: ReadonlyArray<string>
       })
 }
 
+/**
+ * A refused key with what to do about it (the server's own words say what is wrong, never where the
+ * key is set): where the provider's key comes from, or that none was sent.
+ */
+export const withKeyRemedy = (error: ProviderError, keySent: boolean): ProviderError => {
+  if (error.code !== "auth") return error
+  const provider = error.provider ?? "openai"
+  const where =
+    provider === "openai" ? "OPENAI_API_KEY (or providers.openai.apiKey)" : `providers.${provider}.apiKeyEnv or apiKey`
+  const remedy = !keySent
+    ? `no key was sent: set ${where}, or run \`alisio connect ${provider}\``
+    : error.status === 403
+      ? `the key may lack access to this model or endpoint: check it in ${where}`
+      : `check the key in ${where}, or run \`alisio connect ${provider}\` again`
+  return new ProviderError({
+    code: error.code,
+    message: `${error.message.replace(/\.$/, "")}; ${remedy}.`,
+    provider: error.provider,
+    status: error.status,
+    retryAfterMs: error.retryAfterMs,
+    contextWindow: error.contextWindow
+  })
+}
+
 /** A request the server accepted but did not answer within the adapter's bound: not retried. */
 export const noAnswerInTime = (provider: string, baseURL: string, ms: number): Failure => ({
   error: make(
@@ -126,28 +164,50 @@ export const noAnswerInTime = (provider: string, baseURL: string, ms: number): F
   retryable: false
 })
 
+/** The address as it may be shown: without the user name and password it may hold. */
+export const shownAddress = (address: string): string => address.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, "$1")
+
 /**
- * Why `baseURL` cannot be sent to, or `undefined` when it can: not a URL, another scheme, no host.
- * Fetch would fail each request with "Invalid URL" or "unknown scheme", retried as a network error.
+ * Why `baseURL` cannot be sent to, or `undefined` when it can: not a URL, another scheme, no host,
+ * or a user name or password in it (fetch refuses those, and the message quoting the address would
+ * print the password). `credentials` tells which, for the remedy.
  */
-export const baseUrlProblem = (provider: string, baseURL: string): Failure | undefined => {
+export const addressProblem = (
+  baseURL: string
+): { readonly text: string; readonly credentials: boolean } | undefined => {
   let url: URL | undefined
   try {
     url = new URL(baseURL)
   } catch {
     url = undefined
   }
-  if (url !== undefined && (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "") {
-    return undefined
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "") {
+    return { text: `${shownAddress(baseURL)} is not an http:// or https:// address`, credentials: false }
   }
-  const where = provider === "openai" ? "OPENAI_BASE_URL or providers.openai.baseURL" : `providers.${provider}.baseURL`
+  if (url.username === "" && url.password === "") return undefined
   return {
-    error: make(
-      provider,
-      "bad_request",
-      `${baseURL} is not an http:// or https:// address; set ${where} to the server's API address, e.g. http://127.0.0.1:8080/v1`,
-      { lead: "The provider's address is not usable" }
-    ).error,
+    text: `${shownAddress(baseURL)} was given with a user name or password in it, which are never sent from an address`,
+    credentials: true
+  }
+}
+
+/**
+ * Why `baseURL` cannot be sent to (`addressProblem`) with where to set it right, or `undefined`.
+ * Fetch would fail each request with "Invalid URL" or "unknown scheme", retried as a network error.
+ */
+export const baseUrlProblem = (provider: string, baseURL: string): Failure | undefined => {
+  const problem = addressProblem(baseURL)
+  if (problem === undefined) return undefined
+  const openai = provider === "openai"
+  const where = openai ? "OPENAI_BASE_URL or providers.openai.baseURL" : `providers.${provider}.baseURL`
+  const key = openai ? "OPENAI_API_KEY" : `providers.${provider}.apiKeyEnv or apiKey`
+  const remedy = problem.credentials
+    ? `remove them from ${where} and give the key in ${key}`
+    : `set ${where} to the server's API address, e.g. http://127.0.0.1:8080/v1`
+  return {
+    error: make(provider, "bad_request", `${problem.text}; ${remedy}`, {
+      lead: "The provider's address is not usable"
+    }).error,
     retryable: false
   }
 }

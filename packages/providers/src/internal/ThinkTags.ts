@@ -26,6 +26,11 @@ export class ThinkTags {
   private state: "start" | "thinking" | "text" = "start"
   /** Content held back: the start of the answer, or what may be the beginning of `</think>`. */
   private held = ""
+  /**
+   * `held` without its leading whitespace, at most a partial `<think>`: trimming all of `held` on
+   * each delta made an answer opening with many blank deltas quadratic (200 000 took minutes).
+   */
+  private heldStart = ""
   /** Whitespace right after a tag belongs to neither side. */
   private skipSpace = false
 
@@ -34,11 +39,13 @@ export class ThinkTags {
     const pending = this.held + content
     this.held = ""
     if (this.state === "start") {
-      const start = pending.trimStart()
+      const start = (this.heldStart + content).trimStart()
       if (start.length < OPEN.length && OPEN.startsWith(start)) {
         this.held = pending
+        this.heldStart = start
         return
       }
+      this.heldStart = ""
       if (!start.startsWith(OPEN)) {
         this.state = "text"
         return this.text(pending, out)
