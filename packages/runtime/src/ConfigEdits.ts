@@ -201,12 +201,22 @@ export const addPlugin = (file: string, source: string): Effect.Effect<boolean, 
     return true
   })
 
-/** Removes every entry of the `plugins` list naming `source` (and a list left empty); whether there was one. */
-export const removePlugin = (file: string, source: string): Effect.Effect<boolean, ConfigError> =>
+/**
+ * Removes every entry of the `plugins` list naming `source` (or whose source `source` accepts), and
+ * a list left empty; whether there was one.
+ */
+export const removePlugin = (
+  file: string,
+  source: string | ((entry: string) => boolean)
+): Effect.Effect<boolean, ConfigError> =>
   editDocument(file, (doc) => {
     const list = doc.get("plugins", true)
     if (!yaml().isSeq(list)) return false
-    const kept = list.items.filter((item) => entrySource(item) !== source)
+    const names = typeof source === "string" ? (entry: string) => entry === source : source
+    const kept = list.items.filter((item) => {
+      const entry = entrySource(item)
+      return typeof entry !== "string" || !names(entry)
+    })
     if (kept.length === list.items.length) return false
     if (kept.length === 0) doc.delete("plugins")
     else list.items = kept
