@@ -81,7 +81,10 @@ const configFailed = (error: { readonly message: string }) => usageError(error.m
 const describeInstalled = (setup: Setup, name: string) =>
   Effect.gen(function* () {
     const host = yield* PluginHost.PluginHost
-    const report = (yield* host.plugins).find((candidate) => candidate.from === `config ${name}`)
+    // A package that could not be read as a plugin (its manifest asks for another API) is reported under its name.
+    const report = (yield* host.plugins).find(
+      (candidate) => candidate.from === `config ${name}` || (candidate.from === name && !candidate.loaded)
+    )
     if (report === undefined) return
     if (!report.loaded) {
       const why = report.diagnostics.length === 0 ? report.id : report.diagnostics.join("; ")
