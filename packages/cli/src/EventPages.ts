@@ -3,7 +3,8 @@
 
 import type { StoreError } from "@alisio/domain/Errors"
 import type { SessionId } from "@alisio/domain/Ids"
-import type { SessionStoreService, StoredEvent } from "@alisio/runtime/SessionStore"
+import type { SessionStoreService, StoredEvent, UnreadableRow } from "@alisio/runtime/SessionStore"
+import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Effect from "effect/Effect"
 
 /** Events a page holds: few enough that a page of large tool calls (megabytes each) stays small. */
@@ -19,12 +20,14 @@ interface Cursor {
 
 /**
  * Calls `each` with every stored event of the sessions, in the order they were stored (their
- * global eventId), holding one page per session at a time. A store without pages is read whole.
+ * global eventId), holding one page per session at a time, and `unreadable` with each row a page
+ * could not read (it is left out). A store without pages is read whole.
  */
 export const forEachStoredEvent = <E, R>(
   store: SessionStoreService,
   sessionIds: ReadonlyArray<SessionId>,
   each: (event: StoredEvent) => Effect.Effect<void, E, R>,
+  unreadable: (row: UnreadableRow) => Effect.Effect<void, E, R>,
   pageSize: number = PAGE
 ): Effect.Effect<void, E | StoreError, R> =>
   Effect.gen(function* () {
@@ -53,6 +56,7 @@ export const forEachStoredEvent = <E, R>(
           cursor.index = 0
           cursor.next = page.next
           cursor.done = page.next === undefined
+          for (const row of page.unreadable ?? []) yield* unreadable(row)
         }
       })
     for (;;) {
@@ -69,4 +73,11 @@ export const forEachStoredEvent = <E, R>(
       first.index += 1
       yield* each(event)
     }
+  })
+
+/** Says on stderr, in one line, that a stored event could not be read and is left out. */
+export const reportUnreadable = (row: UnreadableRow): Effect.Effect<void> =>
+  Effect.sync(() => {
+    const problem = terminalSafe(row.problem).replace(/\s+/g, " ").slice(0, 300)
+    process.stderr.write(`alisio: event ${row.id} could not be read, so it is left out: ${problem}\n`)
   })

@@ -4,6 +4,7 @@
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { closeMatches } from "@alisio/domain/CloseMatches"
 import * as ConfigEdits from "@alisio/runtime/ConfigEdits"
 import { makeFoldersSync } from "@alisio/runtime/Folders"
 import * as PluginHost from "@alisio/runtime/PluginHost"
@@ -11,22 +12,20 @@ import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Effect from "effect/Effect"
 import { loadSetup, runtimeLayer, type Setup } from "./App.js"
 import { CliError, ExitCode, usageError } from "./CliError.js"
+import {
+  expandHome,
+  folderPackageName,
+  isPackageName,
+  isPathSpec,
+  packageNameOf,
+  parseInstallSpec,
+  quoted,
+  shown
+} from "./PluginSpec.js"
 import { noPluginFlags } from "./Plugins.js"
-
-const isPathSpec = (spec: string): boolean =>
-  spec.startsWith(".") || spec.startsWith("/") || spec.startsWith("~") || path.isAbsolute(spec)
-
-const expandHome = (spec: string): string =>
-  spec.startsWith("~") ? path.join(process.env.HOME ?? "", spec.slice(1)) : spec
 
 /** `npm:name@1` is how the spec names a registry package; npm reads the rest of the spec itself. */
 const withoutNpmPrefix = (spec: string): string => (spec.startsWith("npm:") ? spec.slice(4) : spec)
-
-/** `name`, `@scope/name` from `name@1.2`, `@scope/name@^2`. */
-const packageNameOf = (spec: string): string => {
-  const at = spec.indexOf("@", spec.startsWith("@") ? 1 : 0)
-  return at > 0 ? spec.slice(0, at) : spec
-}
 
 const readJson = (file: string): Record<string, unknown> | undefined => {
   try {
@@ -36,8 +35,19 @@ const readJson = (file: string): Record<string, unknown> | undefined => {
   }
 }
 
-const dependenciesOf = (folder: string): ReadonlyArray<string> =>
-  Object.keys((readJson(path.join(folder, "package.json"))?.dependencies as Record<string, string>) ?? {})
+const dependencyEntries = (folder: string): ReadonlyArray<readonly [string, unknown]> => {
+  const dependencies = readJson(path.join(folder, "package.json"))?.dependencies
+  return typeof dependencies === "object" && dependencies !== null ? Object.entries(dependencies) : []
+}
+
+const dependenciesOf = (folder: string): ReadonlyArray<string> => dependencyEntries(folder).map(([name]) => name)
+
+/** The dependency npm recorded for a local path (`file:../x.tgz`), whatever the package inside calls itself. */
+const dependencyFrom = (folder: string, target: string): string | undefined =>
+  dependencyEntries(folder).find(
+    ([, value]) =>
+      typeof value === "string" && value.startsWith("file:") && path.resolve(folder, value.slice(5)) === target
+  )?.[0]
 
 /** Runs npm, its output on our stderr (stdout stays for results). */
 const npm = (args: ReadonlyArray<string>) =>
@@ -71,7 +81,10 @@ const configFailed = (error: { readonly message: string }) => usageError(error.m
 const describeInstalled = (setup: Setup, name: string) =>
   Effect.gen(function* () {
     const host = yield* PluginHost.PluginHost
-    const report = (yield* host.plugins).find((candidate) => candidate.from === `config ${name}`)
+    // A package that could not be read as a plugin (its manifest asks for another API) is reported under its name.
+    const report = (yield* host.plugins).find(
+      (candidate) => candidate.from === `config ${name}` || (candidate.from === name && !candidate.loaded)
+    )
     if (report === undefined) return
     if (!report.loaded) {
       const why = report.diagnostics.length === 0 ? report.id : report.diagnostics.join("; ")
@@ -99,20 +112,10 @@ export const installPlugin = (flags: { readonly spec: string }) =>
     const setup = yield* loadSetup({})
     const file = setup.paths.globalConfigFile
     const folder = path.join(setup.paths.configHome, "plugins")
-    const spec = withoutNpmPrefix(flags.spec.trim())
-    if (spec === "") return yield* usageError("Name a package (npm:<package>) or the folder of a plugin to install.")
+    const spec = yield* parseInstallSpec(flags.spec, folder)
     // A config.yaml that cannot take the entry is found before npm changes anything.
     yield* ConfigEdits.checkEditable(file).pipe(Effect.mapError(configFailed))
-    let target = spec
-    if (isPathSpec(spec)) {
-      target = path.resolve(expandHome(spec))
-      if (!fs.existsSync(target)) return yield* usageError(`${target} does not exist.`)
-      if (!fs.existsSync(path.join(target, "package.json"))) {
-        return yield* usageError(
-          `${target} has no package.json: a plugin installed with npm is a package (a plain folder plugin can be copied into ${folder} instead).`
-        )
-      }
-    }
+    const target = spec._tag === "package" ? spec.spec : spec.path
     const manifest = path.join(folder, "package.json")
     yield* Effect.try({
       try: () => {
@@ -137,8 +140,18 @@ export const installPlugin = (flags: { readonly spec: string }) =>
       })
     }
     const added = dependenciesOf(folder).filter((name) => !before.has(name))
-    const fromPath = isPathSpec(spec) ? readJson(path.join(target, "package.json"))?.name : undefined
-    const name = added[0] ?? (typeof fromPath === "string" ? fromPath : packageNameOf(spec))
+    const name =
+      spec._tag === "folder"
+        ? spec.name
+        : spec._tag === "tarball"
+          ? (dependencyFrom(folder, spec.path) ?? added[0])
+          : (added[0] ?? packageNameOf(spec.spec))
+    if (name === undefined || !isPackageName(name)) {
+      return yield* new CliError({
+        message: `npm installed ${quoted(flags.spec)}, but which package it added is not clear; \`alisio plugins list\` shows what loads.`,
+        exitCode: ExitCode.failed
+      })
+    }
     const packageJson = readJson(path.join(folder, "node_modules", name, "package.json"))
     const keywords = Array.isArray(packageJson?.keywords) ? (packageJson.keywords as ReadonlyArray<unknown>) : []
     const manifested = fs.existsSync(path.join(folder, "node_modules", name, "alisio-plugin.json"))
@@ -169,27 +182,46 @@ export const uninstallPlugin = (flags: { readonly name: string }) =>
     const folder = path.join(setup.paths.configHome, "plugins")
     const spec = withoutNpmPrefix(flags.name.trim())
     if (spec === "") return yield* usageError("Name the package to remove, as `alisio plugins list` shows it.")
-    // The folder it was installed from names it too.
-    const fromPath = isPathSpec(spec)
-      ? readJson(path.join(path.resolve(expandHome(spec)), "package.json"))?.name
-      : undefined
-    const name = typeof fromPath === "string" ? fromPath : packageNameOf(spec)
-    const installed = dependenciesOf(folder).includes(name)
-    const listed = yield* ConfigEdits.removePlugin(file, name).pipe(Effect.mapError(configFailed))
+    // The folder it was installed from, or a config entry names, names it too.
+    const fromPath = isPathSpec(spec) ? path.resolve(expandHome(spec)) : undefined
+    const name = fromPath === undefined ? packageNameOf(spec) : folderPackageName(fromPath)
+    const installed = name !== undefined && dependenciesOf(folder).includes(name)
+    const names = (entry: string) =>
+      entry === spec ||
+      entry === name ||
+      (fromPath !== undefined &&
+        isPathSpec(entry) &&
+        path.resolve(setup.paths.configHome, expandHome(entry)) === fromPath)
+    const listed = yield* ConfigEdits.removePlugin(file, names).pipe(Effect.mapError(configFailed))
     if (!installed && !listed) {
+      const known = [
+        ...dependenciesOf(folder),
+        ...(setup.config.plugins ?? []).map((entry) => (typeof entry === "string" ? entry : entry.source))
+      ]
+      const typed = name ?? spec
+      const near = [
+        ...new Set([
+          ...closeMatches(typed, known, 3),
+          ...known.filter((other) => typed.length >= 3 && other.endsWith(typed))
+        ])
+      ].slice(0, 3)
       return yield* usageError(
-        `${name} is neither installed in ${folder} nor in the plugins of ${file}; \`alisio plugins list\` shows each plugin and where it comes from.`
+        `${shown(typed)} is neither installed in ${folder} nor in the plugins of ${file}` +
+          (near.length > 0
+            ? `; did you mean ${near.map((other) => shown(other)).join(" or ")}?`
+            : "; `alisio plugins list` shows each plugin and where it comes from.")
       )
     }
+    const label = name ?? spec
     if (installed) {
-      const code = yield* npmIn(folder, ["uninstall", "--save", name])
+      const code = yield* npmIn(folder, ["uninstall", "--save", label])
       if (code !== 0) {
         return yield* new CliError({
-          message: `npm could not remove ${name} from ${folder} (exit code ${code}); its output is above.`,
+          message: `npm could not remove ${label} from ${folder} (exit code ${code}); its output is above.`,
           exitCode: ExitCode.failed
         })
       }
     }
     const where = [installed ? `from ${folder}` : undefined, listed ? `from the plugins of ${file}` : undefined]
-    process.stdout.write(`Removed ${name} ${where.filter((w) => w !== undefined).join(" and ")}.\n`)
+    process.stdout.write(`${terminalSafe(`Removed ${label} ${where.filter((w) => w !== undefined).join(" and ")}.`)}\n`)
   })

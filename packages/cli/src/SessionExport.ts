@@ -8,7 +8,7 @@ import * as Option from "effect/Option"
 import * as BrokenPipe from "./BrokenPipe.js"
 import { markdownLines } from "./Conversation.js"
 import { forEachConversationPage } from "./ConversationPages.js"
-import { forEachStoredEvent } from "./EventPages.js"
+import { forEachStoredEvent, reportUnreadable } from "./EventPages.js"
 import { jsonLine } from "./JsonLine.js"
 import { checkFolder, writeAtomicallyWith } from "./OutputFile.js"
 import { localTime } from "./RelativeTime.js"
@@ -39,7 +39,8 @@ const jsonl = <E>(
   forEachStoredEvent(
     store,
     sessions.map((session) => session.id),
-    (event) => write(jsonLine(encodeRunEvent(event)))
+    (event) => write(jsonLine(encodeRunEvent(event))),
+    reportUnreadable
   )
 
 /**

@@ -2,14 +2,15 @@ import * as path from "node:path"
 import type { SessionLockedError, SessionNotFoundError, StoreError } from "@alisio/domain/Errors"
 import { encodeRunEvent } from "@alisio/domain/RunEvent"
 import { userHome } from "@alisio/runtime/PathLayout"
-import { SessionStore, type SessionSummary } from "@alisio/runtime/SessionStore"
+import { SessionStore, type SessionSummary, type StoredEvent } from "@alisio/runtime/SessionStore"
 import { terminalSafe } from "@alisio/runtime/TerminalText"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { loadSetup, type Setup, storeLayer } from "./App.js"
+import * as BrokenPipe from "./BrokenPipe.js"
 import { CliError, ExitCode, usageError } from "./CliError.js"
-import { forEachStoredEvent } from "./EventPages.js"
+import { forEachStoredEvent, reportUnreadable } from "./EventPages.js"
 import { jsonLine } from "./JsonLine.js"
 import { relativeTime } from "./RelativeTime.js"
 import { displayTitle, SessionListItem, sessionRecord, writeRecord } from "./SessionRecords.js"
@@ -140,15 +141,17 @@ export const sessionEvents = (flags: { readonly json: boolean; readonly sessionI
     (store) =>
       Effect.gen(function* () {
         const session = yield* findSession(store, flags.sessionId)
-        yield* forEachStoredEvent(store, [session.id], (event) =>
-          Effect.sync(() => {
-            if (flags.json) process.stdout.write(jsonLine(encodeRunEvent(event)))
-            else
-              process.stdout.write(
-                `${event.eventId.padStart(6)} ${event.time} ${event.runId.slice(0, 8)} ${event.type}\n`
-              )
-          })
-        )
+        // What another program stored (a hand edit, a damaged disk) is text only on a terminal.
+        const line = (event: StoredEvent) =>
+          flags.json
+            ? jsonLine(encodeRunEvent(event))
+            : `${terminalSafe(`${event.eventId.padStart(6)} ${event.time} ${event.runId.slice(0, 8)} ${event.type}`)}\n`
+        yield* forEachStoredEvent(
+          store,
+          [session.id],
+          (event) => BrokenPipe.writeStdout(line(event)),
+          reportUnreadable
+        ).pipe(Effect.catchTag("StdoutGone", BrokenPipe.ended))
       }),
     { readOnly: true }
   )

@@ -39,14 +39,25 @@ describe("forEachStoredEvent", () => {
           return store.eventsPage!(id, page)
         }
       }
-      yield* forEachStoredEvent(counting, [root.id, child.id], (e) => Effect.sync(() => seen.push(e.eventId)), 2)
+      yield* forEachStoredEvent(
+        counting,
+        [root.id, child.id],
+        (e) => Effect.sync(() => seen.push(e.eventId)),
+        () => Effect.void,
+        2
+      )
       assert.deepStrictEqual(seen, stored)
       assert.isAtLeast(pages, 5)
 
       // A store without pages is read whole, in the same order.
       const whole: Array<string> = []
       const { eventsPage: _, ...unpaged } = store
-      yield* forEachStoredEvent(unpaged, [child.id, root.id], (e) => Effect.sync(() => whole.push(e.eventId)))
+      yield* forEachStoredEvent(
+        unpaged,
+        [child.id, root.id],
+        (e) => Effect.sync(() => whole.push(e.eventId)),
+        () => Effect.void
+      )
       assert.deepStrictEqual(whole, stored)
     }).pipe(Effect.provide(SessionStore.layerMemory))
   )

@@ -187,6 +187,23 @@ const entrySource = (item: unknown): unknown => {
   return typeof value === "object" && value !== null ? (value as { readonly source?: unknown }).source : value
 }
 
+/** Deletes a top-level key; the comment above it stays, above what follows it (or at the end). */
+const deleteKeepingComment = (doc: YAML.Document, key: string) => {
+  const map = doc.contents
+  if (yaml().isMap(map)) {
+    const index = map.items.findIndex((pair) => yaml().isScalar(pair.key) && pair.key.value === key)
+    const above = index < 0 ? undefined : (map.items[index]!.key as { commentBefore?: string | null }).commentBefore
+    if (typeof above === "string" && above !== "") {
+      const next = map.items[index + 1]?.key as { commentBefore?: string | null } | undefined
+      const join = (first: string, second: string | null | undefined) =>
+        second === undefined || second === null || second === "" ? first : `${first}\n${second}`
+      if (next !== undefined && yaml().isNode(next)) next.commentBefore = join(above, next.commentBefore)
+      else doc.comment = join(doc.comment ?? "", above).replace(/^\n/, "")
+    }
+  }
+  doc.delete(key)
+}
+
 /** Adds `source` to the `plugins` list (creating it); false when an entry already names it. */
 export const addPlugin = (file: string, source: string): Effect.Effect<boolean, ConfigError> =>
   editDocument(file, (doc) => {
@@ -201,14 +218,24 @@ export const addPlugin = (file: string, source: string): Effect.Effect<boolean, 
     return true
   })
 
-/** Removes every entry of the `plugins` list naming `source` (and a list left empty); whether there was one. */
-export const removePlugin = (file: string, source: string): Effect.Effect<boolean, ConfigError> =>
+/**
+ * Removes every entry of the `plugins` list naming `source` (or whose source `source` accepts), and
+ * a list left empty; whether there was one.
+ */
+export const removePlugin = (
+  file: string,
+  source: string | ((entry: string) => boolean)
+): Effect.Effect<boolean, ConfigError> =>
   editDocument(file, (doc) => {
     const list = doc.get("plugins", true)
     if (!yaml().isSeq(list)) return false
-    const kept = list.items.filter((item) => entrySource(item) !== source)
+    const names = typeof source === "string" ? (entry: string) => entry === source : source
+    const kept = list.items.filter((item) => {
+      const entry = entrySource(item)
+      return typeof entry !== "string" || !names(entry)
+    })
     if (kept.length === list.items.length) return false
-    if (kept.length === 0) doc.delete("plugins")
+    if (kept.length === 0) deleteKeepingComment(doc, "plugins")
     else list.items = kept
     return true
   })

@@ -166,6 +166,14 @@ export interface NewCompaction {
 export interface Page<A> {
   readonly items: ReadonlyArray<A>
   readonly next?: string
+  /** Rows of the page that could not be read (a damaged disk, a hand edit, another schemaVersion), left out of `items`. */
+  readonly unreadable?: ReadonlyArray<UnreadableRow>
+}
+
+/** A row a page left out: its key (an event's eventId) and why, on one line. */
+export interface UnreadableRow {
+  readonly id: string
+  readonly problem: string
 }
 
 export interface PageRequest {

@@ -325,4 +325,21 @@ describe("ConfigEdits", () => {
       assert.strictEqual(yield* mode(missing), 0o600)
     })
   )
+
+  it.scoped("PRV-3 removePlugin of the last entry keeps the comments above the plugins key, wherever it stood", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const cases: ReadonlyArray<readonly [string, string]> = [
+        ["# mine\nplugins:\n  - a # by name\nlimits:\n  maxTurns: 3\n", "# mine\nlimits:\n  maxTurns: 3\n"],
+        ["limits:\n  maxTurns: 3\n# my plugins\nplugins:\n  - a\n", "limits:\n  maxTurns: 3\n\n# my plugins\n"],
+        ["# only plugins\nplugins:\n  - a\n", "# only plugins\n"]
+      ]
+      for (const [index, [before, after]] of cases.entries()) {
+        const file = path.join(dir, `config-${index}.yaml`)
+        yield* Effect.promise(() => fs.writeFile(file, before))
+        assert.isTrue(yield* ConfigEdits.removePlugin(file, "a"))
+        assert.strictEqual(yield* read(file), after, before)
+      }
+    })
+  )
 })

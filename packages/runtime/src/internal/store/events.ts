@@ -3,13 +3,13 @@
 
 import type { StoreError } from "@alisio/domain/Errors"
 import { EventId, type RunId, type SessionId } from "@alisio/domain/Ids"
-import { decodeRunEvent, encodeRunEvent, type KnownRunEvent } from "@alisio/domain/RunEvent"
+import { decodeRunEvent, encodeRunEvent, type KnownRunEvent, RUN_EVENT_SCHEMA_VERSION } from "@alisio/domain/RunEvent"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import type { StoredEvent } from "../../SessionStore.js"
+import type { StoredEvent, UnreadableRow } from "../../SessionStore.js"
 import { storeError } from "../sessionDatabase.js"
 import * as Rows from "../sessionRows.js"
 import { firstProblem, onFirstCall, type Sql } from "./sql.js"
@@ -79,6 +79,48 @@ export const toStoredEvents =
       }
       return events
     })
+
+/** An event row as a page reads it: its payload still text, parsed row by row. */
+export const EventText = Schema.Struct({ seq: Schema.Int, payload: Schema.Unknown })
+
+const unreadableProblem = (payload: unknown): string | { readonly json: unknown } => {
+  if (typeof payload !== "string") return "its payload is not text"
+  try {
+    return { json: JSON.parse(payload) }
+  } catch (error) {
+    return `its payload is not JSON (${error instanceof Error ? error.message : String(error)})`
+  }
+}
+
+/**
+ * Decodes a page's event rows one by one: a row that cannot be read (not JSON, not in the shape
+ * Alisio wrote, another schemaVersion) is left out and named in `unreadable`, so the rest of the
+ * session still reads; a type this version does not know is skipped (EV-2).
+ */
+export const readEventRows = (
+  rows: ReadonlyArray<typeof EventText.Type>
+): { readonly items: ReadonlyArray<StoredEvent>; readonly unreadable: ReadonlyArray<UnreadableRow> } => {
+  const items: Array<StoredEvent> = []
+  const unreadable: Array<UnreadableRow> = []
+  for (const row of rows) {
+    const id = String(row.seq)
+    const parsed = unreadableProblem(row.payload)
+    if (typeof parsed === "string") {
+      unreadable.push({ id, problem: parsed })
+      continue
+    }
+    const json = typeof parsed.json === "object" && parsed.json !== null ? parsed.json : {}
+    const version = (json as { readonly schemaVersion?: unknown }).schemaVersion
+    if (typeof version === "number" && version !== RUN_EVENT_SCHEMA_VERSION) {
+      unreadable.push({ id, problem: `it has schemaVersion ${version}; this Alisio reads ${RUN_EVENT_SCHEMA_VERSION}` })
+      continue
+    }
+    const decoded = decodeRunEvent({ ...json, eventId: id })
+    if (Either.isLeft(decoded)) unreadable.push({ id, problem: firstProblem(decoded.left) })
+    else if (decoded.right._tag === "Known") items.push(decoded.right.event as StoredEvent)
+  }
+  return { items, unreadable }
+}
 
 export const makeEvents = (sql: Sql) => {
   const { db } = sql

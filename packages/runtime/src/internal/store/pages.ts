@@ -8,10 +8,18 @@ import * as Schema from "effect/Schema"
 import type { Page, PageRequest, SessionStoreService } from "../../SessionStore.js"
 import { storeError } from "../sessionDatabase.js"
 import * as Rows from "../sessionRows.js"
-import { toStoredEvents } from "./events.js"
+import { EventText, readEventRows } from "./events.js"
 import { onFirstCall, type Sql } from "./sql.js"
 
 const MAX_PAGE = 1000
+
+/**
+ * The payload bytes a page of events holds at most (one event larger than this still makes a page
+ * alone): events can carry images of megabytes, and a page of fifty of them must not fill memory.
+ */
+export const EVENT_PAGE_BYTES = 2 * 1024 * 1024
+
+const EventSize = Schema.Struct({ seq: Schema.Int, bytes: Schema.NullOr(Schema.Number) })
 
 const PageQuery = Schema.Struct({ session_id: Schema.String, after: Schema.Number, limit: Schema.Int })
 
@@ -44,31 +52,45 @@ const queries = ({ reading, run }: Sql) =>
             )
         })
       ),
-    eventsAfter: () =>
+    eventSizesAfter: () =>
       reading(
         "An event",
         SqlSchema.findAll({
           Request: PageQuery,
-          Result: Rows.EventRow,
+          Result: EventSize,
           execute: (r) =>
-            run("SELECT seq, payload FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?", [
-              r.session_id,
-              r.after,
-              r.limit
-            ])
+            run(
+              `SELECT seq, octet_length(payload) AS bytes FROM events
+            WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+              [r.session_id, r.after, r.limit]
+            )
         })
       ),
-    eventsBefore: () =>
+    eventSizesBefore: () =>
       reading(
         "An event",
         SqlSchema.findAll({
           Request: PageQuery,
-          Result: Rows.EventRow,
+          Result: EventSize,
           execute: (r) =>
-            run("SELECT seq, payload FROM events WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?", [
+            run(
+              `SELECT seq, octet_length(payload) AS bytes FROM events
+            WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+              [r.session_id, r.after, r.limit]
+            )
+        })
+      ),
+    eventsBetween: () =>
+      reading(
+        "An event",
+        SqlSchema.findAll({
+          Request: Schema.Struct({ session_id: Schema.String, first: Schema.Number, last: Schema.Number }),
+          Result: EventText,
+          execute: (r) =>
+            run("SELECT seq, payload FROM events WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq", [
               r.session_id,
-              r.after,
-              r.limit
+              r.first,
+              r.last
             ])
         })
       )
@@ -94,7 +116,6 @@ const paged = <Row, A>(
 export const makePages = (sql: Sql) => {
   const { db } = sql
   const q = queries(sql)
-  const decodeEvents = toStoredEvents(sql)
 
   const bounds = (page: PageRequest) => {
     const limit = Number.isFinite(page.limit) ? Math.min(MAX_PAGE, Math.max(1, Math.floor(page.limit))) : MAX_PAGE
@@ -128,12 +149,32 @@ export const makePages = (sql: Sql) => {
       )
     })
 
+  /** Sizes first, then the payloads of as many rows as fit in `EVENT_PAGE_BYTES`. */
   const eventsPage: NonNullable<SessionStoreService["eventsPage"]> = (sessionId, page) =>
     Effect.gen(function* () {
       const { after, forward, limit } = yield* bounds(page)
-      const query = forward ? q.eventsAfter : q.eventsBefore
-      const rows = yield* db.use(query({ session_id: sessionId, after, limit: limit + 1 }))
-      return yield* paged(rows, limit, forward, (row) => row.seq, decodeEvents)
+      const sizes = yield* db.use(
+        (forward ? q.eventSizesAfter : q.eventSizesBefore)({ session_id: sessionId, after, limit: limit + 1 })
+      )
+      let taken = 0
+      let bytes = 0
+      for (const row of sizes.slice(0, limit)) {
+        bytes += row.bytes ?? 0
+        if (taken > 0 && bytes > EVENT_PAGE_BYTES) break
+        taken += 1
+      }
+      const chosen = sizes.slice(0, taken)
+      const last = chosen[chosen.length - 1]
+      if (last === undefined) return { items: [] }
+      const next = sizes.length > taken ? String(last.seq) : undefined
+      const [first, final] = forward ? [chosen[0]!.seq, last.seq] : [last.seq, chosen[0]!.seq]
+      const rows = yield* db.use(q.eventsBetween({ session_id: sessionId, first, last: final }))
+      const { items, unreadable } = readEventRows(rows)
+      return {
+        items,
+        ...(next === undefined ? {} : { next }),
+        ...(unreadable.length === 0 ? {} : { unreadable })
+      }
     })
 
   return { messagesPage, eventsPage }
