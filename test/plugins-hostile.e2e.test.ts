@@ -34,6 +34,27 @@ export default definePlugin({
 })
 `
 
+/** A single-file plugin whose tool ends the process. */
+const quitterPlugin = `import { definePlugin, PluginApi } from "@alisio/domain/Plugin"
+import { defineTool } from "@alisio/domain/Tool"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+export default definePlugin({
+  id: "quitter",
+  version: "1.0.0",
+  setup: Effect.flatMap(PluginApi, (api) =>
+    api.tools.register(defineTool({
+      name: "quit",
+      description: "Quits",
+      effect: "read",
+      input: Schema.Struct({}),
+      run: () => Effect.sync(() => process.exit(0))
+    }))
+  )
+})
+`
+
 describe("hostile plugins (end to end)", () => {
   let server: OpenAiTestServer | undefined
   let sandbox: CliSandbox | undefined
@@ -63,5 +84,27 @@ describe("hostile plugins (end to end)", () => {
     const text = await sandbox.run(["run", "--plugin", plugin, "-m", "openai/test-model", "hi"])
     assert.strictEqual(text.code, 0, text.stderr)
     assert.strictEqual(text.stdout, "fine\n")
+  }, 60_000)
+
+  it("PL-6 a tool calling process.exit is the plugin's crash: the run goes on and its session is kept", async () => {
+    server = await startOpenAiServer({
+      replies: [
+        { kind: "tool", id: "call_1", name: "p_efc6037882_quit", args: {} },
+        { kind: "text", text: "still here" },
+        { kind: "text", text: "resumed" }
+      ]
+    })
+    sandbox = makeSandbox(server.baseURL)
+    const plugin = join(sandbox.home, "..", "quitter.mjs")
+    writeFileSync(plugin, quitterPlugin)
+    const result = await sandbox.run(["run", "--plugin", plugin, "-m", "openai/test-model", "hi"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.strictEqual(result.stdout, "still here\n")
+    assert.include(
+      result.stderr,
+      "alisio: warning: plugin quitter: The tool quit of the plugin quitter crashed: it called process.exit(0), which plugins may not do; Alisio goes on"
+    )
+    const resumed = await sandbox.run(["run", "--continue", "-m", "openai/test-model", "again"])
+    assert.strictEqual(resumed.stdout, "resumed\n", resumed.stderr)
   }, 60_000)
 })

@@ -45,7 +45,7 @@ export const messageOf = (error: unknown): string => {
   try {
     return readMessage(error)
   } catch {
-    return `a ${typeof error} that cannot be read as a message`
+    return `an unreadable ${typeof error} (reading its message threw)`
   }
 }
 

@@ -10,8 +10,8 @@ import type { BuiltinConfigFile, BuiltinPlugin } from "../../PluginHost.js"
 import { causeMessage, definitionOf, validateDefinition } from "./definition.js"
 import { diagnose } from "./host.js"
 import type { Lifecycle } from "./lifecycle.js"
+import { guardProcess } from "./processGuard.js"
 import { discover, type ExternalCandidate, type SourcesInput } from "./sources.js"
-import { guardStdout } from "./stdoutGuard.js"
 
 const describeSource = (candidate: ExternalCandidate): string => {
   switch (candidate.origin) {
@@ -134,7 +134,7 @@ export const loadExternal = (lifecycle: Lifecycle, sources: SourcesInput, readOn
       return
     }
     const roots = found.candidates.map((candidate) => candidate.root)
-    yield* guardStdout(roots)
+    yield* guardProcess(roots)
     const { setupMs } = lifecycle.host.timeouts
     for (const candidate of found.candidates) {
       const from = describeSource(candidate)
