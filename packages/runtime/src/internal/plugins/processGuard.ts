@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 /** Deep enough for `console.log`'s own frames between the plugin's call and `write`. */
 const STACK_FRAMES = 40
 
-const calledFrom = (markers: ReadonlyArray<string>, below: Function): boolean => {
+const calledFrom = (markers: ReadonlyArray<string>, below: (...args: never) => unknown): boolean => {
   const limit = Error.stackTraceLimit
   Error.stackTraceLimit = STACK_FRAMES
   const holder: { stack?: string } = {}
