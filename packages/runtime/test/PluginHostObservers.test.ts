@@ -58,6 +58,37 @@ describe("PluginHost observers", () => {
     )
   )
 
+  it.scopedLive("PL-6 an observer failing on every delta of an answer is reported once for the run", () =>
+    Effect.gen(function* () {
+      const runner = yield* Runner
+      const outcome = yield* runner.run(baseOptions)
+      assert.strictEqual(outcome.status, "completed")
+      const host = yield* PluginHost.PluginHost
+      yield* eventually(host.diagnostics, (all) => all.length >= 1)
+      yield* Effect.sleep("50 millis")
+      assert.deepStrictEqual(
+        (yield* host.diagnostics).map((diagnostic) => [diagnostic.pluginId, diagnostic.message]),
+        [["brittle", "its observer of text_delta failed: delta boom"]]
+      )
+    }).pipe(
+      Effect.provide(
+        hostLayer([[...Fake.text("x".repeat(20), { chunks: 20 }), Fake.finish("stop")]], {
+          plugins: [
+            definePlugin({
+              id: "brittle",
+              version: "1.0.0",
+              setup: Effect.flatMap(PluginApi, (api) =>
+                api.events.on("text_delta", () => {
+                  throw new Error("delta boom")
+                })
+              )
+            })
+          ]
+        })
+      )
+    )
+  )
+
   it.scoped("EV-1 an observer sees stored events of every run; a failing one is reported and keeps observing", () =>
     Effect.gen(function* () {
       const completions = yield* Deferred.make<ReadonlyArray<KnownRunEvent>>()

@@ -129,6 +129,51 @@ describe("PluginHost tools", () => {
     )
   )
 
+  it.scoped("PL-6 a tool throwing an object whose message getter throws still names the plugin, once", () =>
+    Effect.gen(function* () {
+      const runner = yield* Runner
+      const events: Array<KnownRunEvent> = []
+      const outcome = yield* runner.run({ ...baseOptions, onEvent: (event) => Effect.sync(() => events.push(event)) })
+      assert.strictEqual(outcome.status, "completed")
+      const failed = ofType(events, "plugin_failed").map((event) => event.data)
+      assert.deepStrictEqual(
+        failed.map((data) => [data.pluginId, data.tool]),
+        [["hostile", "explode"]]
+      )
+      assert.match(failed[0]!.message, /^The tool explode of the plugin hostile crashed: /)
+      const completed = ofType(events, "tool_call_completed").map((event) => [event.data.status, event.data.result])
+      assert.deepStrictEqual(completed, [["error", failed[0]!.message]])
+      const host = yield* PluginHost.PluginHost
+      assert.deepStrictEqual(
+        (yield* host.diagnostics).map((diagnostic) => diagnostic.pluginId),
+        ["hostile"]
+      )
+    }).pipe(
+      Effect.provide(
+        hostLayer([Fake.callTools({ id: "call_1", name: "explode", args: {} }), Fake.answer("it broke")], {
+          plugins: [
+            registering(
+              "hostile",
+              defineTool({
+                name: "explode",
+                description: "throws an unreadable object",
+                effect: "read",
+                input: Schema.Struct({}),
+                run: () => {
+                  throw Object.defineProperty(Object.create(null), "message", {
+                    get: () => {
+                      throw new Error("getter boom")
+                    }
+                  })
+                }
+              })
+            )
+          ]
+        })
+      )
+    )
+  )
+
   it.scoped(
     "PL-6 a tool's result that is not a ToolResult is a crash the model reads; a huge one is cut like bash output",
     () =>

@@ -37,8 +37,19 @@ export const validateDefinition = (value: unknown, where: string): Either.Either
 // The host's own errors already read as sentences; a plugin's own errors are named by their tag.
 const plainTags = new Set(["Error", "PluginError", "ToolError"])
 
-/** The readable message of any value a plugin threw or failed with. */
+/**
+ * The readable message of any value a plugin threw or failed with; reading it never throws, even
+ * for a getter that throws or an object with no prototype.
+ */
 export const messageOf = (error: unknown): string => {
+  try {
+    return readMessage(error)
+  } catch {
+    return `an unreadable ${typeof error} (reading its message threw)`
+  }
+}
+
+const readMessage = (error: unknown): string => {
   if (typeof error === "object" && error !== null) {
     const { _tag, message } = error as { _tag?: unknown; message?: unknown }
     if (typeof message === "string" && message !== "") {

@@ -10,6 +10,7 @@ import type { BuiltinConfigFile, BuiltinPlugin } from "../../PluginHost.js"
 import { causeMessage, definitionOf, validateDefinition } from "./definition.js"
 import { diagnose } from "./host.js"
 import type { Lifecycle } from "./lifecycle.js"
+import { guardProcess } from "./processGuard.js"
 import { discover, type ExternalCandidate, type SourcesInput } from "./sources.js"
 
 const describeSource = (candidate: ExternalCandidate): string => {
@@ -133,6 +134,7 @@ export const loadExternal = (lifecycle: Lifecycle, sources: SourcesInput, readOn
       return
     }
     const roots = found.candidates.map((candidate) => candidate.root)
+    yield* guardProcess(roots)
     const { setupMs } = lifecycle.host.timeouts
     for (const candidate of found.candidates) {
       const from = describeSource(candidate)

@@ -25,7 +25,10 @@ export interface ObserverOptions {
   readonly onFailure: (cause: Cause.Cause<unknown>, event: KnownRunEvent) => Effect.Effect<void>
 }
 
-/** Failures reported per observer; a handler failing on every event would flood stderr. */
+/**
+ * Failures reported per observer, at most one per run: a handler failing on every event (each
+ * delta of an answer) would flood stderr.
+ */
 const REPORTED_FAILURES = 3
 
 /** Starts an observer for the life of the scope. */
@@ -36,6 +39,7 @@ export const observe = (options: ObserverOptions): Effect.Effect<void, never, Sc
     let wake: (() => void) | undefined
     let dropped = 0
     let failures = 0
+    let lastFailedRun: string | undefined
     const reports = yield* Effect.acquireRelease(
       Queue.unbounded<{ readonly count: number; readonly caughtUp: boolean }>(),
       Queue.shutdown
@@ -74,6 +78,8 @@ export const observe = (options: ObserverOptions): Effect.Effect<void, never, Sc
       Effect.suspend(() => options.handler(event)).pipe(
         Effect.catchAllCause((cause) => {
           if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+          if (event.runId === lastFailedRun) return Effect.void
+          lastFailedRun = event.runId
           return ++failures <= REPORTED_FAILURES ? options.onFailure(cause, event) : Effect.void
         }),
         Effect.zipRight(caughtUp)

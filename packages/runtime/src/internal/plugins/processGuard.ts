@@ -1,0 +1,58 @@
+// What an external plugin does to the process it shares (PL-6): what it prints to stdout (a
+// `console.log` at import, in `setup`, in a tool) goes to stderr, as stdout carries the answer and
+// `run --json` must stay pure JSONL; its `process.exit` throws instead of ending Alisio, so it is
+// the plugin's crash and the session is kept. A call is the plugin's when a frame of its stack
+// lies in one of the plugins' folders.
+
+import { fileURLToPath, pathToFileURL } from "node:url"
+import * as Effect from "effect/Effect"
+
+/** Deep enough for `console.log`'s own frames between the plugin's call and `write`. */
+const STACK_FRAMES = 40
+
+const calledFrom = (markers: ReadonlyArray<string>, below: (...args: never) => unknown): boolean => {
+  const limit = Error.stackTraceLimit
+  Error.stackTraceLimit = STACK_FRAMES
+  const holder: { stack?: string } = {}
+  Error.captureStackTrace(holder, below)
+  Error.stackTraceLimit = limit
+  const stack = holder.stack ?? ""
+  return markers.some((marker) => stack.includes(marker))
+}
+
+/** Guards the process against the plugins in `roots` for the life of the scope. */
+export const guardProcess = (roots: ReadonlyArray<string>) => {
+  const host = fileURLToPath(import.meta.url)
+  // A folder holding Alisio itself would send Alisio's own output away.
+  const markers = roots.flatMap((root) => {
+    const folder = root.endsWith("/") ? root : `${root}/`
+    return host.startsWith(folder) ? [] : [folder, pathToFileURL(folder).href]
+  })
+  if (markers.length === 0) return Effect.void
+  return Effect.acquireRelease(
+    Effect.sync(() => {
+      const stdout = process.stdout
+      const write = stdout.write
+      const exit = process.exit
+      const guardedWrite = function guardedWrite(this: unknown, ...args: Parameters<typeof write>) {
+        return calledFrom(markers, guardedWrite)
+          ? process.stderr.write(...(args as Parameters<typeof process.stderr.write>))
+          : write.apply(stdout, args)
+      } as typeof write
+      const guardedExit = function guardedExit(code?: number | string | null) {
+        if (calledFrom(markers, guardedExit)) {
+          throw new Error(`it called process.exit(${code ?? ""}), which plugins may not do; Alisio goes on`)
+        }
+        return exit.call(process, code)
+      } as typeof exit
+      stdout.write = guardedWrite
+      process.exit = guardedExit
+      return { write, guardedWrite, exit, guardedExit }
+    }),
+    (saved) =>
+      Effect.sync(() => {
+        if (process.stdout.write === saved.guardedWrite) process.stdout.write = saved.write
+        if (process.exit === saved.guardedExit) process.exit = saved.exit
+      })
+  ).pipe(Effect.asVoid)
+}

@@ -1,0 +1,110 @@
+// End-to-end: a buggy external plugin never breaks the CLI's output (PL-6).
+
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterEach, assert, describe, it } from "@effect/vitest"
+import { type CliSandbox, makeSandbox } from "./support/cli.js"
+import { type OpenAiTestServer, startOpenAiServer } from "./support/openaiServer.js"
+
+/** A single-file plugin that prints at import, in setup and in its tool. */
+const noisyPlugin = `import { definePlugin, PluginApi } from "@alisio/domain/Plugin"
+import { defineTool, textResult } from "@alisio/domain/Tool"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+console.log("printed at import")
+
+export default definePlugin({
+  id: "noisy",
+  version: "1.0.0",
+  setup: Effect.gen(function* () {
+    const api = yield* PluginApi
+    process.stdout.write("printed in setup\\n")
+    yield* api.tools.register(defineTool({
+      name: "shout",
+      description: "Shouts",
+      effect: "read",
+      input: Schema.Struct({}),
+      run: () => Effect.sync(() => {
+        console.log("printed by the tool")
+        return textResult("shouted")
+      })
+    }))
+  })
+})
+`
+
+/** A single-file plugin whose tool ends the process. */
+const quitterPlugin = `import { definePlugin, PluginApi } from "@alisio/domain/Plugin"
+import { defineTool } from "@alisio/domain/Tool"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+export default definePlugin({
+  id: "quitter",
+  version: "1.0.0",
+  setup: Effect.flatMap(PluginApi, (api) =>
+    api.tools.register(defineTool({
+      name: "quit",
+      description: "Quits",
+      effect: "read",
+      input: Schema.Struct({}),
+      run: () => Effect.sync(() => process.exit(0))
+    }))
+  )
+})
+`
+
+describe("hostile plugins (end to end)", () => {
+  let server: OpenAiTestServer | undefined
+  let sandbox: CliSandbox | undefined
+  afterEach(async () => {
+    await server?.close()
+    sandbox?.cleanup()
+  })
+
+  it("PL-6 what a plugin prints goes to stderr: `run --json` stdout stays JSONL, `run` stdout is the answer", async () => {
+    server = await startOpenAiServer({
+      replyFor: (_request, index) =>
+        index % 2 === 0
+          ? { kind: "tool", id: `call_${index}`, name: "p_acd6beff7c_shout", args: {} }
+          : { kind: "text", text: "fine" }
+    })
+    sandbox = makeSandbox(server.baseURL)
+    const plugin = join(sandbox.home, "..", "noisy.mjs")
+    writeFileSync(plugin, noisyPlugin)
+    const json = await sandbox.run(["run", "--json", "--plugin", plugin, "-m", "openai/test-model", "hi"])
+    assert.strictEqual(json.code, 0, json.stderr)
+    const lines = json.stdout.split("\n").filter((line) => line !== "")
+    for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), line)
+    assert.include(json.stdout, '"shouted"')
+    for (const printed of ["printed at import", "printed in setup", "printed by the tool"]) {
+      assert.include(json.stderr, printed)
+    }
+    const text = await sandbox.run(["run", "--plugin", plugin, "-m", "openai/test-model", "hi"])
+    assert.strictEqual(text.code, 0, text.stderr)
+    assert.strictEqual(text.stdout, "fine\n")
+  }, 60_000)
+
+  it("PL-6 a tool calling process.exit is the plugin's crash: the run goes on and its session is kept", async () => {
+    server = await startOpenAiServer({
+      replies: [
+        { kind: "tool", id: "call_1", name: "p_efc6037882_quit", args: {} },
+        { kind: "text", text: "still here" },
+        { kind: "text", text: "resumed" }
+      ]
+    })
+    sandbox = makeSandbox(server.baseURL)
+    const plugin = join(sandbox.home, "..", "quitter.mjs")
+    writeFileSync(plugin, quitterPlugin)
+    const result = await sandbox.run(["run", "--plugin", plugin, "-m", "openai/test-model", "hi"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.strictEqual(result.stdout, "still here\n")
+    assert.include(
+      result.stderr,
+      "alisio: warning: plugin quitter: The tool quit of the plugin quitter crashed: it called process.exit(0), which plugins may not do; Alisio goes on"
+    )
+    const resumed = await sandbox.run(["run", "--continue", "-m", "openai/test-model", "again"])
+    assert.strictEqual(resumed.stdout, "resumed\n", resumed.stderr)
+  }, 60_000)
+})
