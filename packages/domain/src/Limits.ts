@@ -55,6 +55,14 @@ export const defaultLimits = {
   toolConcurrency: 4
 } as const satisfies ResolvedLimits
 
+/**
+ * The tool calls of one model response that run (TL-4). Past it, calls are not run: the first one
+ * past the bound is answered with one result saying how many were left out and why, and the rest
+ * are dropped, so a broken or hostile server cannot make a run execute, journal and store
+ * thousands of calls from one answer. No real model asks for more in one response.
+ */
+export const MAX_TOOL_CALLS_PER_RESPONSE = 64
+
 /** The output budget used when neither the user nor the model catalog gives one (LIM-5). */
 export const DEFAULT_OUTPUT_BUDGET = 16_384
 /** The highest catalog `maxOutputTokens` used without the user asking for more (LIM-5). */

@@ -67,11 +67,13 @@ const offeredNames = (run: CurrentRun["Type"], tools: ReadonlyMap<string, Tool>)
  * `tool_call_started` / `tool_call_completed` (TL-2…TL-4). A bad call (unknown tool, invalid JSON,
  * refused by policy) becomes an error result the model sees. A started call always ends: on any
  * exit (interruption included) its journal row and its `tool_call_completed` are written, and an
- * approval still open is resolved as withdrawn first.
+ * approval still open is resolved as withdrawn first. A `refusal` ends the call as denied with
+ * that text, without running it (a call past the per-response bound).
  */
 export const executeToolCall = (
   call: ToolCallPart,
-  tools: ReadonlyMap<string, Tool>
+  tools: ReadonlyMap<string, Tool>,
+  refusal?: string
 ): Effect.Effect<ToolResultMessage, StoreError, CurrentRun | SessionStore | HumanWaits | Interaction> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function* () {
@@ -182,6 +184,7 @@ export const executeToolCall = (
         )
 
       const body = Effect.gen(function* () {
+        if (refusal !== undefined) return yield* finish("denied", resultMessage(call, refusal, true))
         if (tool === undefined || !run.toolNames.has(call.name)) {
           const offered = [...offeredNames(run, tools)].sort()
           const meant = meantTool(call.name, offered)

@@ -18,6 +18,7 @@ import type { CurrentRun } from "../CurrentRun.js"
 import type { HumanWaits } from "../HumanWaits.js"
 import type { Interaction } from "../Interaction.js"
 import type { SessionStore } from "../SessionStore.js"
+import { boundCalls } from "./callBound.js"
 import { fitWindow, sendWithinWindow } from "./compaction/inRun.js"
 import type { CompactionSnapshot } from "./compaction/plan.js"
 import { continuationNotice, toRequestMessages } from "./history.js"
@@ -56,9 +57,10 @@ const callsOf = (message: AssistantMessage) =>
 
 /**
  * Runs the calls of an assistant message, then stores it with their results in one transaction;
- * on interruption every call still gets a (cancelled) result, so no stored call lacks one.
+ * on interruption every call still gets a (cancelled) result, so no stored call lacks one. The
+ * last call is answered with `refusal`, without running, when the response had too many.
  */
-const runTools = (state: RunState, tools: RunTools, assistant: AssistantMessage) =>
+const runTools = (state: RunState, tools: RunTools, assistant: AssistantMessage, refusal: string | undefined) =>
   Effect.gen(function* () {
     const calls = callsOf(assistant)
     const results: Array<ToolResultMessage | undefined> = calls.map(() => undefined)
@@ -70,7 +72,11 @@ const runTools = (state: RunState, tools: RunTools, assistant: AssistantMessage)
       (call, i) =>
         Effect.suspend(() => {
           state.stage = { stage: "tool", tool: call.name }
-          return executeToolCall(call, tools.byName)
+          return executeToolCall(
+            call,
+            tools.byName,
+            refusal !== undefined && i === calls.length - 1 ? refusal : undefined
+          )
         }).pipe(
           Effect.tap((result) =>
             Effect.sync(() => {
@@ -120,9 +126,11 @@ export const turnLoop = (
         id: id as ToolCallPart["id"],
         ...call
       }))
-      const { classification, complete } = response.providerTruncated
+      const classified = response.providerTruncated
         ? classifyProviderTruncated(assembled)
         : classify(response.finish ?? "other", response.text, assembled)
+      const { classification } = classified
+      const { calls: complete, refusal } = boundCalls(classified.complete)
 
       if (classification._tag === "Cut") {
         recoveries += 1
@@ -140,7 +148,7 @@ export const turnLoop = (
           })
         }
         const kept = assistantMessage(response.text, response.reasoning, complete)
-        if (complete.length > 0) yield* runTools(state, tools, kept)
+        if (complete.length > 0) yield* runTools(state, tools, kept, refusal)
         else if (response.text.trim() !== "") yield* storeTurn(state, [kept])
         const lowered = lowerEffort(effort)
         effort = lowered ?? effort
@@ -181,6 +189,6 @@ export const turnLoop = (
         if (yield* awaitNotices(state)) continue
         return { _tag: "Completed", text: response.text } as const
       }
-      yield* runTools(state, tools, message)
+      yield* runTools(state, tools, message, refusal)
     }
   })
