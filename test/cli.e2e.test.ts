@@ -4,11 +4,11 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { decodeRunEvent, isTerminalType, type KnownRunEvent } from "@alisio/domain/RunEvent"
-import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
-import { type CliSandbox, makeSandbox } from "./support/cli.js"
-import { type OpenAiTestServer, type Reply, startOpenAiServer } from "./support/openaiServer.js"
+import type { Reply } from "./support/openaiServer.js"
 import { integrityCheck } from "./support/sqlite.js"
+import { useWorld } from "./support/world.js"
 
 const parseJsonl = (stdout: string): ReadonlyArray<KnownRunEvent> =>
   stdout
@@ -55,21 +55,8 @@ const waitUntil = async (check: () => boolean, ms = 5_000) => {
 }
 
 describe("alisio (end to end)", () => {
-  let server: OpenAiTestServer | undefined
-  let sandbox: CliSandbox | undefined
-  const setup = async (replies: ReadonlyArray<Reply>) => {
-    server = await startOpenAiServer({ replies })
-    sandbox = makeSandbox(server.baseURL)
-    return { server, sandbox }
-  }
-  beforeEach(() => {
-    server = undefined
-    sandbox = undefined
-  })
-  afterEach(async () => {
-    await server?.close()
-    sandbox?.cleanup()
-  })
+  const world = useWorld()
+  const setup = (replies: ReadonlyArray<Reply>) => world({ replies })
 
   it("CLI-1 a two-turn task (bash, then text): the answer on stdout, tool activity on stderr", async () => {
     const { sandbox, server } = await setup(bashThenAnswer("echo from-bash > out.txt && cat out.txt"))

@@ -6,9 +6,9 @@ import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { afterEach, assert, describe, it } from "@effect/vitest"
-import { type CliSandbox, cliBin, makeSandbox } from "./support/cli.js"
-import { type OpenAiTestServer, startOpenAiServer } from "./support/openaiServer.js"
+import { assert, describe, it } from "@effect/vitest"
+import { type CliSandbox, cliBin } from "./support/cli.js"
+import { useWorld } from "./support/world.js"
 
 // A build's id, as scripts/bundle.mjs computes it: the start of the hash of its file.
 const idOf = (file: string) =>
@@ -35,18 +35,10 @@ const identity = (file: string) => {
 }
 
 describe("alisio run's code cache (end to end)", () => {
-  let server: OpenAiTestServer | undefined
-  const sandboxes: Array<CliSandbox> = []
-  afterEach(async () => {
-    await server?.close()
-    server = undefined
-    for (const sandbox of sandboxes.splice(0)) sandbox.cleanup()
-  })
+  const world = useWorld()
 
   const sandboxWithServer = async () => {
-    server = await startOpenAiServer({ replyFor: () => ({ kind: "text", text: "the answer" }) })
-    const sandbox = makeSandbox(server.baseURL)
-    sandboxes.push(sandbox)
+    const { sandbox } = await world({ replyFor: () => ({ kind: "text", text: "the answer" }) })
     return sandbox
   }
 
@@ -107,9 +99,7 @@ describe("alisio run's code cache (end to end)", () => {
   it("a run that outlasts its first second, when V8 turns TurboFan on, leaves a cache the next run accepts", async () => {
     // V8Flags.ts turns TurboFan on a second after the start; the cache must still carry the flags a
     // start sets, or every run longer than a second would find it refused and write it again.
-    server = await startOpenAiServer({ replyFor: () => ({ kind: "text", text: "the answer", firstDelayMs: 1_500 }) })
-    const sandbox = makeSandbox(server.baseURL)
-    sandboxes.push(sandbox)
+    const { sandbox } = await world({ replyFor: () => ({ kind: "text", text: "the answer", firstDelayMs: 1_500 }) })
     await answered(sandbox)
     const written = identity(ourCache(sandbox))
     await answered(sandbox)
@@ -118,9 +108,7 @@ describe("alisio run's code cache (end to end)", () => {
 
   /** A sandbox whose model answers every request with an error no run retries. */
   const sandboxRefused = async () => {
-    server = await startOpenAiServer({ replyFor: () => ({ kind: "error", status: 400, message: "refused here" }) })
-    const sandbox = makeSandbox(server.baseURL)
-    sandboxes.push(sandbox)
+    const { sandbox } = await world({ replyFor: () => ({ kind: "error", status: 400, message: "refused here" }) })
     return sandbox
   }
 

@@ -3,22 +3,15 @@
 // name no command has is still an unknown command.
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterEach, assert, describe, it } from "@effect/vitest"
-import { type CliSandbox, makeSandbox } from "./support/cli.js"
-import { type OpenAiTestServer, startOpenAiServer } from "./support/openaiServer.js"
+import { assert, describe, it } from "@effect/vitest"
 import { ok } from "./support/sessions.js"
+import { useWorld } from "./support/world.js"
 
 describe("slash commands typed in capitals (end to end)", () => {
-  let server: OpenAiTestServer | undefined
-  let sandbox: CliSandbox | undefined
-  afterEach(async () => {
-    await server?.close()
-    sandbox?.cleanup()
-  })
+  const world = useWorld()
 
   it('CMD-1 `alisio run "/Upper x"` runs /upper; `/Usr is…` goes to the model as typed; `/nosuch` is still unknown', async () => {
-    server = await startOpenAiServer({ replyFor: () => ({ kind: "text", text: "Done." }) })
-    sandbox = makeSandbox(server.baseURL)
+    const { server, sandbox } = await world({ replyFor: () => ({ kind: "text", text: "Done." }) })
     mkdirSync(join(sandbox.home, "prompts"), { recursive: true })
     writeFileSync(join(sandbox.home, "prompts", "Upper.md"), "Shout $ARGUMENTS in capitals.\n")
     assert.match(ok(await sandbox.run(["commands", "list"])).stdout, /^\/upper +template/m)

@@ -4,10 +4,10 @@
 
 import { mkdirSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
-import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
-import { type CliSandbox, makeSandbox } from "./support/cli.js"
-import { type OpenAiTestServer, type RecordedRequest, startOpenAiServer } from "./support/openaiServer.js"
+import { assert, describe, it } from "@effect/vitest"
+import type { OpenAiTestServer, RecordedRequest, startOpenAiServer } from "./support/openaiServer.js"
 import { ok, runTask } from "./support/sessions.js"
+import { useWorld } from "./support/world.js"
 
 const chats = (server: OpenAiTestServer): ReadonlyArray<RecordedRequest> =>
   server.requests.filter((request) => request.path.endsWith("/chat/completions"))
@@ -60,22 +60,12 @@ const writeConfig = (home: string) => {
 }
 
 describe("slash commands (end to end)", () => {
-  let server: OpenAiTestServer | undefined
-  let sandbox: CliSandbox | undefined
+  const world = useWorld()
   const setup = async (options: Parameters<typeof startOpenAiServer>[0] = { replies: [] }) => {
-    server = await startOpenAiServer(options)
-    sandbox = makeSandbox(server.baseURL)
+    const { server, sandbox } = await world(options)
     writeConfig(sandbox.home)
     return { server, sandbox }
   }
-  beforeEach(() => {
-    server = undefined
-    sandbox = undefined
-  })
-  afterEach(async () => {
-    await server?.close()
-    sandbox?.cleanup()
-  })
 
   it("CMD-1 `commands list` shows builtin, plugin, template and skill commands with their sources; a shadowed one is reported", async () => {
     const { sandbox } = await setup()

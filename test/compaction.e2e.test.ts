@@ -4,10 +4,11 @@
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import { decodeRunEvent, isTerminalType, type KnownRunEvent } from "@alisio/domain/RunEvent"
-import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
-import { type CliSandbox, makeSandbox } from "./support/cli.js"
-import { type OpenAiTestServer, type RecordedRequest, type Reply, startOpenAiServer } from "./support/openaiServer.js"
+import type { CliSandbox } from "./support/cli.js"
+import type { OpenAiTestServer, RecordedRequest, Reply } from "./support/openaiServer.js"
+import { useWorld } from "./support/world.js"
 
 const SUMMARY_MARK = "You write the working summary of a conversation"
 
@@ -68,35 +69,28 @@ const rows = (sandbox: CliSandbox, sql: string) => {
 }
 
 describe("alisio run: compaction (end to end)", () => {
-  let server: OpenAiTestServer | undefined
-  let sandbox: CliSandbox | undefined
-  beforeEach(() => {
-    server = undefined
-    sandbox = undefined
-  })
-  afterEach(async () => {
-    await server?.close()
-    sandbox?.cleanup()
-  })
+  const world = useWorld()
 
-  const run = async (prompt: string, ...more: ReadonlyArray<string>) => {
-    const result = await sandbox!.run(["run", "--json", "-m", "openai/test-model", ...more, prompt])
-    assert.strictEqual(result.code, 0, result.stderr)
-    const events = parseJsonl(result.stdout)
-    assertWellFormed(events)
-    assert.strictEqual(events.at(-1)?.type, "run_completed", result.stdout.slice(-2_000))
-    return events
-  }
+  const runIn =
+    (sandbox: CliSandbox) =>
+    async (prompt: string, ...more: ReadonlyArray<string>) => {
+      const result = await sandbox.run(["run", "--json", "-m", "openai/test-model", ...more, prompt])
+      assert.strictEqual(result.code, 0, result.stderr)
+      const events = parseJsonl(result.stdout)
+      assertWellFormed(events)
+      assert.strictEqual(events.at(-1)?.type, "run_completed", result.stdout.slice(-2_000))
+      return events
+    }
 
   it("CTX-1 a session driven past its window keeps completing runs, with the compaction events in --json and marked in sessions show and export", async () => {
     let summaries = 0
-    server = await startOpenAiServer({
+    const { server, sandbox } = await world({
       replyFor: (request): Reply =>
         isSummaryRequest(request)
           ? { kind: "text", text: `Summary ${++summaries}: the person asked for long reports; each was written.` }
           : { kind: "text", text: `Report: ${"lorem ipsum dolor sit amet ".repeat(160)}`, chunks: 4 }
     })
-    sandbox = makeSandbox(server.baseURL)
+    const run = runIn(sandbox)
     const first = await run("write report 0")
     const sessionId = first[0]!.sessionId
     // The window follows what the system prompt and the tools of this build take: five times that,
@@ -156,7 +150,7 @@ describe("alisio run: compaction (end to end)", () => {
     let window: number | undefined
     let fixedTokens = 0
     let refusals = 0
-    server = await startOpenAiServer({
+    const { server, sandbox } = await world({
       replyFor: (request): Reply => {
         if (isSummaryRequest(request)) return { kind: "text", text: "Summary: the person asked for long reports." }
         const tokens = Math.ceil(JSON.stringify(request.body.messages).length / 4) + fixedTokens
@@ -171,7 +165,7 @@ describe("alisio run: compaction (end to end)", () => {
         return { kind: "text", text: `Report: ${"lorem ipsum dolor sit amet ".repeat(600)}`, chunks: 4 }
       }
     })
-    sandbox = makeSandbox(server.baseURL)
+    const run = runIn(sandbox)
     const first = await run("write report 0")
     const sessionId = first[0]!.sessionId
     // A server like llama.cpp's, counting the request alone: the system prompt and the tools of this
@@ -195,7 +189,7 @@ describe("alisio run: compaction (end to end)", () => {
 
   it("CTX-1 a server answering 'context length exceeded' once leads to a compaction and a completed run", async () => {
     let refused = false
-    server = await startOpenAiServer({
+    const { server, sandbox } = await world({
       replyFor: (request, index): Reply => {
         if (isSummaryRequest(request)) return { kind: "text", text: "The person asked for two long reports." }
         if (index >= 2 && !refused) {
@@ -210,7 +204,7 @@ describe("alisio run: compaction (end to end)", () => {
         return { kind: "text", text: `Report: ${"lorem ipsum dolor sit amet ".repeat(200)}` }
       }
     })
-    sandbox = makeSandbox(server.baseURL)
+    const run = runIn(sandbox)
     const first = await run("write report 0")
     const sessionId = first[0]!.sessionId
     await run("write report 1", "-s", sessionId)
@@ -234,7 +228,7 @@ describe("alisio run: compaction (end to end)", () => {
 
   it("CTX-1 in text mode a compaction is one line on stderr, the answer alone on stdout", async () => {
     let refused = false
-    server = await startOpenAiServer({
+    const { sandbox } = await world({
       replyFor: (request, index): Reply => {
         if (isSummaryRequest(request)) return { kind: "text", text: "The person asked for long reports." }
         if (index >= 2 && !refused) {
@@ -249,7 +243,7 @@ describe("alisio run: compaction (end to end)", () => {
         return { kind: "text", text: `Report: ${"lorem ipsum dolor sit amet ".repeat(200)}` }
       }
     })
-    sandbox = makeSandbox(server.baseURL)
+    const run = runIn(sandbox)
     const sessionId = (await run("write report 0"))[0]!.sessionId
     await run("write report 1", "-s", sessionId)
     const text = await sandbox.run(["run", "-m", "openai/test-model", "-s", sessionId, "write report 2"])

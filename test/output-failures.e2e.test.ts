@@ -16,9 +16,10 @@ import {
   writeFileSync
 } from "node:fs"
 import { join } from "node:path"
-import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
-import { type CliResult, type CliSandbox, cliBin, makeSandbox } from "./support/cli.js"
-import { type OpenAiTestServer, type Reply, startOpenAiServer } from "./support/openaiServer.js"
+import { assert, describe, it } from "@effect/vitest"
+import { type CliResult, type CliSandbox, cliBin } from "./support/cli.js"
+import type { Reply } from "./support/openaiServer.js"
+import { useWorld } from "./support/world.js"
 
 const hasDevFull = existsSync("/dev/full")
 
@@ -52,21 +53,8 @@ const runStatuses = async (sandbox: CliSandbox) => {
 }
 
 describe("alisio's output going nowhere (end to end)", () => {
-  let server: OpenAiTestServer | undefined
-  let sandbox: CliSandbox | undefined
-  const setup = async (replies: ReadonlyArray<Reply>) => {
-    server = await startOpenAiServer({ replies })
-    sandbox = makeSandbox(server.baseURL)
-    return sandbox
-  }
-  beforeEach(() => {
-    server = undefined
-    sandbox = undefined
-  })
-  afterEach(async () => {
-    await server?.close()
-    sandbox?.cleanup()
-  })
+  const world = useWorld()
+  const setup = async (replies: ReadonlyArray<Reply>) => (await world({ replies })).sandbox
 
   it.skipIf(!hasDevFull)(
     "CLI-2: `run --json > file` on a full disk cancels the run with one line naming the cause, no stack trace",

@@ -4,10 +4,11 @@
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import { decodeRunEvent, type KnownRunEvent } from "@alisio/domain/RunEvent"
-import { afterEach, assert, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
-import { type CliSandbox, makeSandbox } from "./support/cli.js"
-import { type OpenAiTestServer, type RecordedRequest, type Reply, startOpenAiServer } from "./support/openaiServer.js"
+import type { CliSandbox } from "./support/cli.js"
+import type { OpenAiTestServer, RecordedRequest, Reply } from "./support/openaiServer.js"
+import { useWorld } from "./support/world.js"
 
 const WINDOW = 8_192
 /** About 50 000 tokens: more than an argument may hold, so it comes on stdin. */
@@ -44,31 +45,22 @@ const chat = (server: OpenAiTestServer) => server.requests.filter((r) => r.path.
 const tokensOf = (request: RecordedRequest) => Math.ceil(JSON.stringify(request.body).length / 4)
 
 /** Refuses a request past `WINDOW` tokens, as a llama.cpp or vLLM server does. */
-const refusingServer = () =>
-  startOpenAiServer({
-    replyFor: (request): Reply =>
-      tokensOf(request) > WINDOW
-        ? {
-            kind: "error",
-            status: 400,
-            message: `This model's maximum context length is ${WINDOW} tokens. However, your messages resulted in ${tokensOf(request)} tokens.`
-          }
-        : { kind: "text", text: "a short answer" }
-  })
+const refusing = {
+  replyFor: (request: RecordedRequest): Reply =>
+    tokensOf(request) > WINDOW
+      ? {
+          kind: "error",
+          status: 400,
+          message: `This model's maximum context length is ${WINDOW} tokens. However, your messages resulted in ${tokensOf(request)} tokens.`
+        }
+      : { kind: "text", text: "a short answer" }
+}
 
 describe("alisio run: a prompt larger than the context window (end to end)", () => {
-  let server: OpenAiTestServer | undefined
-  let sandbox: CliSandbox | undefined
-  afterEach(async () => {
-    await server?.close()
-    sandbox?.cleanup()
-    server = undefined
-    sandbox = undefined
-  })
+  const world = useWorld()
 
   it("CTX-1 CLI-1 a prompt the server refuses ends its run saying so, the session goes on, and the next too large a prompt is refused up front with nothing stored", async () => {
-    server = await refusingServer()
-    sandbox = makeSandbox(server.baseURL)
+    const { server, sandbox } = await world(refusing)
     const first = await sandbox.run(["run", "--json", "-m", "openai/test-model", "-"], { input: HUGE })
     assert.strictEqual(first.code, 1, first.stderr)
     const events = parseJsonl(first.stdout)
@@ -113,8 +105,7 @@ describe("alisio run: a prompt larger than the context window (end to end)", () 
   }, 60_000)
 
   it("CLI-1 with --max-context-tokens a prompt too large for it is refused in one line: no session, no request", async () => {
-    server = await refusingServer()
-    sandbox = makeSandbox(server.baseURL)
+    const { server, sandbox } = await world(refusing)
     const result = await sandbox.run(["run", "-m", "openai/test-model", "--max-context-tokens", "12000", "-"], {
       input: HUGE
     })

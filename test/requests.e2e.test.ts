@@ -5,10 +5,11 @@ import { mkdirSync } from "node:fs"
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import { decodeRunEvent, isEphemeralType, isTerminalType, type KnownRunEvent } from "@alisio/domain/RunEvent"
-import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
-import { type CliResult, type CliSandbox, makeSandbox } from "./support/cli.js"
-import { type OpenAiTestServer, type Reply, startOpenAiServer } from "./support/openaiServer.js"
+import type { CliResult, CliSandbox } from "./support/cli.js"
+import type { OpenAiTestServer, Reply } from "./support/openaiServer.js"
+import { useWorld } from "./support/world.js"
 
 const parseJsonl = (stdout: string): ReadonlyArray<KnownRunEvent> =>
   stdout
@@ -58,21 +59,8 @@ const chatRequests = (server: OpenAiTestServer) =>
 const slowAnswer = (text: string, ms: number): Reply => ({ kind: "text", text, chunks: 10, delayMs: ms / 10 })
 
 describe("alisio --request-id (end to end)", () => {
-  let server: OpenAiTestServer | undefined
-  let sandbox: CliSandbox | undefined
-  const setup = async (replies: ReadonlyArray<Reply>) => {
-    server = await startOpenAiServer({ replies })
-    sandbox = makeSandbox(server.baseURL)
-    return { server, sandbox }
-  }
-  beforeEach(() => {
-    server = undefined
-    sandbox = undefined
-  })
-  afterEach(async () => {
-    await server?.close()
-    sandbox?.cleanup()
-  })
+  const world = useWorld()
+  const setup = (replies: ReadonlyArray<Reply>) => world({ replies })
 
   const args = (requestId: string, ...more: ReadonlyArray<string>) => [
     "run",

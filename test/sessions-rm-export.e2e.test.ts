@@ -6,11 +6,12 @@ import { spawn } from "node:child_process"
 import { readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { decodeRunEvent, type KnownRunEvent } from "@alisio/domain/RunEvent"
-import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
-import { type CliSandbox, cliBin, makeSandbox } from "./support/cli.js"
-import { type OpenAiTestServer, type Reply, startOpenAiServer } from "./support/openaiServer.js"
+import { type CliSandbox, cliBin } from "./support/cli.js"
+import type { Reply } from "./support/openaiServer.js"
 import { adopt, count, listed, ok, runTask } from "./support/sessions.js"
+import { useWorld } from "./support/world.js"
 
 const texts = (count: number): ReadonlyArray<Reply> =>
   Array.from({ length: count }, (_, i) => ({ kind: "text", text: `answer ${i + 1}` }) as const)
@@ -35,21 +36,8 @@ const owned = (sandbox: CliSandbox, id: string) => ({
 })
 
 describe("alisio sessions rm and export (end to end)", () => {
-  let server: OpenAiTestServer | undefined
-  let sandbox: CliSandbox | undefined
-  const setup = async (replies: ReadonlyArray<Reply>) => {
-    server = await startOpenAiServer({ replies })
-    sandbox = makeSandbox(server.baseURL)
-    return { server, sandbox }
-  }
-  beforeEach(() => {
-    server = undefined
-    sandbox = undefined
-  })
-  afterEach(async () => {
-    await server?.close()
-    sandbox?.cleanup()
-  })
+  const world = useWorld()
+  const setup = (replies: ReadonlyArray<Reply>) => world({ replies })
 
   it("CLI-1 sessions rm deletes sessions with their children and all they hold; off a terminal it needs --yes", async () => {
     const { sandbox } = await setup([

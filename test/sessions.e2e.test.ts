@@ -3,12 +3,12 @@
 
 import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterEach, assert, beforeEach, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { SessionDetail } from "alisio/SessionRecords"
 import * as Schema from "effect/Schema"
-import { type CliSandbox, makeSandbox } from "./support/cli.js"
-import { type OpenAiTestServer, type RecordedRequest, type Reply, startOpenAiServer } from "./support/openaiServer.js"
+import type { OpenAiTestServer, RecordedRequest, Reply } from "./support/openaiServer.js"
 import { adopt, listed, ok, runTask, withDatabase } from "./support/sessions.js"
+import { useWorld } from "./support/world.js"
 
 const chats = (server: OpenAiTestServer): ReadonlyArray<RecordedRequest> =>
   server.requests.filter((request) => request.path.endsWith("/chat/completions"))
@@ -25,21 +25,7 @@ const usageLine = (result: { code: number | null; stdout: string; stderr: string
 }
 
 describe("alisio sessions (end to end)", () => {
-  let server: OpenAiTestServer | undefined
-  let sandbox: CliSandbox | undefined
-  const setup = async (options: Parameters<typeof startOpenAiServer>[0]) => {
-    server = await startOpenAiServer(options)
-    sandbox = makeSandbox(server.baseURL)
-    return { server, sandbox }
-  }
-  beforeEach(() => {
-    server = undefined
-    sandbox = undefined
-  })
-  afterEach(async () => {
-    await server?.close()
-    sandbox?.cleanup()
-  })
+  const setup = useWorld()
 
   it("CLI-1 sessions list: a header, short ids, relative times, titles from the first prompt, run counts, --limit", async () => {
     const { sandbox } = await setup({ replies: texts(4) })

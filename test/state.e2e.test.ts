@@ -4,9 +4,8 @@
 import { execFileSync } from "node:child_process"
 import { chmodSync, existsSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterEach, assert, describe, it } from "@effect/vitest"
-import { type CliSandbox, makeSandbox } from "./support/cli.js"
-import { type OpenAiTestServer, startOpenAiServer } from "./support/openaiServer.js"
+import { assert, describe, it } from "@effect/vitest"
+import { useWorld } from "./support/world.js"
 
 /** Makes the state folder and its database files read-only for the CLI (root ignores modes: the immutable flag); returns the undo. */
 const readOnly = (state: string): (() => void) => {
@@ -28,20 +27,14 @@ const mode = (path: string) => statSync(path).mode & 0o777
 const notice = "was readable by other users; made it private"
 
 describe("alisio state permissions (end to end)", () => {
-  let server: OpenAiTestServer | undefined
-  let sandbox: CliSandbox | undefined
-  afterEach(async () => {
-    await server?.close()
-    sandbox?.cleanup()
-  })
+  const world = useWorld()
 
   it("ST-6 state left readable by others is made private, and the CLI says so once", async () => {
-    server = await startOpenAiServer({
+    const { sandbox } = await world({
       replies: [1, 2, 3].map((n) => ({ kind: "text", text: `answer ${n}` }) as const)
     })
-    sandbox = makeSandbox(server.baseURL)
     const state = join(sandbox.home, "state")
-    const run = () => sandbox!.run(["run", "-m", "openai/test-model", "hello"])
+    const run = () => sandbox.run(["run", "-m", "openai/test-model", "hello"])
 
     const fresh = await run()
     assert.strictEqual(fresh.code, 0, fresh.stderr)
@@ -72,13 +65,12 @@ describe("alisio state permissions (end to end)", () => {
   })
 
   it("ST-1/ST-4 a read-only state home is still read by the sessions commands, even with a run a killed process left running", async () => {
-    server = await startOpenAiServer({
+    const { sandbox } = await world({
       replies: [
         { kind: "text", text: "first answer" },
         { kind: "text", text: "partial", stallAfter: true }
       ]
     })
-    sandbox = makeSandbox(server.baseURL)
     const state = join(sandbox.home, "state")
     const first = await sandbox.run(["run", "--json", "--final", "-m", "openai/test-model", "hello"])
     assert.strictEqual(first.code, 0, first.stderr)
@@ -128,8 +120,7 @@ describe("alisio state permissions (end to end)", () => {
   it.skipIf(!existsSync("/proc/self"))(
     "ST-6 an ALISIO_HOME where no folder can be made (under /proc) fails at once with one line, in every command that writes",
     async () => {
-      server = await startOpenAiServer({ replies: [] })
-      sandbox = makeSandbox(server.baseURL)
+      const { sandbox } = await world({ replies: [] })
       const home = "/proc/alisio-no-such/home"
       const commands = [
         ["config", "set", "limits.maxTurns", "5"],
@@ -149,8 +140,7 @@ describe("alisio state permissions (end to end)", () => {
   )
 
   it("CFG-1 a relative ALISIO_HOME is refused with one line naming an absolute one; nothing is made in the current folder", async () => {
-    server = await startOpenAiServer({ replies: [{ kind: "text", text: "never" }] })
-    sandbox = makeSandbox(server.baseURL)
+    const { server, sandbox } = await world({ replies: [{ kind: "text", text: "never" }] })
     for (const args of [
       ["run", "-m", "openai/test-model", "hello"],
       ["sessions", "list"],

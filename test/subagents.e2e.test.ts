@@ -5,10 +5,11 @@
 // subagents through the command catalog (CH-4).
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterEach, assert, describe, it } from "@effect/vitest"
-import { type CliSandbox, makeSandbox } from "./support/cli.js"
-import { type OpenAiTestServer, type RecordedRequest, type Reply, startOpenAiServer } from "./support/openaiServer.js"
+import { assert, describe, it, onTestFinished } from "@effect/vitest"
+import { makeSandbox } from "./support/cli.js"
+import type { RecordedRequest, Reply } from "./support/openaiServer.js"
 import { writePluginPackage } from "./support/pluginPackage.js"
+import { useWorld } from "./support/world.js"
 
 const systemOf = (request: RecordedRequest): string => {
   const first = request.body.messages?.[0]
@@ -20,12 +21,7 @@ const agentOf = (request: RecordedRequest) => /You are the subagent "([^"]+)"/.e
 const lastRole = (request: RecordedRequest) => request.body.messages?.at(-1)?.role
 
 describe("subagents (end to end)", () => {
-  let server: OpenAiTestServer | undefined
-  let sandbox: CliSandbox | undefined
-  afterEach(async () => {
-    await server?.close()
-    sandbox?.cleanup()
-  })
+  const world = useWorld()
 
   it("CH-4 run --json: two task calls in one response run both subagents at once; sessions show draws the tree", async () => {
     // Neither subagent gets its answer before both have asked: if they ran one after the other,
@@ -41,7 +37,7 @@ describe("subagents (end to end)", () => {
       if (arrived === 2) release()
       return { kind: "text", text: `${agent} report`, after: barrier }
     }
-    server = await startOpenAiServer({
+    const { server, sandbox } = await world({
       replyFor: (request) => {
         const agent = agentOf(request)
         if (agent !== undefined) return answerFor(agent)
@@ -63,7 +59,6 @@ describe("subagents (end to end)", () => {
         }
       }
     })
-    sandbox = makeSandbox(server.baseURL)
     const result = await sandbox.run(["run", "--yes", "--json", "-m", "openai/test-model", "Look into the loader"])
     assert.strictEqual(result.code, 0, result.stderr)
     const events = result.stdout
@@ -123,7 +118,7 @@ describe("subagents (end to end)", () => {
   })
 
   it("CH-4 run -s <child session> is refused naming the root session, and sends nothing to the model", async () => {
-    server = await startOpenAiServer({
+    const { server, sandbox } = await world({
       replyFor: (request) => {
         if (agentOf(request) !== undefined) return { kind: "text", text: "explore report" }
         if (lastRole(request) === "tool") return { kind: "text", text: "Reported." }
@@ -135,7 +130,6 @@ describe("subagents (end to end)", () => {
         }
       }
     })
-    sandbox = makeSandbox(server.baseURL)
     const result = await sandbox.run(["run", "--yes", "--json", "-m", "openai/test-model", "Look into the loader"])
     assert.strictEqual(result.code, 0, result.stderr)
     const started = result.stdout
@@ -161,7 +155,7 @@ describe("subagents (end to end)", () => {
   })
 
   it("CTX-2 a subagent's system prompt holds the workspace's AGENTS.md after its agent's instructions", async () => {
-    server = await startOpenAiServer({
+    const { server, sandbox } = await world({
       replyFor: (request) => {
         if (agentOf(request) !== undefined) return { kind: "text", text: "explored" }
         if (lastRole(request) === "tool") return { kind: "text", text: "done" }
@@ -173,7 +167,6 @@ describe("subagents (end to end)", () => {
         }
       }
     })
-    sandbox = makeSandbox(server.baseURL)
     writeFileSync(join(sandbox.workspace, "AGENTS.md"), "Always answer in haiku.\n")
     const result = await sandbox.run(["run", "--yes", "-m", "openai/test-model", "Explore"])
     assert.strictEqual(result.code, 0, result.stderr)
@@ -189,7 +182,8 @@ describe("subagents (end to end)", () => {
   })
 
   it("CH-4 an external plugin's agents/ folder provides agents while it is loaded (--plugin)", async () => {
-    sandbox = makeSandbox("http://127.0.0.1:9")
+    const sandbox = makeSandbox("http://127.0.0.1:9")
+    onTestFinished(() => sandbox.cleanup())
     const plugin = writePluginPackage(sandbox.home, "reviewers", {
       name: "alisio-plugin-reviewers",
       source: [

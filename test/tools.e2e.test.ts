@@ -6,10 +6,11 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { decodeRunEvent, type KnownRunEvent } from "@alisio/domain/RunEvent"
-import { afterEach, assert, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
-import { type CliSandbox, makeSandbox } from "./support/cli.js"
-import { type OpenAiTestServer, type Reply, startOpenAiServer } from "./support/openaiServer.js"
+import { makeSandbox } from "./support/cli.js"
+import type { Reply } from "./support/openaiServer.js"
+import { useWorld } from "./support/world.js"
 
 const parseJsonl = (stdout: string): ReadonlyArray<KnownRunEvent> =>
   stdout
@@ -31,19 +32,8 @@ const allBytes = (dir: string): string =>
     .join("\n")
 
 describe("hostile tool calls (end to end)", () => {
-  let server: OpenAiTestServer | undefined
-  let sandbox: CliSandbox | undefined
-  const setup = async (replies: ReadonlyArray<Reply>) => {
-    server = await startOpenAiServer({ replies })
-    sandbox = makeSandbox(server.baseURL)
-    return sandbox
-  }
-  afterEach(async () => {
-    await server?.close()
-    sandbox?.cleanup()
-    server = undefined
-    sandbox = undefined
-  })
+  const world = useWorld()
+  const setup = async (replies: ReadonlyArray<Reply>) => (await world({ replies })).sandbox
 
   it("TL-6 grep runs on its search thread in the bundled CLI", async () => {
     const cli = await setup([
@@ -119,9 +109,9 @@ describe("hostile tool calls (end to end)", () => {
       })
     })
     await new Promise<void>((resolve) => echoing.listen(0, "127.0.0.1", resolve))
+    const { port } = echoing.address() as AddressInfo
+    const sandbox = makeSandbox(`http://127.0.0.1:${port}/v1`)
     try {
-      const { port } = echoing.address() as AddressInfo
-      sandbox = makeSandbox(`http://127.0.0.1:${port}/v1`)
       const result = await sandbox.run(["run", "--json", "-m", "openai/test-model", "hello"], {
         env: { OPENAI_API_KEY: key }
       })
@@ -140,6 +130,7 @@ describe("hostile tool calls (end to end)", () => {
     } finally {
       echoing.closeAllConnections()
       await new Promise<void>((resolve) => echoing.close(() => resolve()))
+      sandbox.cleanup()
     }
   })
 })

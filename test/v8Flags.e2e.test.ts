@@ -2,27 +2,18 @@
 // the Node that runs the test (CI: Node 20 and 24). A flag V8 accepts at run time can still do
 // nothing: V8 12+ applies a flag's implications only when it is given on the command line.
 
-import { afterEach, assert, describe, it } from "@effect/vitest"
-import { type CliSandbox, makeSandbox } from "./support/cli.js"
-import { type OpenAiTestServer, startOpenAiServer } from "./support/openaiServer.js"
+import { assert, describe, it } from "@effect/vitest"
+import { useWorld } from "./support/world.js"
 
 describe("V8 flags set at start (end to end)", () => {
-  let server: OpenAiTestServer | undefined
-  const sandboxes: Array<CliSandbox> = []
-  afterEach(async () => {
-    await server?.close()
-    server = undefined
-    for (const sandbox of sandboxes.splice(0)) sandbox.cleanup()
-  })
+  const world = useWorld()
 
   it("fetch's HTTP parser (WebAssembly) is compiled by Liftoff only, however long the answer streams", async () => {
     // A model's answer in 3 000 chunks makes undici's llhttp hot: without the flags V8 compiles it
     // again with TurboFan on a worker thread (Node 24: ~7 MB of peak RSS for a two-turn task).
-    server = await startOpenAiServer({
+    const { sandbox } = await world({
       replyFor: () => ({ kind: "text", text: "word ".repeat(3_000), chunks: 3_000 })
     })
-    const sandbox = makeSandbox(server.baseURL)
-    sandboxes.push(sandbox)
     const result = await sandbox.run(["run", "-m", "openai/test-model", "hello"], {
       nodeArgs: ["--trace-wasm-compilation-times"]
     })
@@ -39,9 +30,7 @@ describe("V8 flags set at start (end to end)", () => {
   it.skipIf(!process.versions.v8.startsWith("11."))(
     "on Node 20 a run compiles fetch's and child processes' modules from the code Node ships",
     async () => {
-      server = await startOpenAiServer({ replyFor: () => ({ kind: "text", text: "the answer" }) })
-      const sandbox = makeSandbox(server.baseURL)
-      sandboxes.push(sandbox)
+      const { sandbox } = await world({ replyFor: () => ({ kind: "text", text: "the answer" }) })
       const result = await sandbox.run(["run", "-m", "openai/test-model", "hello"], {
         env: { NODE_DEBUG_NATIVE: "CODE_CACHE" }
       })
