@@ -36,6 +36,8 @@ export const TAIL_LIMIT = 1024
 const FENCE = /^\s*(```|~~~)/
 /** A line that may start or interrupt a block other than a paragraph, or be a table's row. */
 const BLOCK_START = /^(?:[\s#>|<=~$\\`]|[-*+_](?:[\s*_-]|$)|\d{1,9}[.)](?:\s|$)|\[[^\]]*\]:)|\|/
+/** A line of a blockquote holding prose: the quote's paragraph goes on. */
+const QUOTED_PROSE = /^> ?(?![\s#>|<=~$\\`]|[-*+_](?:[\s*_-]|$)|\d{1,9}[.)](?:\s|$)|\[[^\]]*\]:|$)/
 const LIST_ITEM = /^(?:([-*+])|\d{1,9}([.)])) \S/
 
 type Kind = "prose" | "item" | "other"
@@ -72,8 +74,9 @@ export class StreamingMarkdown extends Container {
   private scanned = 0
   private fenced = false
   private previous: { readonly kind: Kind; readonly marker: string } | undefined
-  /** Whether every line since the last blank line is prose. */
+  /** Whether every line since the last blank line is prose; or prose in a blockquote. */
   private prose = true
+  private quoted = true
   /** The marker of the list going on since the last blank line, else "". */
   private list = ""
   /** The latest place in the tail after a blank line, and the latest between two plain lines. */
@@ -144,6 +147,7 @@ export class StreamingMarkdown extends Container {
     this.fenced = false
     this.previous = undefined
     this.prose = true
+    this.quoted = true
     this.list = ""
     this.blankCut = -1
     this.plainCut = -1
@@ -180,6 +184,7 @@ export class StreamingMarkdown extends Container {
         this.continued = false
         if (!this.fenced) this.previous = { kind: "prose", marker: "" }
         this.codeLine = this.fenced
+        this.quoted = false
         continue
       }
       if (FENCE.test(line)) {
@@ -187,6 +192,7 @@ export class StreamingMarkdown extends Container {
         this.opener = this.fenced ? line : ""
         this.previous = undefined
         this.prose = true
+        this.quoted = true
         this.list = ""
         this.codeLine = false
         continue
@@ -203,16 +209,19 @@ export class StreamingMarkdown extends Container {
         if (start > 0) this.blankCut = this.scanned
         this.previous = undefined
         this.prose = true
+        this.quoted = true
         this.list = ""
         continue
       }
       const now = kindOf(line)
       const before = this.previous
       if (now.kind !== "prose") this.prose = false
-      // Between two lines of a paragraph of prose alone; before an item of the list going on (the
-      // lines between, indented or not, are its last item's).
+      if (!QUOTED_PROSE.test(line)) this.quoted = false
+      // Between two lines of a paragraph of prose alone, or of a blockquote's; before an item of the
+      // list going on (the lines between, indented or not, are its last item's).
       if (
         (now.kind === "prose" && before?.kind === "prose" && this.prose) ||
+        (this.quoted && before !== undefined) ||
         (now.kind === "item" && this.list === now.marker)
       ) {
         this.plainCut = start
