@@ -62,9 +62,9 @@ const applySgr = (on: Map<string, string>, params: string) => {
 const shownRow = (row: string) => {
   const cells: Array<string> = []
   const on = new Map<string, string>()
-  for (const part of row.split(SGR)) {
-    const sgr = /^\u001b\[([0-9;]*)m$/.exec(part)
-    if (sgr !== null) applySgr(on, sgr[1]!)
+  for (const [index, part] of row.split(SGR).entries()) {
+    // The separators the split keeps, at odd places, are the style sequences.
+    if (index % 2 === 1) applySgr(on, part.slice(2, -1))
     else
       for (const char of part)
         cells.push(
