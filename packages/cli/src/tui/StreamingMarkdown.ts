@@ -5,8 +5,9 @@
 // change, so the screen is only appended to.
 //
 // Where it may be cut: after a blank line outside a code fence; and, once the tail grows past
-// TAIL_LIMIT (an answer without blank lines), between two lines of plain prose, or between two
-// one-line items of a list, where the two halves show as the whole would. The complete lines are
+// TAIL_LIMIT (an answer without blank lines), between two lines of plain prose, between two
+// one-line items of a list, or after a line of code that is not blank, where the two halves show as
+// the whole would (a piece of a code block is drawn without the fences that close and reopen it). The complete lines are
 // read once each, as they arrive, so finding the cuts costs time in the new text only; and only the
 // tail is kept as one string that grows (V8 copies a string built by appending whole when it is read).
 //
@@ -35,6 +36,8 @@ export const TAIL_LIMIT = 1024
 const FENCE = /^\s*(```|~~~)/
 /** A line that may start or interrupt a block other than a paragraph, or be a table's row. */
 const BLOCK_START = /^(?:[\s#>|<=~$\\`]|[-*+_](?:[\s*_-]|$)|\d{1,9}[.)](?:\s|$)|\[[^\]]*\]:)|\|/
+/** A line of a blockquote holding prose: the quote's paragraph goes on. */
+const QUOTED_PROSE = /^> ?(?![\s#>|<=~$\\`]|[-*+_](?:[\s*_-]|$)|\d{1,9}[.)](?:\s|$)|\[[^\]]*\]:|$)/
 const LIST_ITEM = /^(?:([-*+])|\d{1,9}([.)])) \S/
 
 type Kind = "prose" | "item" | "other"
@@ -71,13 +74,18 @@ export class StreamingMarkdown extends Container {
   private scanned = 0
   private fenced = false
   private previous: { readonly kind: Kind; readonly marker: string } | undefined
-  /** Whether every line since the last blank line is prose. */
+  /** Whether every line since the last blank line is prose; or prose in a blockquote. */
   private prose = true
+  private quoted = true
   /** The marker of the list going on since the last blank line, else "". */
   private list = ""
   /** The latest place in the tail after a blank line, and the latest between two plain lines. */
   private blankCut = -1
   private plainCut = -1
+  /** The opener of the code block `plainCut` falls in (between two of its lines), else "". */
+  private cutOpener = ""
+  /** Whether the last line read was a line of code, not blank: the next one may start a piece. */
+  private codeLine = false
   private tailShown = false
   /** Whether the next block stands apart from the last one (cut at a blank line), or goes on from it. */
   private gapBeforeTail = true
@@ -93,7 +101,9 @@ export class StreamingMarkdown extends Container {
    * The pieces of a block cut inside a line, while it goes on: their text cleaned (without the
    * fences drawn around a piece of a code block), and where in the children the first was placed.
    */
-  private chain: { readonly texts: Array<string>; readonly at: number; readonly gap: boolean } | undefined
+  private chain:
+    | { readonly texts: Array<string>; readonly at: number; readonly gap: boolean; readonly head: string }
+    | undefined
   /** A sequence left open past the limit, being dropped (its text is the last of `done`). */
   private readonly dropped = new DroppedSequence()
   /** Characters cleaned and handed to Markdown so far: the work streaming costs. */
@@ -137,9 +147,12 @@ export class StreamingMarkdown extends Container {
     this.fenced = false
     this.previous = undefined
     this.prose = true
+    this.quoted = true
     this.list = ""
     this.blankCut = -1
     this.plainCut = -1
+    this.cutOpener = ""
+    this.codeLine = false
     this.tailShown = false
     this.gapBeforeTail = true
     this.cuts.reset()
@@ -156,7 +169,7 @@ export class StreamingMarkdown extends Container {
   finish(): void {
     if (this.chain === undefined) return
     this.scan()
-    this.freeze(this.rest.length, false, false, true)
+    this.freeze(this.rest.length, false, "", true)
   }
 
   /** Reads the complete lines that arrived since the last call. */
@@ -170,6 +183,8 @@ export class StreamingMarkdown extends Container {
       if (start === 0 && this.continued) {
         this.continued = false
         if (!this.fenced) this.previous = { kind: "prose", marker: "" }
+        this.codeLine = this.fenced
+        this.quoted = false
         continue
       }
       if (FENCE.test(line)) {
@@ -177,27 +192,41 @@ export class StreamingMarkdown extends Container {
         this.opener = this.fenced ? line : ""
         this.previous = undefined
         this.prose = true
+        this.quoted = true
         this.list = ""
+        this.codeLine = false
         continue
       }
-      if (this.fenced) continue
+      if (this.fenced) {
+        if (this.codeLine) {
+          this.plainCut = start
+          this.cutOpener = this.opener
+        }
+        this.codeLine = line.trim() !== ""
+        continue
+      }
       if (line.trim() === "") {
         if (start > 0) this.blankCut = this.scanned
         this.previous = undefined
         this.prose = true
+        this.quoted = true
         this.list = ""
         continue
       }
       const now = kindOf(line)
       const before = this.previous
       if (now.kind !== "prose") this.prose = false
-      // Between two lines of a paragraph of prose alone; before an item of the list going on (the
-      // lines between, indented or not, are its last item's).
+      if (!QUOTED_PROSE.test(line)) this.quoted = false
+      // Between two lines of a paragraph of prose alone, or of a blockquote's; before an item of the
+      // list going on (the lines between, indented or not, are its last item's).
       if (
         (now.kind === "prose" && before?.kind === "prose" && this.prose) ||
+        (this.quoted && before !== undefined) ||
         (now.kind === "item" && this.list === now.marker)
-      )
+      ) {
         this.plainCut = start
+        this.cutOpener = ""
+      }
       if (now.kind === "item") this.list = now.marker
       else if (now.kind === "other" && !/^\s/.test(line)) this.list = ""
       this.previous = now
@@ -209,7 +238,7 @@ export class StreamingMarkdown extends Container {
     this.scan()
     const blank = this.blankCut > 0
     const cut = blank ? this.blankCut : this.rest.length > TAIL_LIMIT && this.plainCut > 0 ? this.plainCut : -1
-    if (cut > 0) this.freeze(cut, blank)
+    if (cut > 0) this.freeze(cut, blank, blank ? "" : this.cutOpener)
     else if (this.rest.length - this.scanned > TAIL_LIMIT) this.cutInLine()
     const rest = this.clean(this.rest)
     this.tail.hideFirst = this.reopen !== ""
@@ -240,7 +269,7 @@ export class StreamingMarkdown extends Container {
       const start = Math.max(0, at - this.carry.length)
       if (this.rest.length - start <= OPEN_SEQUENCE_LIMIT) return
       this.scan()
-      if (start > 0) this.freeze(start, false, this.fenced && start > this.scanned)
+      if (start > 0) this.freeze(start, false, this.fenced && start > this.scanned ? this.opener : "")
       const newline = this.rest.indexOf("\n", OPEN_SEQUENCE_LIMIT)
       const end = newline === -1 ? this.rest.length : newline
       const raw = this.rest.slice(0, end)
@@ -265,21 +294,20 @@ export class StreamingMarkdown extends Container {
     const from = this.scanned
     if (!this.continued && FENCE.test(this.rest.slice(from, from + 16))) return
     const cut = this.cuts.find(this.rest, from, (next) => !this.fenced && kindOf(next).kind !== "prose")
-    if (cut > from) this.freeze(cut, false, this.fenced)
+    if (cut > from) this.freeze(cut, false, this.fenced ? this.opener : "")
   }
 
   /**
-   * Freezes the tail up to `cut`: after a blank line, between two lines, or inside a line (`inCode`:
-   * of a code block); `last`: the end of the answer, where the pieces of a cut line are joined too.
+   * Freezes the tail up to `cut`: after a blank line, between two lines, or inside a line; `code`:
+   * the opener of the code block the cut falls in, which the next piece goes on; `last`: the end of
+   * the answer, where the pieces of a cut line are joined too.
    */
-  private freeze(cut: number, blank: boolean, inCode = false, last = false): void {
+  private freeze(cut: number, blank: boolean, code = "", last = false): void {
     const raw = this.rest.slice(0, cut)
     const carried = this.carry + raw
     const whole = this.clean(raw)
-    const cleaned = whole.replace(/\n+$/, "")
-    const fence = inCode ? (/^\s*(`{3,}|~{3,})/.exec(this.opener)?.[1] ?? "```") : ""
-    const block = `${this.reopen === "" ? "" : `${this.reopen}\n`}${cleaned}${inCode ? `\n${fence}` : ""}`
-    const hideFirst = this.reopen !== ""
+    const head = this.reopen
+    const fence = code === "" ? "" : (/^\s*(`{3,}|~{3,})/.exec(code)?.[1] ?? "```")
     this.carry = openString(carried)
     this.done.push(raw)
     this.rest = this.rest.slice(cut)
@@ -287,42 +315,42 @@ export class StreamingMarkdown extends Container {
     const inLine = cut > this.scanned && !last
     this.scanned = Math.max(0, this.scanned - cut)
     this.continued = inLine
-    this.reopen = inLine && this.fenced ? sanitize(this.opener) : ""
+    this.reopen = code === "" ? "" : sanitize(code)
     this.blankCut = -1
     this.plainCut = -1
     if (this.tailShown) this.unplace(this.tail)
     this.tailShown = false
-    if (this.chain !== undefined && !inLine) {
-      this.join(this.chain, whole, blank)
+    const chain = this.chain
+    if (chain !== undefined && !inLine) {
+      // The pieces of a block cut inside a line are replaced by the block whole.
+      this.chain = undefined
+      this.children.length = chain.at
+      this.add(chain.head, chain.texts.join("") + whole, fence, chain.gap, blank)
       return
     }
     if (inLine) {
-      const texts = this.chain?.texts ?? []
+      const texts = chain?.texts ?? []
       texts.push(whole)
-      this.chain ??= { texts, at: this.children.length, gap: this.gapBeforeTail }
+      this.chain ??= { texts, at: this.children.length, gap: this.gapBeforeTail, head }
     }
-    if (cleaned.trim() !== "") {
-      this.work += block.length
-      const piece = new Piece(block, this.paddingX, 0, this.theme, undefined, markdownOptions)
-      piece.hideFirst = hideFirst
-      piece.hideLast = inCode
-      this.place(piece, this.gapBeforeTail)
-      this.blocks += 1
-      this.gapBeforeTail = blank
-    } else this.gapBeforeTail ||= blank
+    this.add(head, whole, fence, this.gapBeforeTail, blank)
   }
 
-  /** Replaces the pieces of a block cut inside a line by the block whole, ending with `end`. */
-  private join(chain: NonNullable<typeof this.chain>, end: string, blank: boolean): void {
-    this.chain = undefined
-    const text = (chain.texts.join("") + end).replace(/\n+$/, "")
-    this.work += text.length
-    this.children.length = chain.at
-    if (text.trim() !== "") {
-      this.place(new Piece(text, this.paddingX, 0, this.theme, undefined, markdownOptions), chain.gap)
-      this.blocks += 1
-      this.gapBeforeTail = blank
-    } else this.gapBeforeTail = chain.gap || blank
+  /** Places a block, drawn without the fence it goes on from (`head`) or the one closing it for the piece (`fence`). */
+  private add(head: string, text: string, fence: string, gap: boolean, blank: boolean): void {
+    const cleaned = text.replace(/\n+$/, "")
+    if (cleaned.trim() === "") {
+      this.gapBeforeTail = gap || blank
+      return
+    }
+    const block = `${head === "" ? "" : `${head}\n`}${cleaned}${fence === "" ? "" : `\n${fence}`}`
+    this.work += block.length
+    const piece = new Piece(block, this.paddingX, 0, this.theme, undefined, markdownOptions)
+    piece.hideFirst = head !== ""
+    piece.hideLast = fence !== ""
+    this.place(piece, gap)
+    this.blocks += 1
+    this.gapBeforeTail = blank
   }
 
   private place(part: Markdown, gap: boolean): void {
