@@ -90,4 +90,29 @@ describe("alisio sessions events of damaged and huge sessions (end to end)", () 
       assert.isAbove(result.stdout.length, 100_000_000)
     }
   }, 90_000)
+
+  it("CLI-1 ST-3 sessions show and export --format md of 60 messages of 1 MB each go out whole within a 32 MB heap", async () => {
+    const { sandbox, session } = await setup()
+    withDatabase(sandbox, (db) =>
+      db
+        .prepare(
+          `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60)
+           INSERT INTO messages (session_id, position, run_id, role, message, created_at)
+           SELECT session_id, (SELECT max(position) FROM messages WHERE session_id = ?) + i, run_id, role,
+             json_set(message, '$.content[0].text', printf('%d %.*c', i, 1000000, 'y')), created_at
+           FROM messages, n WHERE session_id = ? AND role = 'user'`
+        )
+        .run(session.id, session.id)
+    )
+    const heapCap = { nodeArgs: ["--max-old-space-size=32"] }
+    for (const args of [
+      ["sessions", "show", session.id],
+      ["sessions", "export", session.id, "--format", "md"]
+    ]) {
+      const result = await sandbox.run(args, heapCap)
+      assert.deepStrictEqual({ code: result.code, stderr: result.stderr }, { code: 0, stderr: "" }, args.join(" "))
+      assert.isAbove(result.stdout.length, 60_000_000, args.join(" "))
+      assert.include(result.stdout, `60 ${"y".repeat(100)}`, args.join(" "))
+    }
+  }, 60_000)
 })
