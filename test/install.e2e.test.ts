@@ -117,7 +117,7 @@ describe("alisio install (end to end)", () => {
     }
   }, 120_000)
 
-  it("PRV-3 a package that is not a plugin is removed again, one that does not load is reported, a missing one fails with npm's words", async () => {
+  it("PRV-3 PL-6 a package that is not a plugin is removed again, one that does not load is reported (naming the remove command of the install used), a missing one fails with npm's words", async () => {
     const { sandbox, run } = await setup([notAPlugin, brokenPlugin])
     try {
       const other = await run(["install", "npm:left-padding"])
@@ -135,6 +135,11 @@ describe("alisio install (end to end)", () => {
       assert.include(broken.stderr, "no API key in BROKEN_KEY")
       assert.include(broken.stderr, "remove it with `alisio uninstall alisio-provider-broken`")
       assert.isTrue(installed(sandbox, "alisio-provider-broken"))
+      // PL-6: through `plugins install`, the remedy is the documented `plugins remove`.
+      const again = await run(["plugins", "install", "alisio-provider-broken"])
+      assert.strictEqual(again.code, 1, again.stderr)
+      assert.include(again.stderr, "remove it with `alisio plugins remove alisio-provider-broken`")
+      assert.notInclude(again.stderr, "alisio uninstall")
 
       const missing = await run(["install", "npm:alisio-provider-nowhere"])
       assert.strictEqual(missing.code, 1)

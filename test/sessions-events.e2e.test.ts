@@ -90,4 +90,63 @@ describe("alisio sessions events of damaged and huge sessions (end to end)", () 
       assert.isAbove(result.stdout.length, 100_000_000)
     }
   }, 90_000)
+
+  it("CLI-1 ST-3 sessions show and export --format md of 60 messages of 1 MB each go out whole within a 32 MB heap", async () => {
+    const { sandbox, session } = await setup()
+    withDatabase(sandbox, (db) =>
+      db
+        .prepare(
+          `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60)
+           INSERT INTO messages (session_id, position, run_id, role, message, created_at)
+           SELECT session_id, (SELECT max(position) FROM messages WHERE session_id = ?) + i, run_id, role,
+             json_set(message, '$.content[0].text', printf('%d %.*c', i, 1000000, 'y')), created_at
+           FROM messages, n WHERE session_id = ? AND role = 'user'`
+        )
+        .run(session.id, session.id)
+    )
+    const heapCap = { nodeArgs: ["--max-old-space-size=32"] }
+    for (const args of [
+      ["sessions", "show", session.id],
+      ["sessions", "export", session.id, "--format", "md"]
+    ]) {
+      const result = await sandbox.run(args, heapCap)
+      assert.deepStrictEqual({ code: result.code, stderr: result.stderr }, { code: 0, stderr: "" }, args.join(" "))
+      assert.isAbove(result.stdout.length, 60_000_000, args.join(" "))
+      assert.include(result.stdout, `60 ${"y".repeat(100)}`, args.join(" "))
+    }
+  }, 60_000)
+
+  it("ST-1 /stats and the replay of an ended --request-id run leave out a damaged event row with one line instead of failing", async () => {
+    const { sandbox } = await world({ replies: [{ kind: "text", text: "fine" }] })
+    const request = ["run", "--json", "--request-id", "req-damaged", "-m", "openai/test-model", "a task"]
+    const first = ok(await sandbox.run(request), "the first run")
+    const [session] = withDatabase(sandbox, (db) => db.prepare("SELECT id FROM sessions").all()) as Array<{
+      id: string
+    }>
+    const seqs = withDatabase(sandbox, (db) =>
+      db
+        .prepare("SELECT seq, type FROM events WHERE session_id = ? ORDER BY seq")
+        .all(session!.id)
+        .map((row) => ({ seq: Number(row.seq), type: String(row.type) }))
+    )
+    const damaged = seqs.find((row) => row.type === "turn_completed")!.seq
+    withDatabase(sandbox, (db) => db.prepare("UPDATE events SET payload = '{x' WHERE seq = ?").run(damaged))
+
+    const stats = ok(await sandbox.run(["run", "-s", session!.id, "/stats"]), "/stats")
+    assert.match(stats.stdout, /^ {2}runs: +1 \(1 completed\)$/m)
+    assert.include(stats.stdout, `(event ${damaged} could not be read, so left out of the count)`)
+
+    const replay = ok(await sandbox.run(request), "the replay")
+    const told = lines(replay.stderr).filter((line) => line.includes("could not be read"))
+    assert.lengthOf(told, 1, replay.stderr)
+    assert.match(
+      told[0]!,
+      new RegExp(`^alisio: event ${damaged} could not be read, so it is left out: its payload is not JSON`)
+    )
+    const types = (stdout: string) => lines(stdout).map((line) => (JSON.parse(line) as { type: string }).type)
+    assert.deepStrictEqual(
+      types(replay.stdout),
+      types(first.stdout).filter((type) => type !== "turn_completed" && type !== "text_delta")
+    )
+  })
 })

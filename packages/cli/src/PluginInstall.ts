@@ -78,7 +78,7 @@ const npmIn = (folder: string, args: ReadonlyArray<string>) =>
 const configFailed = (error: { readonly message: string }) => usageError(error.message)
 
 /** What the plugin now offers, as `plugins list` would say it; a plugin that does not load fails the command. */
-const describeInstalled = (setup: Setup, name: string) =>
+const describeInstalled = (setup: Setup, name: string, remove: string) =>
   Effect.gen(function* () {
     const host = yield* PluginHost.PluginHost
     // A package that could not be read as a plugin (its manifest asks for another API) is reported under its name.
@@ -90,7 +90,7 @@ const describeInstalled = (setup: Setup, name: string) =>
       const why = report.diagnostics.length === 0 ? report.id : report.diagnostics.join("; ")
       return yield* new CliError({
         message: terminalSafe(
-          `${name} is installed but does not load: ${why}. Fix it, or remove it with \`alisio uninstall ${name}\`.`
+          `${name} is installed but does not load: ${why}. Fix it, or remove it with \`${remove} ${name}\`.`
         ),
         exitCode: ExitCode.failed
       })
@@ -106,8 +106,11 @@ const describeInstalled = (setup: Setup, name: string) =>
       process.stdout.write(`${terminalSafe(`It adds (plugin ${report.id}):\n${lines.join("\n")}`)}\n`)
   }).pipe(Effect.provide(runtimeLayer(setup, { approveAll: false, plugins: noPluginFlags, quiet: true })))
 
-/** `alisio install <npm:package|package|path>`: npm installs it into `<config>/plugins/`, config.yaml lists it. */
-export const installPlugin = (flags: { readonly spec: string }) =>
+/**
+ * `alisio install <npm:package|package|path>`: npm installs it into `<config>/plugins/`, config.yaml
+ * lists it. `remove` is the command a message names to take it out again, as the person typed install.
+ */
+export const installPlugin = (flags: { readonly spec: string }, remove = "alisio uninstall") =>
   Effect.gen(function* () {
     const setup = yield* loadSetup({})
     const file = setup.paths.globalConfigFile
@@ -159,7 +162,7 @@ export const installPlugin = (flags: { readonly spec: string }) =>
       const removed = added.includes(name) && (yield* npmIn(folder, ["uninstall", "--save", name])) === 0
       return yield* usageError(
         `${name} is not an Alisio plugin (its package.json has no "alisio-plugin" keyword)` +
-          (removed ? ", so it was removed again." : `; remove it with \`alisio uninstall ${name}\`.`)
+          (removed ? ", so it was removed again." : `; remove it with \`${remove} ${name}\`.`)
       )
     }
     const recorded = yield* ConfigEdits.addPlugin(file, name).pipe(Effect.mapError(configFailed))
@@ -170,7 +173,8 @@ export const installPlugin = (flags: { readonly spec: string }) =>
     const listed = setup.config.plugins ?? []
     yield* describeInstalled(
       { ...setup, config: { ...setup.config, plugins: recorded ? [...listed, name] : listed } },
-      name
+      name,
+      remove
     )
   })
 

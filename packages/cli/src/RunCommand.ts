@@ -18,6 +18,7 @@ import * as Option from "effect/Option"
 import { loadSetup, registerProviders, runtimeLayer } from "./App.js"
 import * as BrokenPipe from "./BrokenPipe.js"
 import { CliError, ExitCode, setExitCode, usageError } from "./CliError.js"
+import { reportUnreadable } from "./EventPages.js"
 import type { RunFlags } from "./Flags.js"
 import { jsonLine } from "./JsonLine.js"
 import { limitsOf } from "./LimitFlags.js"
@@ -96,7 +97,7 @@ const followRun = (run: RunRecord, requestId: string, quiet: boolean, render: (e
         status = statusOfEnding(event) ?? status
       }
     }
-    const stored = yield* store.events(run.sessionId, run.id)
+    const stored = yield* store.events(run.sessionId, run.id, { onUnreadable: reportUnreadable })
     const ended = run.status !== "queued" && run.status !== "running"
     yield* say(
       ended
@@ -344,7 +345,8 @@ export const runCommand = (flags: RunFlags) =>
       const run = runs.find((r) => r.id === outcome.runId)
       if (run === undefined) {
         // A store without run records: replay what it stored of the run.
-        for (const event of yield* store.events(outcome.sessionId, outcome.runId)) replay(event)
+        for (const event of yield* store.events(outcome.sessionId, outcome.runId, { onUnreadable: reportUnreadable }))
+          replay(event)
         return setExitCode(exitCodeFor(outcome.status))
       }
       ended = yield* followRun(run, requestId, quietNotes, replay)

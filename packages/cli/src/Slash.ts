@@ -135,11 +135,15 @@ export const runTypedCommand = (
       return yield* Effect.fail(commandFailure(resolved.left, untrusted))
     }
     const command = resolved.right
-    for (const diagnostic of yield* catalog.diagnostics) {
-      if (diagnostic.file === command.from) {
-        process.stderr.write(`alisio: warning: ${SystemContext.formatDiagnostic(diagnostic)}\n`)
-      }
-    }
+    const warnings = (yield* catalog.diagnostics).filter((diagnostic) => diagnostic.file === command.from)
+    // Said before the output; left out when the command's own error already names the file.
+    const warn = (error?: { readonly message: string }) =>
+      Effect.sync(() => {
+        for (const diagnostic of warnings) {
+          if (error?.message.includes(diagnostic.file) === true) continue
+          process.stderr.write(`alisio: warning: ${SystemContext.formatDiagnostic(diagnostic)}\n`)
+        }
+      })
     // `/model` checks the name against the providers, `/compact` sends its summary to one; the other
     // core commands need none. Without a provider `/compact` would reach api.openai.com with no key.
     if (command.execution === "core") {
@@ -152,16 +156,18 @@ export const runTypedCommand = (
     )
     // A command is held to the run's active time as a model's turns are (a plugin's may never end).
     const timeoutMs = setup.config.limits?.timeoutMs
-    const output = yield* timeoutMs === undefined
-      ? executed
-      : Effect.timeoutFail(executed, {
-          duration: timeoutMs,
-          onTimeout: () =>
-            new CliError({
-              exitCode: ExitCode.failed,
-              message: `/${typed.name} did not finish within ${formatDuration(timeoutMs)} (--timeout, limits.timeoutMs) and was stopped.`
-            })
-        })
+    const output = yield* (
+      timeoutMs === undefined
+        ? executed
+        : Effect.timeoutFail(executed, {
+            duration: timeoutMs,
+            onTimeout: () =>
+              new CliError({
+                exitCode: ExitCode.failed,
+                message: `/${typed.name} did not finish within ${formatDuration(timeoutMs)} (--timeout, limits.timeoutMs) and was stopped.`
+              })
+          })
+    ).pipe(Effect.tapBoth({ onFailure: warn, onSuccess: () => warn() }))
     if (output._tag === "Prompt") return Option.some(output.prompt)
     printOutput(typed.name, output, flags)
     return Option.none<string>()

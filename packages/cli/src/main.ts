@@ -151,9 +151,9 @@ const pluginsList = Command.make("list", pluginsListFlags, (flags) =>
 
 const pluginInstallModule = () => import("./PluginInstall.js")
 
-const installCommand = (name: string, description: string) =>
+const installCommand = (name: string, description: string, remove: string) =>
   Command.make(name, pluginsInstallFlags, (flags) =>
-    Effect.flatMap(Effect.promise(pluginInstallModule), (m) => m.installPlugin(flags))
+    Effect.flatMap(Effect.promise(pluginInstallModule), (m) => m.installPlugin(flags, remove))
   ).pipe(Command.withDescription(description))
 
 const uninstallCommand = (name: string, description: string) =>
@@ -172,7 +172,7 @@ const plugins = Command.make("plugins").pipe(
   Command.withDescription(docs.plugins.description),
   Command.withSubcommands([
     pluginsList,
-    installCommand("install", docs.pluginsInstall.description),
+    installCommand("install", docs.pluginsInstall.description, "alisio plugins remove"),
     uninstallCommand("remove", docs.pluginsRemove.description)
   ])
 )
@@ -230,7 +230,7 @@ export const alisio = Command.make("alisio", tuiFlags, (flags) =>
     commands,
     mcp,
     connect,
-    installCommand("install", docs.install.description),
+    installCommand("install", docs.install.description, "alisio uninstall"),
     uninstallCommand("uninstall", docs.uninstall.description)
   ])
 )

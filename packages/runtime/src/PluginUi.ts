@@ -42,7 +42,10 @@ export const oneSafeLine = (text: string, max = 500): string => {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 
-const make = (print: ((line: string) => void) | undefined): Effect.Effect<PluginUi["Type"]> =>
+const make = (
+  print: ((line: string) => void) | undefined,
+  said: (diagnostic: PluginDiagnostic) => boolean = () => false
+): Effect.Effect<PluginUi["Type"]> =>
   Effect.gen(function* () {
     const notifications = yield* Ref.make<ReadonlyArray<PluginNotification>>([])
     const panels = yield* Ref.make<ReadonlyMap<string, PluginPanel>>(new Map())
@@ -54,7 +57,9 @@ const make = (print: ((line: string) => void) | undefined): Effect.Effect<Plugin
         ),
       panel: (panel) => Ref.update(panels, (all) => new Map(all).set(`${panel.pluginId}\u0000${panel.id}`, panel)),
       diagnostic: (diagnostic) =>
-        Effect.sync(() => print?.(`alisio: warning: ${oneSafeLine(formatDiagnostic(diagnostic), 1_000)}`)),
+        Effect.sync(() => {
+          if (!said(diagnostic)) print?.(`alisio: warning: ${oneSafeLine(formatDiagnostic(diagnostic), 1_000)}`)
+        }),
       notifications: Ref.get(notifications),
       panels: Effect.map(Ref.get(panels), (all) => [...all.values()])
     })
@@ -70,10 +75,16 @@ export const formatNotification = (notification: PluginNotification): string => 
 export const formatDiagnostic = (diagnostic: PluginDiagnostic): string =>
   `plugin ${diagnostic.pluginId}: ${diagnostic.message}`
 
-/** A headless run: notifications and diagnostics as one stderr line each; panels are kept for a later TUI. */
+/**
+ * A headless run: notifications and diagnostics as one stderr line each; panels are kept for a later
+ * TUI. A command's failure is not among them: the command's own error says it.
+ */
 export const layerHeadless: Layer.Layer<PluginUi> = Layer.effect(
   PluginUi,
-  make((line) => process.stderr.write(`${line}\n`))
+  make(
+    (line) => process.stderr.write(`${line}\n`),
+    (diagnostic) => diagnostic.stage === "command"
+  )
 )
 
 /** Records notifications and panels and prints nothing. */

@@ -176,6 +176,11 @@ export interface UnreadableRow {
   readonly problem: string
 }
 
+export interface EventsOptions {
+  /** Told of each row left out because it cannot be read, once. */
+  readonly onUnreadable?: (row: UnreadableRow) => Effect.Effect<void>
+}
+
 export interface PageRequest {
   readonly limit: number
   /** A cursor returned by a previous page; absent for the first page. */
@@ -258,7 +263,12 @@ export interface SessionStoreService {
 
   /** Commits one event and returns its global `eventId`. */
   readonly appendEvent: (event: KnownRunEvent) => Effect.Effect<EventId, StoreFailure>
-  readonly events: (sessionId: SessionId, runId?: RunId) => Effect.Effect<ReadonlyArray<StoredEvent>, StoreFailure>
+  /** The events of a session (or one run), oldest first; a row that cannot be read is left out (see `EventsOptions`). */
+  readonly events: (
+    sessionId: SessionId,
+    runId?: RunId,
+    options?: EventsOptions
+  ) => Effect.Effect<ReadonlyArray<StoredEvent>, StoreFailure>
 
   readonly toolCallStarted: (
     call: Omit<ToolCallRecord, "status" | "result" | "endedAt">

@@ -106,21 +106,31 @@ describe("SessionStore", () => {
     )
   )
 
-  it.effect("ST-1 a damaged event is one line naming where it is damaged, not a schema tree", () =>
-    Effect.scoped(
-      Effect.gen(function* () {
-        const db = yield* Database.open(Database.MEMORY)
-        const store = yield* SessionStore.makeWithDatabase(db)
-        const session = yield* store.createSession({ cwd: "/work/a" })
-        const eventId = yield* store.appendEvent(event(session.id, 1))
-        yield* db.use(db.run("UPDATE events SET payload = '{bad json' WHERE seq = ?", [Number(eventId)]))
-        const stored = yield* Effect.flip(store.events(session.id))
-        assert.strictEqual(stored.reason, "corrupt")
-        assert.notInclude(stored.message, "\n")
-        assert.notInclude(stored.message, "└─")
-        assert.match(stored.message, /^An event in .* is not in the shape Alisio wrote \(\[0\]\.payload: /)
-      })
-    )
+  it.effect(
+    "ST-1 a damaged event is left out and told as one line naming where it is damaged; the others still read",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const db = yield* Database.open(Database.MEMORY)
+          const store = yield* SessionStore.makeWithDatabase(db)
+          const session = yield* store.createSession({ cwd: "/work/a" })
+          const eventId = yield* store.appendEvent(event(session.id, 1))
+          const kept = yield* store.appendEvent(event(session.id, 2))
+          yield* db.use(db.run("UPDATE events SET payload = '{bad json' WHERE seq = ?", [Number(eventId)]))
+          const told: Array<{ readonly id: string; readonly problem: string }> = []
+          const stored = yield* store.events(session.id, undefined, {
+            onUnreadable: (row) => Effect.sync(() => told.push(row))
+          })
+          assert.deepStrictEqual(
+            stored.map((e) => e.eventId),
+            [kept]
+          )
+          assert.lengthOf(told, 1)
+          assert.strictEqual(told[0]!.id, eventId)
+          assert.notInclude(told[0]!.problem, "\n")
+          assert.match(told[0]!.problem, /^its payload is not JSON \(/)
+        })
+      )
   )
 
   it.effect(

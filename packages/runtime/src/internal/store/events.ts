@@ -9,9 +9,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import type { StoredEvent, UnreadableRow } from "../../SessionStore.js"
-import { storeError } from "../sessionDatabase.js"
-import * as Rows from "../sessionRows.js"
+import type { EventsOptions, StoredEvent, UnreadableRow } from "../../SessionStore.js"
 import { firstProblem, onFirstCall, type Sql } from "./sql.js"
 
 /** A new row of `events`, as both the emitter and the closing of interrupted runs insert it. */
@@ -23,6 +21,9 @@ export const EventRow = Schema.Struct({
   now: Schema.Number,
   correlation_id: Schema.NullOr(Schema.String)
 })
+
+/** An event row as a page reads it: its payload still text, parsed row by row. */
+export const EventText = Schema.Struct({ seq: Schema.Int, payload: Schema.Unknown })
 
 const queries = ({ always, reading, run, writing }: Sql) =>
   onFirstCall({
@@ -47,7 +48,7 @@ const queries = ({ always, reading, run, writing }: Sql) =>
         "An event",
         SqlSchema.findAll({
           Request: Schema.Struct({ session_id: Schema.String, run_id: Schema.NullOr(Schema.String) }),
-          Result: Rows.EventRow,
+          Result: EventText,
           execute: (r) =>
             r.run_id === null
               ? run("SELECT seq, payload FROM events WHERE session_id = ? ORDER BY seq", [r.session_id])
@@ -58,30 +59,6 @@ const queries = ({ always, reading, run, writing }: Sql) =>
         })
       )
   })
-
-/** Decodes event rows; an event type this version does not know was written by a newer Alisio and is skipped (EV-2). */
-export const toStoredEvents =
-  (sql: Sql) =>
-  (rows: ReadonlyArray<typeof Rows.EventRow.Type>): Effect.Effect<ReadonlyArray<StoredEvent>, StoreError> =>
-    Effect.gen(function* () {
-      const events: Array<StoredEvent> = []
-      for (const row of rows) {
-        const payload = typeof row.payload === "object" && row.payload !== null ? row.payload : {}
-        const decoded = decodeRunEvent({ ...payload, eventId: String(row.seq) })
-        if (Either.isLeft(decoded)) {
-          return yield* storeError(
-            sql.db.filename,
-            "corrupt",
-            `Event ${row.seq} in ${sql.file} is not in the shape Alisio wrote (${firstProblem(decoded.left)}).`
-          )
-        }
-        if (decoded.right._tag === "Known") events.push(decoded.right.event as StoredEvent)
-      }
-      return events
-    })
-
-/** An event row as a page reads it: its payload still text, parsed row by row. */
-export const EventText = Schema.Struct({ seq: Schema.Int, payload: Schema.Unknown })
 
 const unreadableProblem = (payload: unknown): string | { readonly json: unknown } => {
   if (typeof payload !== "string") return "its payload is not text"
@@ -125,7 +102,6 @@ export const readEventRows = (
 export const makeEvents = (sql: Sql) => {
   const { db } = sql
   const q = queries(sql)
-  const decode = toStoredEvents(sql)
 
   const appendEvent = (event: KnownRunEvent): Effect.Effect<EventId, StoreError> =>
     Effect.gen(function* () {
@@ -145,8 +121,18 @@ export const makeEvents = (sql: Sql) => {
       return EventId.make(String(row.seq))
     })
 
-  const events = (sessionId: SessionId, runId?: RunId) =>
-    Effect.flatMap(db.use(q.all({ session_id: sessionId, run_id: runId ?? null })), decode)
+  /** A row that cannot be read is left out and handed to `onUnreadable` (by default, a logged warning). */
+  const events = (sessionId: SessionId, runId?: RunId, options?: EventsOptions) =>
+    Effect.gen(function* () {
+      const rows = yield* db.use(q.all({ session_id: sessionId, run_id: runId ?? null }))
+      const { items, unreadable } = readEventRows(rows)
+      const report =
+        options?.onUnreadable ??
+        ((row: UnreadableRow) =>
+          Effect.logWarning(`Event ${row.id} in ${sql.file} could not be read, so it is left out: ${row.problem}`))
+      yield* Effect.forEach(unreadable, report, { discard: true })
+      return items
+    })
 
   return { appendEvent, events }
 }

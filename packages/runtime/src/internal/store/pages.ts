@@ -1,11 +1,10 @@
 // Pages of a session's messages and events (ST-3): keyset cursors on message position and
 // event seq, so rows appended meanwhile never shift a page.
 
-import type { StoreError } from "@alisio/domain/Errors"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { Page, PageRequest, SessionStoreService } from "../../SessionStore.js"
+import type { PageRequest, SessionStoreService } from "../../SessionStore.js"
 import { storeError } from "../sessionDatabase.js"
 import * as Rows from "../sessionRows.js"
 import { EventText, readEventRows } from "./events.js"
@@ -14,41 +13,59 @@ import { onFirstCall, type Sql } from "./sql.js"
 const MAX_PAGE = 1000
 
 /**
- * The payload bytes a page of events holds at most (one event larger than this still makes a page
- * alone): events can carry images of megabytes, and a page of fifty of them must not fill memory.
+ * The payload bytes a page of events or messages holds at most (one row larger than this still
+ * makes a page alone): both can carry images of megabytes, and a page of fifty of them must not
+ * fill memory.
  */
-export const EVENT_PAGE_BYTES = 2 * 1024 * 1024
+export const PAGE_BYTES = 2 * 1024 * 1024
 
 const EventSize = Schema.Struct({ seq: Schema.Int, bytes: Schema.NullOr(Schema.Number) })
+const MessageSize = Schema.Struct({ position: Schema.Int, bytes: Schema.NullOr(Schema.Number) })
+const Between = Schema.Struct({ session_id: Schema.String, first: Schema.Number, last: Schema.Number })
 
 const PageQuery = Schema.Struct({ session_id: Schema.String, after: Schema.Number, limit: Schema.Int })
 
 const queries = ({ reading, run }: Sql) =>
   onFirstCall({
-    messagesAfter: () =>
+    messageSizesAfter: () =>
       reading(
         "A message",
         SqlSchema.findAll({
           Request: PageQuery,
-          Result: Rows.MessageRow,
+          Result: MessageSize,
           execute: (r) =>
             run(
-              `SELECT ${Rows.messageColumns} FROM messages WHERE session_id = ? AND position > ? ORDER BY position LIMIT ?`,
+              `SELECT position, octet_length(message) AS bytes FROM messages
+            WHERE session_id = ? AND position > ? ORDER BY position LIMIT ?`,
               [r.session_id, r.after, r.limit]
             )
         })
       ),
-    messagesBefore: () =>
+    messageSizesBefore: () =>
       reading(
         "A message",
         SqlSchema.findAll({
           Request: PageQuery,
+          Result: MessageSize,
+          execute: (r) =>
+            run(
+              `SELECT position, octet_length(message) AS bytes FROM messages
+            WHERE session_id = ? AND position < ? ORDER BY position DESC LIMIT ?`,
+              [r.session_id, r.after, r.limit]
+            )
+        })
+      ),
+    messagesBetween: () =>
+      reading(
+        "A message",
+        SqlSchema.findAll({
+          Request: Between,
           Result: Rows.MessageRow,
           execute: (r) =>
             run(
-              `SELECT ${Rows.messageColumns} FROM messages WHERE session_id = ? AND position < ?
-            ORDER BY position DESC LIMIT ?`,
-              [r.session_id, r.after, r.limit]
+              `SELECT ${Rows.messageColumns} FROM messages WHERE session_id = ? AND position BETWEEN ? AND ?
+            ORDER BY position`,
+              [r.session_id, r.first, r.last]
             )
         })
       ),
@@ -84,7 +101,7 @@ const queries = ({ reading, run }: Sql) =>
       reading(
         "An event",
         SqlSchema.findAll({
-          Request: Schema.Struct({ session_id: Schema.String, first: Schema.Number, last: Schema.Number }),
+          Request: Between,
           Result: EventText,
           execute: (r) =>
             run("SELECT seq, payload FROM events WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq", [
@@ -96,21 +113,27 @@ const queries = ({ reading, run }: Sql) =>
       )
   })
 
-/** One more row than asked tells whether a next page exists; items come oldest first either way. */
-const paged = <Row, A>(
-  rows: ReadonlyArray<Row>,
-  limit: number,
-  forward: boolean,
-  key: (row: Row) => number,
-  items: (rows: ReadonlyArray<Row>) => Effect.Effect<ReadonlyArray<A>, StoreError>
-): Effect.Effect<Page<A>, StoreError> => {
-  const page = rows.slice(0, limit)
-  const last = page[page.length - 1]
-  const next = rows.length > limit && last !== undefined ? String(key(last)) : undefined
-  return Effect.map(items(forward ? page : [...page].reverse()), (items) => ({
-    items,
-    ...(next === undefined ? {} : { next })
-  }))
+/**
+ * The rows of a page, from their keys and sizes in reading order (one more than `limit` tells
+ * whether a next page exists): as many as fit in `PAGE_BYTES`, the first row always. The range is
+ * the lowest and highest key to read; `next` the cursor of the page after, if any.
+ */
+const withinBytes = (
+  sizes: ReadonlyArray<{ readonly key: number; readonly bytes: number | null }>,
+  limit: number
+): { readonly first: number; readonly last: number; readonly next?: string } | undefined => {
+  let taken = 0
+  let bytes = 0
+  for (const row of sizes.slice(0, limit)) {
+    bytes += row.bytes ?? 0
+    if (taken > 0 && bytes > PAGE_BYTES) break
+    taken += 1
+  }
+  const start = sizes[0]
+  const end = sizes[taken - 1]
+  if (start === undefined || end === undefined) return undefined
+  const [first, last] = start.key <= end.key ? [start.key, end.key] : [end.key, start.key]
+  return { first, last, ...(sizes.length > taken ? { next: String(end.key) } : {}) }
 }
 
 export const makePages = (sql: Sql) => {
@@ -135,44 +158,39 @@ export const makePages = (sql: Sql) => {
     return Effect.succeed({ limit, forward, after: Number(page.cursor) })
   }
 
+  /** Sizes first, then the messages of as many rows as fit in `PAGE_BYTES`. */
   const messagesPage: NonNullable<SessionStoreService["messagesPage"]> = (sessionId, page) =>
     Effect.gen(function* () {
       const { after, forward, limit } = yield* bounds(page)
-      const query = forward ? q.messagesAfter : q.messagesBefore
-      const rows = yield* db.use(query({ session_id: sessionId, after, limit: limit + 1 }))
-      return yield* paged(
-        rows,
-        limit,
-        forward,
-        (row) => row.position,
-        (rows) => Effect.succeed(rows.map(Rows.toStoredMessage))
+      const sizes = yield* db.use(
+        (forward ? q.messageSizesAfter : q.messageSizesBefore)({ session_id: sessionId, after, limit: limit + 1 })
       )
+      const range = withinBytes(
+        sizes.map((row) => ({ key: row.position, bytes: row.bytes })),
+        limit
+      )
+      if (range === undefined) return { items: [] }
+      const rows = yield* db.use(q.messagesBetween({ session_id: sessionId, first: range.first, last: range.last }))
+      return { items: rows.map(Rows.toStoredMessage), ...(range.next === undefined ? {} : { next: range.next }) }
     })
 
-  /** Sizes first, then the payloads of as many rows as fit in `EVENT_PAGE_BYTES`. */
+  /** Sizes first, then the payloads of as many rows as fit in `PAGE_BYTES`. */
   const eventsPage: NonNullable<SessionStoreService["eventsPage"]> = (sessionId, page) =>
     Effect.gen(function* () {
       const { after, forward, limit } = yield* bounds(page)
       const sizes = yield* db.use(
         (forward ? q.eventSizesAfter : q.eventSizesBefore)({ session_id: sessionId, after, limit: limit + 1 })
       )
-      let taken = 0
-      let bytes = 0
-      for (const row of sizes.slice(0, limit)) {
-        bytes += row.bytes ?? 0
-        if (taken > 0 && bytes > EVENT_PAGE_BYTES) break
-        taken += 1
-      }
-      const chosen = sizes.slice(0, taken)
-      const last = chosen[chosen.length - 1]
-      if (last === undefined) return { items: [] }
-      const next = sizes.length > taken ? String(last.seq) : undefined
-      const [first, final] = forward ? [chosen[0]!.seq, last.seq] : [last.seq, chosen[0]!.seq]
-      const rows = yield* db.use(q.eventsBetween({ session_id: sessionId, first, last: final }))
+      const range = withinBytes(
+        sizes.map((row) => ({ key: row.seq, bytes: row.bytes })),
+        limit
+      )
+      if (range === undefined) return { items: [] }
+      const rows = yield* db.use(q.eventsBetween({ session_id: sessionId, first: range.first, last: range.last }))
       const { items, unreadable } = readEventRows(rows)
       return {
         items,
-        ...(next === undefined ? {} : { next }),
+        ...(range.next === undefined ? {} : { next: range.next }),
         ...(unreadable.length === 0 ? {} : { unreadable })
       }
     })

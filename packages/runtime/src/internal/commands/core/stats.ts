@@ -16,10 +16,11 @@ export const stats: CoreCommand = {
     Effect.gen(function* () {
       const session = yield* requireSession(invocation)
       const store = yield* SessionStore
+      const left: Array<string> = []
       const stored = <A>(effect: Effect.Effect<A, StoreError>) => Effect.mapError(effect, storeFailure(invocation.name))
       const [runs, events, messages, calls] = yield* Effect.all([
         store.runs === undefined ? Effect.succeed([]) : stored(store.runs(session.id)),
-        stored(store.events(session.id)),
+        stored(store.events(session.id, undefined, { onUnreadable: (row) => Effect.sync(() => left.push(row.id)) })),
         stored(store.messages(session.id)),
         stored(store.toolCalls(session.id))
       ])
@@ -46,7 +47,12 @@ export const stats: CoreCommand = {
         `  tool calls: ${calls.length}`,
         `  messages:   ${messages.length}`,
         `  time:       ${formatDuration(runTime)} in runs; started ${age(now, session.createdAt)}, last active ${age(now, session.updatedAt)}`,
-        ...(last === undefined ? [] : [`  model:      ${last.provider}/${last.model} (last run)`])
+        ...(last === undefined ? [] : [`  model:      ${last.provider}/${last.model} (last run)`]),
+        ...(left.length === 0
+          ? []
+          : [
+              `  (${left.length === 1 ? "event" : "events"} ${left.join(", ")} could not be read, so left out of the count)`
+            ])
       ]
       return text(lines.join("\n"))
     })
