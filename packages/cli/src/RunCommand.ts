@@ -29,7 +29,7 @@ import { animate } from "./Progress.js"
 import { makeJsonWriter, makeTextRenderer } from "./Render.js"
 import { chooseSession } from "./SessionChoice.js"
 import { commandsLayer, runTypedCommand, systemContextLayer, typedCommand } from "./Slash.js"
-import { encodeRunResult, makeOutcome, statusOfEnding, summaryLine } from "./Summary.js"
+import { encodeRunResult, makeOutcome, summaryLine } from "./Summary.js"
 import { canAnimate, isTerminal, paint } from "./Terminal.js"
 import { summarizeInto, summarizes, TITLE_GRACE } from "./Titles.js"
 
