@@ -1,7 +1,6 @@
 // A run interrupted while it waits for its MCP servers to start, before its first request, keeps
 // its prompt: the session is stored with it and the run ends cancelled, as a Ctrl-C a moment later
 // would end it (CLI-2, MCP-1).
-import { textOf } from "@alisio/domain/Message"
 import * as Fake from "@alisio/providers/FakeProvider"
 import { Runner } from "@alisio/runtime/Runner"
 import { SessionStore } from "@alisio/runtime/SessionStore"
@@ -36,10 +35,12 @@ describe("a run interrupted while its MCP servers start", () => {
           const [session, ...others] = yield* store.sessions()
           assert.isDefined(session)
           assert.lengthOf(others, 0)
+          const messages = yield* store.messages(session!.id)
           assert.deepStrictEqual(
-            (yield* store.messages(session!.id)).map(({ message }) => [message.role, textOf(message.content)]),
-            [["user", "the prompt typed with care"]]
+            messages.map(({ message }) => message.role),
+            ["user"]
           )
+          assert.include(JSON.stringify(messages[0]!.message.content), "the prompt typed with care")
           assert.deepStrictEqual(
             (yield* store.runs!(session!.id)).map((run) => run.status),
             ["cancelled"]
