@@ -9,6 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import type { CliResult, CliSandbox } from "./support/cli.js"
 import type { OpenAiTestServer, Reply } from "./support/openaiServer.js"
+import { withDatabase } from "./support/sessions.js"
 import { useWorld } from "./support/world.js"
 
 const parseJsonl = (stdout: string): ReadonlyArray<KnownRunEvent> =>
@@ -196,5 +197,53 @@ describe("alisio --request-id (end to end)", () => {
     assertEnds(events, "run_cancelled")
     assert.strictEqual(result.code, 130, result.stderr)
     assert.deepStrictEqual(persisted(events), persisted(parseJsonl(owner.stdout)))
+  })
+
+  it("ST-3 CLI-1 a text-mode repeat of an ended run prints on stdout the answer the first run printed", async () => {
+    const { sandbox, server } = await setup([
+      { kind: "tool", id: "call_1", name: "ls", args: { path: "." } },
+      { kind: "text", text: "the final answer,\nin two lines" }
+    ])
+    const text = ["run", "--request-id", "req-text", "-m", "openai/test-model", "do it once"]
+    const first = await sandbox.run(text)
+    assert.strictEqual(first.code, 0, first.stderr)
+    assert.strictEqual(first.stdout, "the final answer,\nin two lines\n")
+    const repeat = await sandbox.run(text)
+    assert.strictEqual(repeat.code, 0, repeat.stderr)
+    assert.include(repeat.stderr, "already ran as")
+    assert.strictEqual(repeat.stdout, first.stdout)
+    assert.strictEqual(chatRequests(server), 2)
+  })
+
+  it("ST-1 ST-3 a repeat following a live run leaves out an event row damaged after it began, says so in one line, and prints the answer", async () => {
+    let release = () => {}
+    const barrier = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const { sandbox } = await setup([{ kind: "text", text: "answered after the follower came", after: barrier }])
+    const first = sandbox.start(args("req-damaged-live"))
+    await first.waitFor('"type":"run_started"')
+    // The row is damaged as it is written, so only the follower's pages read it.
+    withDatabase(sandbox, (db) =>
+      db
+        .prepare(
+          "CREATE TRIGGER damage AFTER INSERT ON events WHEN NEW.type = 'turn_completed' BEGIN UPDATE events SET payload = '{x' WHERE seq = NEW.seq; END"
+        )
+        .run()
+    )
+    const repeat = sandbox.start(["run", "--request-id", "req-damaged-live", "-m", "openai/test-model", "do it once"])
+    await repeat.waitFor("following it")
+    release()
+    const [owner, result] = await Promise.all([first.done, repeat.done])
+    assert.strictEqual(owner.code, 0, owner.stderr)
+    assert.strictEqual(result.code, 0, result.stderr)
+    const [damaged] = rows(sandbox, "SELECT seq FROM events WHERE type = 'turn_completed'")
+    const told = result.stderr.split("\n").filter((line) => line.includes("could not be read"))
+    assert.deepStrictEqual(told.length, 1, result.stderr)
+    assert.match(
+      told[0]!,
+      new RegExp(`^alisio: event ${damaged!.seq} could not be read, so it is left out: its payload is not JSON`)
+    )
+    assert.strictEqual(result.stdout, "answered after the follower came\n")
   })
 })

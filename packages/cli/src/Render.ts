@@ -1,3 +1,4 @@
+import { textOf } from "@alisio/domain/Message"
 import type { ApprovalKind, KnownRunEvent, RunEventDataMap } from "@alisio/domain/RunEvent"
 import { encodeRunEvent, isTerminalType } from "@alisio/domain/RunEvent"
 import { terminalSafe } from "@alisio/runtime/TerminalText"
@@ -66,6 +67,11 @@ const policyDecisions = () => {
 /** What a run's events become on stdout and stderr. */
 export interface Renderer {
   readonly event: (event: KnownRunEvent, now: number) => void
+  /**
+   * An event read back from the store (a replayed or followed run): no delta was stored, so the
+   * text mode prints each assistant message's text as the answer the run streamed.
+   */
+  readonly stored: (event: KnownRunEvent, now: number) => void
   /** Redraws what changes with time (the progress line), at the Clock's `now`. */
   readonly tick: (now: number) => void
   /** Ends the output: the progress line cleared, stdout flushed, then `lastLine` on stderr, if any. */
@@ -79,15 +85,17 @@ export interface Renderer {
 export const makeJsonWriter = (options: { readonly events: boolean }): Renderer => {
   const stdout = buffered(process.stdout)
   const decided = policyDecisions()
+  const event = (event: KnownRunEvent) => {
+    const decision = decided(event)
+    if (decision !== undefined && "approved" in decision) process.stderr.write(`${decision.approved}\n`)
+    if (!options.events) return
+    stdout.write(jsonLine(encodeRunEvent(event)))
+    // The process may exit right after the terminal event: nothing may wait in the buffer then.
+    if (isTerminalType(event.type)) stdout.flush()
+  }
   return {
-    event: (event) => {
-      const decision = decided(event)
-      if (decision !== undefined && "approved" in decision) process.stderr.write(`${decision.approved}\n`)
-      if (!options.events) return
-      stdout.write(jsonLine(encodeRunEvent(event)))
-      // The process may exit right after the terminal event: nothing may wait in the buffer then.
-      if (isTerminalType(event.type)) stdout.flush()
-    },
+    event,
+    stored: event,
     tick: () => undefined,
     close: (lastLine) => {
       stdout.flush()
@@ -178,12 +186,14 @@ export const makeTextRenderer = (options: TextOptions): Renderer => {
     stdout.flush()
   }
 
+  // The answer is the model's: on a terminal it may not drive the terminal; in a file it stays whole.
+  const answer = (text: string) => out(stdoutIsTerminal ? terminalSafe(text) : text)
+
   const event = (event: KnownRunEvent, now: number): void => {
     progress?.observe(event, now)
     switch (event.type) {
       case "text_delta":
-        // The answer is the model's: on a terminal it may not drive the terminal; in a file it stays whole.
-        return out(stdoutIsTerminal ? terminalSafe(event.data.text) : event.data.text)
+        return answer(event.data.text)
       case "tool_call_started":
         return note(p.dim(`▸ ${oneLine(event.data.name, 80)} ${oneLine(event.data.arguments, 160)}`))
       case "tool_progress": {
@@ -249,6 +259,12 @@ export const makeTextRenderer = (options: TextOptions): Renderer => {
   }
   return {
     event,
+    stored: (stored, now) => {
+      if (stored.type === "message" && stored.data.message.role === "assistant") {
+        answer(textOf(stored.data.message.content))
+      }
+      event(stored, now)
+    },
     tick: (now) => {
       if (status === undefined || progress === undefined) return
       // Never over a half-written line of the answer.

@@ -2,14 +2,12 @@ import { RunId, type SessionId } from "@alisio/domain/Ids"
 import type { KnownRunEvent, RunStatus } from "@alisio/domain/RunEvent"
 import { sessionSettings } from "@alisio/runtime/CommandCatalog"
 import { McpServers, mentionAttachments } from "@alisio/runtime/McpServers"
-import { isAlive } from "@alisio/runtime/ProcessOwner"
 import { Runner, type RunOptions } from "@alisio/runtime/Runner"
-import { type RunRecord, SessionStore, type StoredEvent } from "@alisio/runtime/SessionStore"
+import { type RunRecord, SessionStore } from "@alisio/runtime/SessionStore"
 import { fromPrompt } from "@alisio/runtime/SessionTitles"
 import { formatDiagnostic, SystemContext } from "@alisio/runtime/SystemContext"
 import { approveAll } from "@alisio/runtime/Tools"
 import * as Deferred from "effect/Deferred"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -20,6 +18,7 @@ import * as BrokenPipe from "./BrokenPipe.js"
 import { CliError, ExitCode, setExitCode, usageError } from "./CliError.js"
 import { reportUnreadable } from "./EventPages.js"
 import type { RunFlags } from "./Flags.js"
+import { followRun } from "./FollowRun.js"
 import { jsonLine } from "./JsonLine.js"
 import { limitsOf } from "./LimitFlags.js"
 import { chooseModel } from "./ModelChoice.js"
@@ -30,7 +29,7 @@ import { animate } from "./Progress.js"
 import { makeJsonWriter, makeTextRenderer } from "./Render.js"
 import { chooseSession } from "./SessionChoice.js"
 import { commandsLayer, runTypedCommand, systemContextLayer, typedCommand } from "./Slash.js"
-import { encodeRunResult, makeOutcome, statusOfEnding, summaryLine } from "./Summary.js"
+import { encodeRunResult, makeOutcome, summaryLine } from "./Summary.js"
 import { canAnimate, isTerminal, paint } from "./Terminal.js"
 import { summarizeInto, summarizes, TITLE_GRACE } from "./Titles.js"
 
@@ -73,80 +72,6 @@ const lastRun = (sessionId: SessionId) =>
       : Effect.map(store.runs(sessionId), (runs) => Option.fromNullable(runs.at(-1)))
   )
 
-const FOLLOW_PAGE = 500
-const FOLLOW_EVERY = Duration.millis(100)
-
-/**
- * A repeated request: replays what its run stored, then, while the run still goes on in another
- * process, follows its new events from the database on the Effect clock until its terminal event
- * (ST-3). A run whose process died meanwhile is marked interrupted (ST-4). Returns how it ended.
- */
-const followRun = (run: RunRecord, requestId: string, quiet: boolean, render: (event: KnownRunEvent) => void) =>
-  Effect.gen(function* () {
-    const store = yield* SessionStore
-    const say = (line: string) => Effect.sync(() => quiet || process.stderr.write(`alisio: ${line}\n`))
-    let status: RunStatus | undefined
-    let cursor: string | undefined
-    let seen = 0
-    const show = (events: ReadonlyArray<StoredEvent>) => {
-      for (const event of events) {
-        cursor = event.eventId
-        if (event.runId !== run.id) continue
-        seen += 1
-        render(event)
-        status = statusOfEnding(event) ?? status
-      }
-    }
-    const stored = yield* store.events(run.sessionId, run.id, { onUnreadable: reportUnreadable })
-    const ended = run.status !== "queued" && run.status !== "running"
-    yield* say(
-      ended
-        ? `request ${requestId} already ran as ${run.id}; replaying it`
-        : `request ${requestId} is running as ${run.id} (pid ${run.owner.pid}); following it`
-    )
-    show(stored)
-    // The events stored after the cursor (after the `seen` first ones, for a store without pages).
-    const newer = () =>
-      store.eventsPage === undefined
-        ? Effect.map(store.events(run.sessionId, run.id), (events) => events.slice(seen))
-        : Effect.map(
-            store.eventsPage(run.sessionId, { limit: FOLLOW_PAGE, ...(cursor === undefined ? {} : { cursor }) }),
-            (page) => page.items
-          )
-    while (status === undefined) {
-      const events = yield* newer()
-      if (events.length > 0) {
-        show(events)
-        continue
-      }
-      const now = store.runs === undefined ? undefined : (yield* store.runs(run.sessionId)).find((r) => r.id === run.id)
-      if (now === undefined) {
-        // A store that cannot say how the run stands: what was stored is all there is to show.
-        status = run.status
-      } else if (now.status !== "queued" && now.status !== "running") {
-        // Ended: its terminal event, stored before the run row ends, is read once more.
-        show(yield* newer())
-        status ??= now.status
-      } else if (!(yield* isAlive(now.owner))) {
-        // Said even with --json or -q: it is why the run ends early.
-        yield* Effect.sync(() =>
-          process.stderr.write(
-            `alisio: the process running request ${requestId} (pid ${now.owner.pid}) ended before the run finished\n`
-          )
-        )
-        // Reconciliation stores the run's ending (`run_failed`, code `interrupted`): shown as the last event.
-        if (store.interruptRuns !== undefined) {
-          yield* store.interruptRuns()
-          show(yield* newer())
-        }
-        status = "interrupted"
-      } else {
-        yield* Effect.sleep(FOLLOW_EVERY)
-      }
-    }
-    return status
-  })
-
 /**
  * A run whose stdout reader went away (`| head -1`) has nobody to report to: it is cancelled (CLI-2).
  * The run is interrupted and awaited, never raced: a race would let the command end, and the
@@ -188,6 +113,11 @@ const makeOutput = (flags: RunFlags) => {
     outcome.observe(event)
     renderer.event(event, now)
   }
+  /** An event read back from the store, shown as the run showed it live. */
+  const replay = (event: KnownRunEvent) => {
+    outcome.observe(event)
+    renderer.stored(event, Date.parse(event.time))
+  }
   /** After the run, however it ended: the answer file, the `--final` object, the summary line. */
   const finish = (status: RunStatus | undefined) =>
     Effect.gen(function* () {
@@ -201,7 +131,7 @@ const makeOutput = (flags: RunFlags) => {
       }
       renderer.close(summary ? summaryLine(result, paint(process.stderr)) : undefined)
     })
-  return { renderer, observe, finish, progress: summary }
+  return { renderer, observe, replay, finish, progress: summary }
 }
 
 /** `alisio run`: one task, headless (CLI-1, CLI-2). */
@@ -288,7 +218,7 @@ export const runCommand = (flags: RunFlags) =>
       for (const diagnostic of context.skills.diagnostics) {
         process.stderr.write(`alisio: warning: ${formatDiagnostic(diagnostic)}\n`)
       }
-      const replay = (event: KnownRunEvent) => output.observe(event, Date.parse(event.time))
+      const replay = output.replay
       const requestId = Option.getOrElse(flags.requestId, () => "")
       const quietNotes = flags.json || flags.quiet
       if (Option.isSome(chosen.existing)) {

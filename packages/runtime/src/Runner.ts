@@ -179,15 +179,16 @@ export const make = Effect.gen(function* () {
           }
           // A prompt that can never fit the model's known window is refused before anything is
           // stored (CTX-1, CLI-1), the MCP tools counted: a run started at the top waits for its
-          // servers here (it would before its first request anyway), and may be cancelled while
-          // it does, since nothing is stored yet; a child's servers run already, in its parent's run.
+          // servers here (it would before its first request anyway), and may be cancelled while it
+          // does: the prompt is then stored and the run ends cancelled (CLI-2), as it would a moment
+          // later; a child's servers run already, in its parent's run.
           const mcp = Option.getOrUndefined(yield* Effect.serviceOption(McpServers))
           const countsMcp =
             mcp !== undefined &&
             (options.depth ?? 0) === 0 &&
             windowKnown({ limits, modelInfo: options.modelInfo, learnedWindow }) &&
             (allowed === undefined || [...allowed].some((name) => name.startsWith("mcp__")))
-          if (countsMcp) yield* Effect.interruptible(mcp.ready)
+          const waited = countsMcp ? yield* Effect.exit(Effect.interruptible(mcp.ready)) : Exit.void
           const tooLarge = promptTooLarge({
             model: options.model,
             modelInfo: options.modelInfo,
@@ -343,8 +344,11 @@ export const make = Effect.gen(function* () {
             return result.value
           })
 
+          const stopped = Exit.isFailure(waited)
+            ? Effect.zipRight(storeTurn(state, [prompt]), Effect.failCause(waited.cause))
+            : undefined
           const exit = yield* Effect.exit(
-            Effect.onExit(Effect.zipRight(start, Effect.interruptible(execute)), (exit) =>
+            Effect.onExit(Effect.zipRight(start, stopped ?? Effect.interruptible(execute)), (exit) =>
               Effect.zipRight(
                 registering.withPermits(1)(Deferred.succeed(endingStarted, undefined)),
                 finalize(state, children, exit)

@@ -111,10 +111,12 @@ export const pluginUiLayer = (sink: PluginSink): Layer.Layer<PluginUi> =>
           panels.set(`${panel.pluginId}\u0000${panel.id}`, panel)
           sink.deliver((target) => target.panel(panel))
         }),
+      // A command's crash is not among them: the command's own error says it (Commands.runCommand).
       diagnostic: (diagnostic) =>
-        Effect.sync(() =>
+        Effect.sync(() => {
+          if (diagnostic.stage === "command") return
           sink.deliver((target) => target.notice(`warning: ${formatDiagnostic(diagnostic)}`, "warning"))
-        ),
+        }),
       notifications: Effect.sync(() => [...notifications]),
       panels: Effect.sync(() => [...panels.values()])
     })
