@@ -15,7 +15,10 @@ import { ok, runTask } from "./support/sessions.js"
 const FLOOD = 1_000
 
 /** The sandbox's session database through the real store, for the life of `body`. */
-const withStore = <A>(sandbox: CliSandbox, body: (store: SessionStore.SessionStore["Type"]) => Effect.Effect<A, unknown>) =>
+const withStore = <A>(
+  sandbox: CliSandbox,
+  body: (store: SessionStore.SessionStore["Type"]) => Effect.Effect<A, unknown>
+) =>
   Effect.flatMap(SessionStore.SessionStore, body).pipe(
     Effect.provide(SessionStore.layer({ filename: join(sandbox.home, "state", "alisio.db") })),
     Effect.orDie
@@ -88,12 +91,18 @@ describe("TL-4 a session stored before the bound on calls per response (end to e
           "every call sent has its result, in order, and no other result is sent"
         )
         assert.strictEqual(results[0]!.content, "content of call_0")
-        assert.strictEqual(results[MAX_TOOL_CALLS_PER_RESPONSE - 1]!.content, `content of call_${MAX_TOOL_CALLS_PER_RESPONSE - 1}`)
+        assert.strictEqual(
+          results[MAX_TOOL_CALLS_PER_RESPONSE - 1]!.content,
+          `content of call_${MAX_TOOL_CALLS_PER_RESPONSE - 1}`
+        )
         const leftOut = (name: string) => calls.slice(MAX_TOOL_CALLS_PER_RESPONSE).filter((c) => c.name === name).length
         const note = results[MAX_TOOL_CALLS_PER_RESPONSE]!.content as string
         assert.include(note, `asked for ${FLOOD}`)
         assert.include(note, `The first ${MAX_TOOL_CALLS_PER_RESPONSE} are sent with their results`)
-        assert.include(note, `this call and the ${FLOOD - kept} after it (read ×${leftOut("read")}, ls ×${leftOut("ls")})`)
+        assert.include(
+          note,
+          `this call and the ${FLOOD - kept} after it (read ×${leftOut("read")}, ls ×${leftOut("ls")})`
+        )
         const text = JSON.stringify(body)
         assert.notInclude(text, `call_${kept}"`)
         assert.notInclude(text, `content of call_${MAX_TOOL_CALLS_PER_RESPONSE}"`)

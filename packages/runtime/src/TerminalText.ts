@@ -44,8 +44,5 @@ const QUOTED_MAX = 200
  */
 export const quoted = (text: string): string => {
   const shown = text.length > QUOTED_MAX ? `${text.slice(0, QUOTED_MAX)}…` : text
-  return JSON.stringify(shown).replace(
-    CONTROLS,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`
-  )
+  return JSON.stringify(shown).replace(CONTROLS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`)
 }

@@ -343,19 +343,23 @@ describe("ConfigEdits", () => {
     })
   )
 
-  it.scoped("CFG-1 PRV-3 plugin edits keep a flow list flow and every other setting byte for byte, CRLF line ends too", () =>
-    Effect.gen(function* () {
-      const file = path.join(yield* tempDir, "config.yaml")
-      const rest =
-        "limits: {maxTurns: 5}   # short runs\r\n" +
-        "mcpServers:\r\n    gh: {command: gh, args: [mcp, --stdio, --read-only, --toolsets, repos, issues, pull_requests]}\r\n"
-      yield* Effect.promise(() => fs.writeFile(file, `# mine\r\nplugins: [./a, npm:alisio-plugin-weather]\r\n${rest}`))
-      assert.isTrue(yield* ConfigEdits.addPlugin(file, "./b"))
-      assert.strictEqual(yield* read(file), `# mine\r\nplugins: [./a, npm:alisio-plugin-weather, ./b]\r\n${rest}`)
-      assert.isTrue(yield* ConfigEdits.removePlugin(file, "npm:alisio-plugin-weather"))
-      assert.strictEqual(yield* read(file), `# mine\r\nplugins: [./a, ./b]\r\n${rest}`)
-      assert.isTrue(yield* ConfigEdits.removePlugin(file, (entry) => entry.startsWith("./")))
-      assert.strictEqual(yield* read(file), `# mine\r\n${rest}`)
-    })
+  it.scoped(
+    "CFG-1 PRV-3 plugin edits keep a flow list flow and every other setting byte for byte, CRLF line ends too",
+    () =>
+      Effect.gen(function* () {
+        const file = path.join(yield* tempDir, "config.yaml")
+        const rest =
+          "limits: {maxTurns: 5}   # short runs\r\n" +
+          "mcpServers:\r\n    gh: {command: gh, args: [mcp, --stdio, --read-only, --toolsets, repos, issues, pull_requests]}\r\n"
+        yield* Effect.promise(() =>
+          fs.writeFile(file, `# mine\r\nplugins: [./a, npm:alisio-plugin-weather]\r\n${rest}`)
+        )
+        assert.isTrue(yield* ConfigEdits.addPlugin(file, "./b"))
+        assert.strictEqual(yield* read(file), `# mine\r\nplugins: [./a, npm:alisio-plugin-weather, ./b]\r\n${rest}`)
+        assert.isTrue(yield* ConfigEdits.removePlugin(file, "npm:alisio-plugin-weather"))
+        assert.strictEqual(yield* read(file), `# mine\r\nplugins: [./a, ./b]\r\n${rest}`)
+        assert.isTrue(yield* ConfigEdits.removePlugin(file, (entry) => entry.startsWith("./")))
+        assert.strictEqual(yield* read(file), `# mine\r\n${rest}`)
+      })
   )
 })

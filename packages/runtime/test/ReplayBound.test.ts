@@ -56,7 +56,10 @@ describe("TL-4 the bound applied to replayed history", () => {
     const { answered, asked } = pairs(boundReplayedCalls(messages))
     assert.deepStrictEqual(answered, asked)
     assert.strictEqual(asked.length, kept)
-    const within: ReadonlyArray<Message> = [flood(ids.slice(0, kept)), ...ids.slice(0, kept).map((id) => result(id, id))]
+    const within: ReadonlyArray<Message> = [
+      flood(ids.slice(0, kept)),
+      ...ids.slice(0, kept).map((id) => result(id, id))
+    ]
     assert.strictEqual(boundReplayedCalls(within), within)
   })
 })
