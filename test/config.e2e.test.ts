@@ -180,6 +180,39 @@ describe("alisio config (end to end)", () => {
     )
   }, 90_000)
 
+  it("CFG-1 config set, unset and models use keep flow-style YAML and every untouched setting byte for byte", async () => {
+    const { sandbox } = await setup()
+    const file = join(sandbox.home, "config.yaml")
+    const untouched = [
+      "# my settings, as I like them\n",
+      "plugins: [./plugins/a, ./plugins/b]   # mine\n",
+      "builtinPlugins:\n    memory: {enabled: false}\n    subagents: { enabled: true }\n",
+      "mcpServers: {gh: {command: gh, args: [mcp, --stdio]}}\n",
+      "providers:\n    local: {baseURL: 'http://127.0.0.1:1/v1', models: {qwen3-coder: {contextWindow: 32768}, deepseek-coder-v2-lite-instruct: {maxOutputTokens: 8192}}}\n"
+    ]
+    const limits = "limits: {maxTurns: 5, timeoutMs: 60000}\n"
+    write(file, `${untouched[0]}${untouched[1]}${limits}${untouched[2]}${untouched[3]}${untouched[4]}`)
+    const keeps = (what: string) => {
+      const text = readFileSync(file, "utf8")
+      for (const part of untouched) assert.include(text, part, `${what}:\n${text}`)
+      return text
+    }
+
+    ok(await sandbox.run(["config", "set", "limits.maxTurns", "9"]), "config set")
+    assert.include(keeps("config set"), "limits: {maxTurns: 9, timeoutMs: 60000}\n")
+    ok(await sandbox.run(["config", "set", "defaultModel", "openai/test-model"]), "config set defaultModel")
+    assert.isTrue(keeps("a new key").endsWith("{maxOutputTokens: 8192}}}\ndefaultModel: openai/test-model\n"))
+    ok(await sandbox.run(["models", "use", "openai/test-model"]), "models use")
+    ok(await sandbox.run(["config", "unset", "limits.timeoutMs"]), "config unset")
+    assert.include(keeps("config unset"), "limits: {maxTurns: 9}\n")
+    ok(await sandbox.run(["config", "unset", "limits.maxTurns"]), "config unset of the last")
+    assert.strictEqual(
+      keeps("the last limit unset"),
+      `${untouched.join("")}defaultModel: openai/test-model\n`,
+      "nothing but the edits changed"
+    )
+  })
+
   it("CFG-1 alisio config path: the files, whether they exist, and whether the project's applies", async () => {
     const { sandbox } = await setup()
     const text = ok(await sandbox.run(["config", "path"])).stdout

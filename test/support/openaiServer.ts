@@ -79,6 +79,8 @@ export const startOpenAiServer = async (options: {
   readonly replies?: ReadonlyArray<Reply>
   readonly replyFor?: (request: RecordedRequest, index: number) => Reply
   readonly models?: ReadonlyArray<string>
+  /** The body `/models` answers with, as it is, instead of the list of `models`. */
+  readonly modelsBody?: string
 }): Promise<OpenAiTestServer> => {
   const requests: Array<RecordedRequest> = []
   let closedEarly = 0
@@ -144,10 +146,11 @@ export const startOpenAiServer = async (options: {
       if (req.method === "GET" && path.endsWith("/models")) {
         res.writeHead(200, { "content-type": "application/json" })
         res.end(
-          JSON.stringify({
-            object: "list",
-            data: (options.models ?? ["test-model"]).map((id) => ({ id, object: "model", owned_by: "test" }))
-          })
+          options.modelsBody ??
+            JSON.stringify({
+              object: "list",
+              data: (options.models ?? ["test-model"]).map((id) => ({ id, object: "model", owned_by: "test" }))
+            })
         )
         return
       }

@@ -30,9 +30,10 @@ import {
   invalidResponse,
   noAnswerInTime,
   redactError,
+  shownAddress,
   withKeyRemedy
 } from "./internal/ErrorMapping.js"
-import { makeHttpClient, maxBodyBytes, readBounded, sizeText } from "./internal/Http.js"
+import { endpoint, makeHttpClient, maxBodyBytes, readBounded, sizeText } from "./internal/Http.js"
 import { PartReader } from "./internal/PartReader.js"
 import { completionAsStream, modelIds, webPageProblem } from "./internal/PlainBodies.js"
 import { chatBody, type OutputTokensParam, responsesBody } from "./internal/Requests.js"
@@ -348,7 +349,16 @@ export const make = (options: Options): LanguageModelService => {
         )
       }
       const list = page ? undefined : modelIds(text)
-      if (list !== undefined) return Effect.succeed(list)
+      if (list !== undefined && "ids" in list) return Effect.succeed(list.ids)
+      if (list !== undefined) {
+        return Effect.fail(
+          invalidResponse(
+            provider,
+            `${shownAddress(endpoint(baseURL, "/models").href)} sent ${list.wrong} where the list of models was expected ` +
+              `(JSON with \`data\`, a list of models: {"data": [{"id": "…"}, …]})`
+          )
+        )
+      }
       return Effect.fail(
         invalidResponse(
           provider,

@@ -8,6 +8,7 @@ import { writeFileAtomic } from "./internal/atomicFile.js"
 import { lockForEdit, writeFailure } from "./internal/configLock.js"
 import { errorDetail } from "./internal/errno.js"
 import { yaml } from "./internal/yaml.js"
+import { sourceOf, spliced } from "./internal/yamlSplice.js"
 
 /**
  * The text of the file an edit is about to replace (`target`, the real path of `file`): none yet
@@ -82,7 +83,7 @@ export interface EditOptions {
 
 /**
  * Edits a configuration file through its YAML document, keeping the rest of it (comments, order,
- * layout) as written. A file that does not parse is left alone: the error names it. A symbolic
+ * layout, flow style) as written: the settings the edit did not change keep their bytes. A file that does not parse is left alone: the error names it. A symbolic
  * link is followed, so a config kept in a dotfiles repository stays there. A read-only file is
  * refused. The file is replaced atomically under `<file>.lock`, so concurrent edits all land; a
  * byte-order mark and CRLF line ends are kept. An existing file keeps its mode (CFG-1: a 0644 file
@@ -121,8 +122,12 @@ export const editDocument = <A>(
       })
     }
     const doc = yaml().parseDocument(text)
+    const source = sourceOf(text, doc)
     const result = edit(doc)
-    const updated = keepEncoding(text, isEmpty(doc.contents) ? commentsOf(doc) : doc.toString())
+    const written = isEmpty(doc.contents)
+      ? commentsOf(doc)
+      : ((source === undefined ? undefined : spliced(source, doc)) ?? doc.toString())
+    const updated = keepEncoding(text, written)
     if (updated === text) return result
     // An edit that would make the file invalid (a value of the wrong kind) is refused, the file untouched.
     const check = parse(updated, file)

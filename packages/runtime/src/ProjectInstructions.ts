@@ -1,10 +1,11 @@
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import {
   DEFAULT_INSTRUCTIONS_CAP,
-  findRepositoryRoot,
+  findProjectRoot,
   type Instructions,
   instructionFolders,
   instructionsSection,
@@ -52,7 +53,7 @@ export const make = (options: Options): ProjectInstructions["Type"] => {
   const read = (cwd: string) =>
     Effect.gen(function* () {
       const workspace = realpath(cwd)
-      const repositoryRoot = yield* findRepositoryRoot(workspace)
+      const repositoryRoot = yield* findProjectRoot(workspace, options.home ?? os.homedir())
       const sources = yield* locateInstructions({
         userFiles,
         folders: instructionFolders(workspace, repositoryRoot),

@@ -7,6 +7,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import { quoted } from "./TerminalText.js"
 
 /** A provider id and a model id, written `provider/model`. */
 export const ModelRef = Schema.Struct({ provider: Schema.String, model: Schema.String })
@@ -140,13 +141,13 @@ export const make = (options: Options = {}) =>
         if (entry === undefined) {
           const which = prefix ?? defaultProvider
           return yield* new UnknownModelError({
-            message: `Unknown provider "${which}". Available providers: ${enumerate(ids)}.`,
+            message: `Unknown provider ${quoted(which)}. Available providers: ${enumerate(ids)}.`,
             available: ids
           })
         }
         if (model.length === 0) {
           return yield* new UnknownModelError({
-            message: `No model named in "${spec}". Write it as provider/model, e.g. ${entry.id}/<model>.`,
+            message: `No model named in ${quoted(spec)}. Write it as provider/model, e.g. ${entry.id}/<model>.`,
             available: ids
           })
         }
@@ -164,10 +165,10 @@ export const make = (options: Options = {}) =>
           const available = models.map((candidate) => `${entry.id}/${candidate.id}`)
           const notProvider =
             prefix !== undefined && named === undefined
-              ? ` "${prefix}" is not a provider (providers: ${enumerate(ids)}), and`
+              ? ` ${quoted(prefix)} is not a provider (providers: ${enumerate(ids)}), and`
               : ""
           return yield* new UnknownModelError({
-            message: `Unknown model "${trimmed}":${notProvider} provider "${entry.id}" has no model "${model}". Available: ${enumerate(
+            message: `Unknown model ${quoted(trimmed)}:${notProvider} provider "${entry.id}" has no model ${quoted(model)}. Available: ${enumerate(
               available
             )}.`,
             available

@@ -34,3 +34,15 @@ export const terminalSafe = (text: string, keepCarriageReturns = false): string 
   const stripped = text.replace(ESCAPE_SEQUENCES, "").replace(CONTROLS, "")
   return keepCarriageReturns ? stripped : stripped.replace(/\r(?!\n)/g, "")
 }
+
+const QUOTED_MAX = 200
+
+/**
+ * `text` as a JSON string, every control and invisible character shown as its escape (`\n`,
+ * `\u001b`, `\u2028`), so text a person or a file gave stays one visible line where it is echoed;
+ * cut after 200 characters.
+ */
+export const quoted = (text: string): string => {
+  const shown = text.length > QUOTED_MAX ? `${text.slice(0, QUOTED_MAX)}…` : text
+  return JSON.stringify(shown).replace(CONTROLS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`)
+}

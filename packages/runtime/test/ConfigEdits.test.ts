@@ -331,7 +331,7 @@ describe("ConfigEdits", () => {
       const dir = yield* tempDir
       const cases: ReadonlyArray<readonly [string, string]> = [
         ["# mine\nplugins:\n  - a # by name\nlimits:\n  maxTurns: 3\n", "# mine\nlimits:\n  maxTurns: 3\n"],
-        ["limits:\n  maxTurns: 3\n# my plugins\nplugins:\n  - a\n", "limits:\n  maxTurns: 3\n\n# my plugins\n"],
+        ["limits:\n  maxTurns: 3\n# my plugins\nplugins:\n  - a\n", "limits:\n  maxTurns: 3\n# my plugins\n"],
         ["# only plugins\nplugins:\n  - a\n", "# only plugins\n"]
       ]
       for (const [index, [before, after]] of cases.entries()) {
@@ -341,5 +341,25 @@ describe("ConfigEdits", () => {
         assert.strictEqual(yield* read(file), after, before)
       }
     })
+  )
+
+  it.scoped(
+    "CFG-1 PRV-3 plugin edits keep a flow list flow and every other setting byte for byte, CRLF line ends too",
+    () =>
+      Effect.gen(function* () {
+        const file = path.join(yield* tempDir, "config.yaml")
+        const rest =
+          "limits: {maxTurns: 5}   # short runs\r\n" +
+          "mcpServers:\r\n    gh: {command: gh, args: [mcp, --stdio, --read-only, --toolsets, repos, issues, pull_requests]}\r\n"
+        yield* Effect.promise(() =>
+          fs.writeFile(file, `# mine\r\nplugins: [./a, npm:alisio-plugin-weather]\r\n${rest}`)
+        )
+        assert.isTrue(yield* ConfigEdits.addPlugin(file, "./b"))
+        assert.strictEqual(yield* read(file), `# mine\r\nplugins: [./a, npm:alisio-plugin-weather, ./b]\r\n${rest}`)
+        assert.isTrue(yield* ConfigEdits.removePlugin(file, "npm:alisio-plugin-weather"))
+        assert.strictEqual(yield* read(file), `# mine\r\nplugins: [./a, ./b]\r\n${rest}`)
+        assert.isTrue(yield* ConfigEdits.removePlugin(file, (entry) => entry.startsWith("./")))
+        assert.strictEqual(yield* read(file), `# mine\r\n${rest}`)
+      })
   )
 })

@@ -1,6 +1,8 @@
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { CommandCatalog } from "@alisio/runtime/CommandCatalog"
+import * as ProjectInstructions from "@alisio/runtime/ProjectInstructions"
 import { SystemContext } from "@alisio/runtime/SystemContext"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -111,5 +113,72 @@ describe("a trusted project's files that link out of it", () => {
         assert.notInclude(`${review.message}${skill.message}`, "PRIVATE KEY")
       }).pipe(Effect.provide(catalogLayer({ context: contextOptions(folders, { trustProject: true }) })), Effect.scoped)
     })
+  )
+
+  it.scoped(
+    "CTX-2 a home folder that is a git repository (dotfiles) is not the project: a project under it linking to ~/.ssh is refused",
+    () =>
+      Effect.gen(function* () {
+        const root = yield* tempDir
+        const folders = foldersIn(root)
+        const git = (cwd: string) => execFileSync("git", ["init", "-q", cwd], { stdio: "ignore" })
+        git(folders.home)
+        const secret = path.join(folders.home, ".ssh", "id_rsa")
+        write(secret, "PRIVATE KEY")
+        write(path.join(folders.home, "AGENTS.md"), "DOTFILES NOTES")
+        // A project folder of its own under ~, not a repository, and one that is its own repository.
+        const loose = path.join(folders.home, "proj")
+        const prompts = path.join(loose, ".alisio", "prompts")
+        fs.mkdirSync(prompts, { recursive: true })
+        fs.symlinkSync(secret, path.join(prompts, "leak.md"))
+        fs.symlinkSync(secret, path.join(loose, "AGENTS.md"))
+        const repo = path.join(folders.home, "work", "repo")
+        git(repo)
+        write(path.join(repo, "shared", "review.md"), "REVIEW FROM THE REPOSITORY")
+        const inner = path.join(repo, "app")
+        fs.mkdirSync(path.join(inner, ".alisio", "prompts"), { recursive: true })
+        fs.symlinkSync(path.join(repo, "shared", "review.md"), path.join(inner, ".alisio", "prompts", "review.md"))
+        fs.symlinkSync(secret, path.join(inner, ".alisio", "prompts", "leak.md"))
+
+        yield* Effect.gen(function* () {
+          const catalog = yield* CommandCatalog
+          const context = yield* SystemContext
+          const leak = yield* Effect.flip(catalog.execute("leak", ""))
+          assert.include(leak.message, `links to ${secret}, outside the project (${loose})`)
+          assert.notInclude(leak.message, "PRIVATE KEY")
+          const built = yield* context.build({ prompt: "hi", model: "fake-model" })
+          assert.notInclude(built.text, "PRIVATE KEY")
+          assert.notInclude(built.text, "DOTFILES NOTES")
+        }).pipe(
+          Effect.provide(catalogLayer({ context: contextOptions(folders, { cwd: loose, trustProject: true }) })),
+          Effect.scoped
+        )
+
+        // A repository of its own under the home repository is still the project, its root the boundary.
+        yield* Effect.gen(function* () {
+          const catalog = yield* CommandCatalog
+          assert.deepStrictEqual(yield* catalog.execute("review", ""), {
+            _tag: "Prompt",
+            prompt: "REVIEW FROM THE REPOSITORY"
+          })
+          const leak = yield* Effect.flip(catalog.execute("leak", ""))
+          assert.include(leak.message, `links to ${secret}, outside the project (${repo})`)
+        }).pipe(
+          Effect.provide(catalogLayer({ context: contextOptions(folders, { cwd: inner, trustProject: true }) })),
+          Effect.scoped
+        )
+
+        // Without a home given, HOME is the home folder.
+        const saved = process.env.HOME
+        process.env.HOME = folders.home
+        try {
+          const read = yield* ProjectInstructions.make({ configHome: folders.config }).read(loose)
+          assert.strictEqual(read.repositoryRoot, undefined)
+          assert.deepStrictEqual(read.files, [])
+          assert.include(read.notice, `it links to ${secret}, outside the workspace`)
+        } finally {
+          process.env.HOME = saved
+        }
+      })
   )
 })

@@ -30,8 +30,13 @@ export const completionAsStream = (payload: unknown): string | undefined => {
   return `data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`
 }
 
-/** The usable model ids of a `/models` answer; `undefined` when it is not JSON. */
-export const modelIds = (text: string): ReadonlyArray<string> | undefined => {
+/**
+ * What a `/models` answer holds: the usable model ids; `wrong`, what it sent instead of a list, when
+ * it is JSON of another shape; `undefined` when it is not JSON.
+ */
+export const modelIds = (
+  text: string
+): { readonly ids: ReadonlyArray<string> } | { readonly wrong: string } | undefined => {
   let page: unknown
   try {
     page = JSON.parse(text)
@@ -39,8 +44,22 @@ export const modelIds = (text: string): ReadonlyArray<string> | undefined => {
     return undefined
   }
   // Together AI answers with the bare array.
-  const data = Array.isArray(page) ? page : isRecord(page) && Array.isArray(page.data) ? page.data : []
-  return data.flatMap((model) => (isRecord(model) && usableId(model.id) ? [model.id] : []))
+  if (Array.isArray(page)) return { ids: idsIn(page) }
+  if (!isRecord(page)) return { wrong: describeJson(page) }
+  if (!("data" in page)) return { wrong: "an object without `data`" }
+  if (!Array.isArray(page.data)) return { wrong: `\`data\` as ${describeJson(page.data)}` }
+  return { ids: idsIn(page.data) }
+}
+
+const idsIn = (data: ReadonlyArray<unknown>): ReadonlyArray<string> =>
+  data.flatMap((model) => (isRecord(model) && usableId(model.id) ? [model.id] : []))
+
+/** A JSON value named by its kind, e.g. `an object`, `null`, `the text "ok"`. */
+const describeJson = (value: unknown): string => {
+  if (value === null) return "null"
+  if (typeof value === "string") return `the text ${JSON.stringify(plainText(value).slice(0, 60))}`
+  if (typeof value === "number" || typeof value === "boolean") return `${typeof value} ${String(value)}`
+  return isRecord(value) ? "an object" : "a value of another kind"
 }
 
 /** The longest model id taken from a server; real ones are a few dozen characters. */

@@ -11,7 +11,7 @@ export interface BoundedCalls {
 const NAMES_SHOWN = 5
 
 /** How many calls of each name (the most asked first, a few names at most), e.g. `ls ×19936`. */
-const countsByName = (calls: ReadonlyArray<AssembledCall>): string => {
+export const countsByName = (calls: ReadonlyArray<{ readonly name: string }>): string => {
   const counts = new Map<string, number>()
   for (const call of calls) counts.set(call.name, (counts.get(call.name) ?? 0) + 1)
   const sorted = [...counts].sort((a, b) => b[1] - a[1])

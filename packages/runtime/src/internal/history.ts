@@ -1,5 +1,6 @@
 import type { Message, UserContent, UserMessage } from "@alisio/domain/Message"
 import { type CompactionSnapshot, type HistoryEntry, indexAfter, pinnedIndex } from "./compaction/plan.js"
+import { boundReplayedCalls } from "./replayBound.js"
 
 /** How a stored message is sent: reasoning is not sent back; an assistant message left empty is dropped. */
 const forRequest = (message: Message): Message | undefined => {
@@ -24,7 +25,8 @@ const pinnedHeader = "\n\n[The person's current request, word for word]\n"
  * run's prompt) is always sent whole, after the summary when the summary covers it. The summary
  * opens a user message of its own, or the first kept one when that is a user message, so roles
  * still alternate. The cut is never between a tool call and its result: compaction cuts between
- * units only (`plan.ts`). Reasoning is not sent back.
+ * units only (`plan.ts`). Reasoning is not sent back. A response stored before the bound on its tool
+ * calls is sent within it (`replayBound.ts`).
  */
 export const toRequestMessages = (
   history: ReadonlyArray<HistoryEntry>,
@@ -52,13 +54,13 @@ export const toRequestMessages = (
       const sent = forRequest(history[i]!.message)
       if (sent !== undefined) out.push(sent)
     }
-    return out
+    return boundReplayedCalls(out)
   }
   for (const entry of history) {
     const sent = forRequest(entry.message)
     if (sent !== undefined) out.push(sent)
   }
-  return out
+  return boundReplayedCalls(out)
 }
 
 /** The transient notice sent after a truncated response; never stored (LIM-6). */

@@ -5,7 +5,7 @@
 
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import { exists, fileSize, linksOutside, readPrefix, realFile } from "./files.js"
+import { exists, fileSize, isInside, linksOutside, readPrefix, realFile } from "./files.js"
 import { oneSafeLine } from "./frontMatter.js"
 
 /** The total size of the instructions put into the system context, unless told otherwise. */
@@ -55,13 +55,28 @@ export const findRepositoryRoot = (cwd: string): Effect.Effect<string | undefine
   })
 
 /**
- * The folder a project's files must stay in, links resolved: its repository's root, else the
- * workspace. Instructions, templates and skills that link out of it are left unread.
+ * The repository a workspace's project files belong to: the nearest `.git` at or above it, unless
+ * that repository holds the person's home folder (a dotfiles repository at `~`, or one above it):
+ * such a repository is not a project, and taking it for one would count all of `~` (`~/.ssh`) as
+ * inside the project. Then, as outside any repository, the workspace alone is the project.
  */
-export const projectBoundary = (cwd: string): Effect.Effect<string> =>
+export const findProjectRoot = (workspace: string, home: string): Effect.Effect<string | undefined> =>
+  Effect.gen(function* () {
+    const root = yield* findRepositoryRoot(workspace)
+    if (root === undefined) return undefined
+    const realHome = (yield* realFile(home)) ?? path.resolve(home)
+    return isInside(realHome, root) ? undefined : root
+  })
+
+/**
+ * The folder a project's files must stay in, links resolved: its repository's root (see
+ * `findProjectRoot`), else the workspace. Instructions, templates and skills that link out of it
+ * are left unread.
+ */
+export const projectBoundary = (cwd: string, home: string): Effect.Effect<string> =>
   Effect.flatMap(realFile(cwd), (real) => {
     const workspace = real ?? path.resolve(cwd)
-    return Effect.map(findRepositoryRoot(workspace), (root) => root ?? workspace)
+    return Effect.map(findProjectRoot(workspace, home), (root) => root ?? workspace)
   })
 
 /** The folders whose instructions apply, outermost first: the repository root down to the workspace. */

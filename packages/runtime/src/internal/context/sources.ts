@@ -2,6 +2,7 @@
 // ones users of other agents keep; the project's (more specific) before the user's. A project's
 // templates and skills are read only when the project is trusted.
 
+import * as os from "node:os"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import type { TemplateRoot } from "../commands/templates.js"
@@ -25,7 +26,7 @@ const projectSkillFolders = [".alisio/skills", ".claude/skills", ".agents/skills
 
 /** The folder the trusted project's templates and skills must stay in; none when the project is not trusted. */
 const boundary = (options: SourceOptions): Effect.Effect<string | undefined> =>
-  options.trustProject ? projectBoundary(options.cwd) : Effect.succeed(undefined)
+  options.trustProject ? projectBoundary(options.cwd, options.home ?? os.homedir()) : Effect.succeed(undefined)
 
 const roots = (options: SourceOptions, projectFolders: ReadonlyArray<string>, userFolders: ReadonlyArray<string>) =>
   Effect.map(boundary(options), (within) => [
