@@ -15,7 +15,7 @@ describe("model lists and model names (end to end)", () => {
     sandbox = undefined
   })
 
-  it("PRV-2 a /models answer whose data is not a list fails naming the address and what was expected, not 'no models'", async () => {
+  it("PRV-2 a /models answer whose data is not a list fails naming the address and what was expected, not 'no models'; a run naming its model still runs", async () => {
     const answers: ReadonlyArray<readonly [string, string]> = [
       ['{"object":"list","data":{"id":"m1"}}', "`data` as an object"],
       ['{"object":"list","data":"m1"}', '`data` as the text "m1"'],
@@ -38,6 +38,10 @@ describe("model lists and model names (end to end)", () => {
       assert.strictEqual(run.code, 1, run.stderr)
       assert.include(run.stderr, expected)
       assert.notInclude(run.stderr, "lists no models")
+      // A run that names its model takes the name at its word, as when the list is unreachable.
+      const named = await sandbox.run(["run", "-m", "openai/m1", "hello"])
+      assert.strictEqual(named.code, 0, named.stderr)
+      assert.strictEqual(named.stdout, "hi\n")
       await server.close()
       server = undefined
       sandbox.cleanup()

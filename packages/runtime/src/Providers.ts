@@ -152,10 +152,12 @@ export const make = (options: Options = {}) =>
           })
         }
         // A list that failed for a while (a busy or rate-limited server, whose chat may well answer)
-        // does not stop the run: the name is taken at its word, and the request says what it says.
+        // or came back malformed (Go servers send `"data": null` for none) does not stop a run that
+        // names its model: the name is taken at its word, and the request says what it says.
         const models = yield* modelsOf(entry, model).pipe(
           Effect.catchIf(
-            (error) => error.code === "server" || error.code === "rate_limited",
+            (error) =>
+              error.code === "server" || error.code === "rate_limited" || error.code === "invalid_response",
             () => Effect.succeed<ReadonlyArray<ModelInfo>>([])
           )
         )
