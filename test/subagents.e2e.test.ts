@@ -3,7 +3,7 @@
 // their system prompt. Both subagents run at once (the JSONL shows both started before either
 // ended), `alisio sessions show` draws the tree with the agents' names, and `/agents` lists both
 // subagents through the command catalog (CH-4).
-import { writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it, onTestFinished } from "@effect/vitest"
 import { makeSandbox } from "./support/cli.js"
@@ -179,6 +179,46 @@ describe("subagents (end to end)", () => {
     const instructions = system.indexOf("# Instructions")
     assert.isAbove(instructions, system.indexOf('You are the subagent "explore"'))
     assert.include(system.slice(instructions), `## ${join(sandbox.workspace, "AGENTS.md")}\nAlways answer in haiku.`)
+  })
+
+  it("TL-3 CH-1 --yes names on stderr each path outside the workspace a subagent reached, as it does for the root", async () => {
+    const outside = (sandbox: { readonly workspace: string }, name: string) =>
+      join(sandbox.workspace, "..", "outside", name)
+    let target = ""
+    const { sandbox } = await world({
+      replyFor: (request) => {
+        if (lastRole(request) === "tool") return { kind: "text", text: "done" }
+        if (agentOf(request) !== undefined) {
+          return { kind: "tool", id: "call_write", name: "write", args: { path: target, content: "from the subagent" } }
+        }
+        if (JSON.stringify(request.body.messages).includes("Root writes")) {
+          return { kind: "tool", id: "call_root", name: "write", args: { path: target, content: "from the root" } }
+        }
+        return {
+          kind: "tool",
+          id: "call_general",
+          name: "task",
+          args: { description: "write a note", prompt: "Write the note.", subagent_type: "general" }
+        }
+      }
+    })
+    mkdirSync(join(sandbox.workspace, "..", "outside"), { recursive: true })
+    target = outside(sandbox, "child.txt")
+    const child = await sandbox.run(["run", "--yes", "--json", "-m", "openai/test-model", "Delegate"])
+    assert.strictEqual(child.code, 0, child.stderr)
+    assert.isTrue(existsSync(target), "the subagent wrote outside the workspace")
+    assert.include(
+      child.stderr,
+      `alisio: --yes approved access outside the workspace: ${outside(sandbox, "child.txt")} (subagent general)\n`
+    )
+    target = outside(sandbox, "root.txt")
+    const root = await sandbox.run(["run", "--yes", "-m", "openai/test-model", "Root writes"])
+    assert.strictEqual(root.code, 0, root.stderr)
+    assert.isTrue(existsSync(target), "the root wrote outside the workspace")
+    assert.include(
+      root.stderr,
+      `alisio: --yes approved access outside the workspace: ${outside(sandbox, "root.txt")}\n`
+    )
   })
 
   it("CH-4 an external plugin's agents/ folder provides agents while it is loaded (--plugin)", async () => {

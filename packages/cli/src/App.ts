@@ -4,7 +4,7 @@ import * as OpenAiCompatible from "@alisio/providers/OpenAiCompatible"
 import * as AgentRuntime from "@alisio/runtime/AgentRuntime"
 import * as Config from "@alisio/runtime/Config"
 import * as Extensions from "@alisio/runtime/Extensions"
-import * as Interaction from "@alisio/runtime/Interaction"
+import type * as Interaction from "@alisio/runtime/Interaction"
 import * as McpServers from "@alisio/runtime/McpServers"
 import * as ModelListCache from "@alisio/runtime/ModelListCache"
 import * as Paths from "@alisio/runtime/Paths"
@@ -22,6 +22,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { cacheHome } from "./CacheHome.js"
 import { CliError, ExitCode, usageError } from "./CliError.js"
+import * as HeadlessInteraction from "./HeadlessInteraction.js"
 import { hostOptions, noPluginFlags, type PluginFlags, pluginHostLayer } from "./Plugins.js"
 import { version } from "./Version.js"
 import { checkWorkspace } from "./WorkspaceFlag.js"
@@ -242,7 +243,7 @@ export const runtimeLayer = (
     Layer.provideMerge(
       AgentRuntime.layer({
         tools: headlessTools(setup),
-        interaction: Interaction.layerHeadless({ approveAll: options.approveAll })
+        interaction: HeadlessInteraction.layer({ approveAll: options.approveAll })
       })
     ),
     Layer.provideMerge(Layer.merge(Providers.layer(), instructionsLayer(setup))),

@@ -87,6 +87,37 @@ describe("MCP over streamable HTTP", () => {
     })
   )
 
+  it.scopedLive("MCP-1 an http answer past 10 MB fails its call at once, as over stdio; the server stays usable", () =>
+    Effect.gen(function* () {
+      const { url } = yield* httpFixture()
+      const { context } = yield* mcpWorld(
+        { remote: { type: "http", url } },
+        {
+          script: [
+            Fake.callTools({ id: "c1", name: "mcp__remote__big", args: { chars: 11 * 1024 * 1024 } }),
+            Fake.callTools({ id: "c2", name: "mcp__remote__echo", args: { text: "still here" } }),
+            Fake.answer("ok")
+          ]
+        }
+      )
+      yield* Effect.gen(function* () {
+        const events = yield* collect(baseOptions)
+        assertContract(events)
+        assert.deepStrictEqual(
+          ofType(events, "tool_call_completed").map((event) => [event.data.name, event.data.status, event.data.result]),
+          [
+            [
+              "mcp__remote__big",
+              "error",
+              "The MCP server remote failed the call: its answer is larger than 10 MB, the most Alisio reads of one message"
+            ],
+            ["mcp__remote__echo", "completed", "echo: still here"]
+          ]
+        )
+      }).pipe(Effect.provide(context))
+    })
+  )
+
   it.scopedLive(
     `MCP-1 \${VAR} expands in headers; a server refusing the token is a start failure naming HTTP 401`,
     () =>

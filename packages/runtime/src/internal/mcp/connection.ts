@@ -12,6 +12,7 @@ import * as Deadlines from "./deadlines.js"
 import { McpCallError, McpStartError } from "./errors.js"
 import type { Environment, Launch } from "./expand.js"
 import { stopPretenuring } from "./heap.js"
+import { boundedFetch } from "./httpBounds.js"
 import { appendLog, appendLogNow, closeFd, lastLine, openLog, type ServerLog } from "./logFile.js"
 import { type ProgressRoutes, routeProgress } from "./progress.js"
 import { errorCode, messageOf, startFailure } from "./startFailure.js"
@@ -129,17 +130,18 @@ const openTransport = (options: ConnectOptions, log: { readonly fd: number | "ig
     })
   }
   const requestInit = { headers: launch.headers }
+  const bounded = boundedFetch()
   if (launch.type === "sse") {
     const headers = launch.headers
     return new SSEClientTransport(new URL(launch.url), {
       requestInit,
       eventSourceInit: {
         fetch: (url, init) =>
-          fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } })
+          bounded(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } })
       }
     })
   }
-  return new StreamableHTTPClientTransport(new URL(launch.url), { requestInit })
+  return new StreamableHTTPClientTransport(new URL(launch.url), { requestInit, fetch: bounded })
 }
 
 /**
