@@ -156,8 +156,7 @@ export const make = (options: Options = {}) =>
         // names its model: the name is taken at its word, and the request says what it says.
         const models = yield* modelsOf(entry, model).pipe(
           Effect.catchIf(
-            (error) =>
-              error.code === "server" || error.code === "rate_limited" || error.code === "invalid_response",
+            (error) => error.code === "server" || error.code === "rate_limited" || error.code === "invalid_response",
             () => Effect.succeed<ReadonlyArray<ModelInfo>>([])
           )
         )
