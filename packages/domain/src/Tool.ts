@@ -1,4 +1,4 @@
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as JSONSchema from "effect/JSONSchema"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
@@ -165,15 +165,23 @@ export const defineTool = <A, I, R, E = ToolError>(definition: {
   )
   const problem = (left: ParseResult.ParseError) =>
     `Invalid arguments for ${definition.name}: ${describeArgumentProblems(left)}. Call it again with arguments that match its input schema.`
+  const parameters = definition.parameters ?? jsonSchemaOf(definition.input)
+  // Read on the first call, as `decode` is made.
+  const ignored = onFirstCall(() => {
+    const known = knownArguments(parameters)
+    return (args: unknown) => ignoredArguments(args, known)
+  })
   return {
     name: definition.name,
     description: definition.description,
     effect: definition.effect,
-    parameters: definition.parameters ?? jsonSchemaOf(definition.input),
+    parameters,
     execute: (args, context) => {
       const decoded = decode(args)
       if (decoded._tag === "Left") return new ToolError({ message: problem(decoded.left) })
-      return definition.run(decoded.right, context)
+      const note = ignored(args)
+      const result = definition.run(decoded.right, context)
+      return note === undefined ? result : Effect.map(result, (done) => withNote(done, note))
     },
     invalid: (args) => {
       const decoded = decode(args)
@@ -181,6 +189,35 @@ export const defineTool = <A, I, R, E = ToolError>(definition: {
     }
   }
 }
+
+// Arguments a tool does not take are left out rather than refused (a model adding one more is
+// common and harmless), but the result says so: a model must not believe `model: "x"` took effect.
+
+const MAX_IGNORED_NAMED = 8
+
+const knownArguments = (parameters: JsonSchema): ReadonlySet<string> | undefined => {
+  const properties = (parameters as { readonly properties?: unknown }).properties
+  return typeof properties === "object" && properties !== null ? new Set(Object.keys(properties)) : undefined
+}
+
+const ignoredArguments = (args: unknown, known: ReadonlySet<string> | undefined): string | undefined => {
+  if (known === undefined || typeof args !== "object" || args === null || Array.isArray(args)) return undefined
+  const extra: Array<string> = []
+  let count = 0
+  for (const key in args) {
+    if (!Object.hasOwn(args, key) || known.has(key)) continue
+    count += 1
+    if (extra.length < MAX_IGNORED_NAMED) extra.push(JSON.stringify(key.length <= 40 ? key : `${key.slice(0, 39)}…`))
+  }
+  if (count === 0) return undefined
+  const more = count > extra.length ? ` and ${count - extra.length} more` : ""
+  return `(${count === 1 ? "This argument was" : "These arguments were"} ignored: this tool does not take ${extra.join(", ")}${more}.)`
+}
+
+const withNote = (result: ToolResult, note: string): ToolResult => ({
+  ...result,
+  content: [...result.content, { _tag: "text", text: note }]
+})
 
 /** The JSON Schema of a Schema, without the `$schema` marker models do not need. */
 // biome-ignore lint/suspicious/noExplicitAny: any Schema, whatever its types

@@ -42,3 +42,29 @@ describe("tool arguments", () => {
     assert.match(huge, /^Invalid arguments for pick: limit: expected number, got "yyy+…\. Call it again/)
   })
 })
+
+describe("arguments a tool does not take", () => {
+  it.effect("TL-2 CH-1 a call with arguments the tool does not take runs, and its result names them as ignored", () =>
+    Effect.gen(function* () {
+      const context = {} as Parameters<typeof tool.execute>[1]
+      const plain = yield* tool.execute({ path: "a" }, context)
+      assert.deepStrictEqual(plain.content, [{ _tag: "text", text: "picked" }])
+      const one = yield* tool.execute({ path: "a", model: "gpt-x" }, context)
+      assert.deepStrictEqual(one.content, [
+        { _tag: "text", text: "picked" },
+        { _tag: "text", text: '(This argument was ignored: this tool does not take "model".)' }
+      ])
+      const hostile = Object.fromEntries(
+        Array.from({ length: 20 }, (_, i) => [i === 0 ? `a\u001b[2J${"x".repeat(100)}` : `k${i}`, i])
+      )
+      const many = yield* tool.execute({ path: "a", ...hostile }, context)
+      const note = many.content[1]
+      assert.strictEqual(note?._tag, "text")
+      const text = note?._tag === "text" ? note.text : ""
+      assert.notInclude(text, "\u001b", "a control character in a name is escaped")
+      assert.include(text, '"a\\u001b[2Jxxx')
+      assert.include(text, "and 12 more.)")
+      assert.isBelow(text.length, 500)
+    })
+  )
+})
