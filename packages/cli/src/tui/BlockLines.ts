@@ -5,8 +5,6 @@
 
 /** A line that may start or interrupt a block other than a paragraph, or be a table's row. */
 export const BLOCK_START = /^(?:[\s#>|<=~$\\`]|[-*+_](?:[\s*_-]|$)|\d{1,9}[.)](?:\s|$)|\[[^\]]*\]:)|\|/
-/** The text of a blockquote's line holding prose: the quote's paragraph goes on. */
-export const QUOTED_PROSE = /^> ?(?![\s#>|<=~$\\`]|[-*+_](?:[\s*_-]|$)|\d{1,9}[.)](?:\s|$)|\[[^\]]*\]:|$)/
 const LIST_ITEM = /^(?:([-*+])|\d{1,9}([.)])) \S/
 const FENCE = /^\s*(`{3,}|~{3,})(.*)$/
 const TABLE_DELIMITER = /^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/
@@ -53,3 +51,64 @@ export const isTableHead = (header: string, delimiter: string): boolean =>
   !/^\s/.test(header) &&
   TABLE_DELIMITER.test(delimiter) &&
   cellCount(header) === cellCount(delimiter)
+
+/** The markers of a blockquote's line, nested or not ("> ", "> > "…): what the quote's text follows. */
+const QUOTE_MARKERS = /^(?:> ?)+/
+
+/**
+ * A blockquote read a line at a time, from its first line (after a blank line or a paragraph) to
+ * the next blank line: it may be cut before a line where the two halves show as the whole quote
+ * would, by the rules the answer is cut by, applied to the quote's text. Every line of it must
+ * have the same markers, the same nesting, and hold prose or a list item of one line; after any
+ * other line (a lazy one, a nested quote starting, an empty quoted line, a heading…) it is not
+ * cut again.
+ */
+export class QuoteLines {
+  private depth = 0
+  private open = true
+  private previous: Kind | undefined
+  private prose = true
+  private list = ""
+
+  /** A blank line or a code fence: what comes next may start a quote. */
+  reset(): void {
+    this.depth = 0
+    this.open = true
+    this.previous = undefined
+    this.prose = true
+    this.list = ""
+  }
+
+  stop(): void {
+    this.open = false
+  }
+
+  /** Reads a line after `before` (all the lines since the blank line before being prose: `afterProse`); whether a cut may come before it. */
+  read(line: string, before: Kind | undefined, afterProse: boolean): boolean {
+    const markers = QUOTE_MARKERS.exec(line)?.[0]
+    if (markers === undefined) {
+      if (this.depth > 0) this.open = false
+      return false
+    }
+    if (!this.open) return false
+    const depth = markers.split(">").length - 1
+    if (this.depth === 0) {
+      if (before !== undefined && !(afterProse && before === "prose")) this.open = false
+      this.depth = depth
+    } else if (depth !== this.depth) this.open = false
+    const text = line.slice(markers.length)
+    const now = kindOf(text)
+    if (!this.open || text.trim() === "" || now.kind === "other") {
+      this.open = false
+      return false
+    }
+    const cut =
+      this.previous !== undefined &&
+      ((now.kind === "prose" && this.previous === "prose" && this.prose) ||
+        (now.kind === "item" && this.list === now.marker))
+    if (now.kind !== "prose") this.prose = false
+    if (now.kind === "item") this.list = now.marker
+    this.previous = now.kind
+    return cut
+  }
+}

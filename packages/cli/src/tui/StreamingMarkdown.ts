@@ -36,7 +36,7 @@ import {
   kindOf,
   mayBeFence,
   opensFence,
-  QUOTED_PROSE,
+  QuoteLines,
   TABLE_ROW
 } from "./BlockLines.js"
 import { type Head, Piece } from "./MarkdownPiece.js"
@@ -64,9 +64,9 @@ export class StreamingMarkdown extends Container {
   /** Whether the last line read was a row of that table. */
   private tableRow = false
   private previous: { readonly kind: Kind; readonly marker: string } | undefined
-  /** Whether every line since the last blank line is prose; or prose in a blockquote. */
+  /** Whether every line since the last blank line is prose; and the blockquote going on. */
   private prose = true
-  private quoted = true
+  private readonly quote = new QuoteLines()
   /** The marker of the list going on since the last blank line, else "". */
   private list = ""
   /** The latest place in the tail after a blank line, and the latest between two plain lines. */
@@ -150,7 +150,7 @@ export class StreamingMarkdown extends Container {
     this.tableRow = false
     this.previous = undefined
     this.prose = true
-    this.quoted = true
+    this.quote.reset()
     this.list = ""
     this.blankCut = -1
     this.plainCut = -1
@@ -189,7 +189,7 @@ export class StreamingMarkdown extends Container {
         this.continued = false
         if (!this.fenced) this.previous = { kind: "prose", marker: "" }
         this.codeLine = this.fenced
-        this.quoted = false
+        this.quote.stop()
         this.header = ""
         this.tableHead = ""
         continue
@@ -203,7 +203,7 @@ export class StreamingMarkdown extends Container {
         this.tableHead = ""
         this.previous = undefined
         this.prose = true
-        this.quoted = true
+        this.quote.reset()
         this.list = ""
         this.codeLine = false
         continue
@@ -222,7 +222,7 @@ export class StreamingMarkdown extends Container {
         this.tableHead = ""
         this.previous = undefined
         this.prose = true
-        this.quoted = true
+        this.quote.reset()
         this.list = ""
         continue
       }
@@ -230,13 +230,13 @@ export class StreamingMarkdown extends Container {
       const before = this.previous
       this.tableLine(line, start)
       this.header = before === undefined && line.includes("|") ? line : ""
+      const quoted = this.quote.read(line, before?.kind, this.prose)
       if (now.kind !== "prose") this.prose = false
-      if (!QUOTED_PROSE.test(line)) this.quoted = false
       // Between two lines of a paragraph of prose alone, or of a blockquote's; before an item of the
       // list going on (the lines between, indented or not, are its last item's).
       if (
         (now.kind === "prose" && before?.kind === "prose" && this.prose) ||
-        (this.quoted && before !== undefined) ||
+        quoted ||
         (now.kind === "item" && this.list === now.marker)
       ) {
         this.plainCut = start

@@ -98,6 +98,13 @@ const code = (lines: number) =>
 const quote = (lines: number) =>
   `text\n\n${Array.from({ length: lines }, (_, i) => `> quoted line ${i} with **bold ${i}** and \`code\``).join("\n")}\n`
 
+const quotedList = (lines: number) =>
+  `text\n\n${Array.from({ length: lines }, (_, i) => `> - item ${i} with **bold ${i}**`).join("\n")}\n`
+const nestedQuote = (lines: number) =>
+  `text\n\n${Array.from({ length: lines }, (_, i) => `> > nested line ${i} with *it*`).join("\n")}\n`
+const quoteAfterProse = (lines: number) =>
+  `A paragraph just before:\n${Array.from({ length: lines }, (_, i) => `> quoted line ${i} and \`code\``).join("\n")}\n`
+
 const table = (rows: number) =>
   `Intro:\n\n| # | name | value |\n|---|:---:|---:|\n${Array.from({ length: rows }, (_, i) => `| ${i} | name ${i} | **v${i}** and \`c\` |`).join("\n")}\n\nAfter.\n`
 
@@ -188,5 +195,36 @@ describe("TUI long streamed blocks", () => {
     const body = [...lines.slice(0, 40), "~~~", ...lines.slice(40, 80), "```", "~~~~~", ...lines.slice(80)].join("\n")
     assertShownWhole(`Intro:\n\n\`\`\`\`sh\n${body}\n\`\`\`\`\n\n- after\n- the block\n`, colored)
     assertShownWhole(`Intro:\n\n~~~~\n${body.replace("~~~~~", "~~~~~ not a fence")}\n~~~~~\n\nAfter the block.\n`)
+  })
+
+  it("UI-1 a blockquote holding a list, a nested quote, a quote right after a paragraph: each streams in linear work", () => {
+    assertLinear(quotedList)
+    assertLinear(nestedQuote)
+    assertLinear(quoteAfterProse)
+  })
+
+  it("UI-1 a long quote holding lists or nested quotes, or right after a paragraph, shows exactly as the whole would", () => {
+    assertShownWhole(quotedList(300), colored)
+    assertShownWhole(nestedQuote(300), colored)
+    assertShownWhole(quoteAfterProse(300), colored)
+    const mixed = Array.from({ length: 260 }, (_, i) =>
+      i % 61 === 5
+        ? "> > a nested line"
+        : i % 47 === 9
+          ? `> ${i}. numbered ${"wide words ".repeat(9)}`
+          : i % 53 === 11
+            ? `> ## a heading ${i}`
+            : i % 43 === 20
+              ? ">   indented under the item"
+              : i % 37 === 30
+                ? ">"
+                : i % 3 === 0
+                  ? `> * star item ${i}`
+                  : `> - dash item ${i}`
+    )
+    assertShownWhole(`Just before:\n${mixed.join("\n")}\n\nAfter.\n`)
+    assertShownWhole(
+      `Nested:\n\n${mixed.map((line) => (line.startsWith(">") ? `> ${line}` : line)).join("\n")}\n\nAfter.\n`
+    )
   })
 })
