@@ -160,6 +160,8 @@ describe("TUI long streamed blocks", () => {
           : `| ${i} | [link ${i}](https://example.com/${i}) | *it* ${i} |`
     )
     const head = "| n | text | more |\n|:-|-|-:|"
+    const longRow = `| 7 | ${"a row longer than the tail ".repeat(90)} | end |`
+    assertShownWhole(`Intro.\n\n${head}\n${[...rows.slice(0, 90), longRow, ...rows.slice(90)].join("\n")}\n\nAfter.\n`)
     assertShownWhole(`Table:\n\n${head}\n${rows.join("\n")}\n\nAfter the table.\n`, colored)
     assertShownWhole(`Intro.\n\n${head}\n${rows.join("\n")}\nno pipe here\n| 1 | 2 | 3 |\n# Heading\n\nEnd.\n`)
     assertShownWhole(
