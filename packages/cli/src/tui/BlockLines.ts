@@ -9,7 +9,7 @@ const LIST_ITEM = /^(?:([-*+])|\d{1,9}([.)])) \S/
 const FENCE = /^\s*(`{3,}|~{3,})(.*)$/
 const TABLE_DELIMITER = /^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/
 /** A row of a table that goes on: a line that starts with a pipe. */
-export const TABLE_ROW = /^ {0,3}\|/
+const TABLE_ROW = /^ {0,3}\|/
 
 export type Kind = "prose" | "item" | "other"
 
@@ -109,6 +109,35 @@ export class QuoteLines {
     if (now.kind !== "prose") this.prose = false
     if (now.kind === "item") this.list = now.marker
     this.previous = now.kind
+    return cut
+  }
+}
+
+/** A table read a line at a time: its delimiter row under its header starts it; it may be cut between two rows. */
+export class TableLines {
+  /** A line that may be a table's header, and the head (header and delimiter rows) of the table going on, else "". */
+  private header = ""
+  private head = ""
+  /** Whether the last line read was a row of that table. */
+  private row = false
+
+  reset(): void {
+    this.header = ""
+    this.head = ""
+    this.row = false
+  }
+
+  /** Reads a line (`first`: the first since a blank line); the table's head when a cut may come before it, else "". */
+  read(line: string, first: boolean): string {
+    let cut = ""
+    if (this.head !== "" && TABLE_ROW.test(line)) {
+      if (this.row) cut = this.head
+      this.row = true
+    } else {
+      this.head = this.header !== "" && isTableHead(this.header, line) ? `${this.header}\n${line}` : ""
+      this.row = false
+    }
+    this.header = first && line.includes("|") ? line : ""
     return cut
   }
 }

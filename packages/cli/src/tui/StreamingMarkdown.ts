@@ -29,16 +29,7 @@
 // began with that sequence's introducer, so no part of its payload ever shows.
 
 import { Container, type Markdown, type MarkdownTheme, Spacer } from "@earendil-works/pi-tui"
-import {
-  closesFence,
-  isTableHead,
-  type Kind,
-  kindOf,
-  mayBeFence,
-  opensFence,
-  QuoteLines,
-  TABLE_ROW
-} from "./BlockLines.js"
+import { closesFence, type Kind, kindOf, mayBeFence, opensFence, QuoteLines, TableLines } from "./BlockLines.js"
 import { type Head, Piece } from "./MarkdownPiece.js"
 import { sanitize } from "./Sanitize.js"
 import { DroppedSequence, InLineCuts, OPEN_SEQUENCE_LIMIT, openAt, openString } from "./StreamCut.js"
@@ -58,11 +49,7 @@ export class StreamingMarkdown extends Container {
   private fenced = false
   /** The fence of the code block going on ("```", "~~~~"…), else "". */
   private mark = ""
-  /** A line that may be a table's header, and the head (header and delimiter rows) of the table going on, else "". */
-  private header = ""
-  private tableHead = ""
-  /** Whether the last line read was a row of that table. */
-  private tableRow = false
+  private readonly table = new TableLines()
   private previous: { readonly kind: Kind; readonly marker: string } | undefined
   /** Whether every line since the last blank line is prose; and the blockquote going on. */
   private prose = true
@@ -145,9 +132,7 @@ export class StreamingMarkdown extends Container {
     this.scanned = 0
     this.fenced = false
     this.mark = ""
-    this.header = ""
-    this.tableHead = ""
-    this.tableRow = false
+    this.table.reset()
     this.previous = undefined
     this.prose = true
     this.quote.reset()
@@ -190,8 +175,7 @@ export class StreamingMarkdown extends Container {
         if (!this.fenced) this.previous = { kind: "prose", marker: "" }
         this.codeLine = this.fenced
         this.quote.stop()
-        this.header = ""
-        this.tableHead = ""
+        this.table.reset()
         continue
       }
       const mark = this.fenced ? "" : opensFence(line)
@@ -199,8 +183,7 @@ export class StreamingMarkdown extends Container {
         this.fenced = mark !== ""
         this.mark = mark
         this.opener = this.fenced ? line : ""
-        this.header = ""
-        this.tableHead = ""
+        this.table.reset()
         this.previous = undefined
         this.prose = true
         this.quote.reset()
@@ -218,8 +201,7 @@ export class StreamingMarkdown extends Container {
       }
       if (line.trim() === "") {
         if (start > 0) this.blankCut = this.scanned
-        this.header = ""
-        this.tableHead = ""
+        this.table.reset()
         this.previous = undefined
         this.prose = true
         this.quote.reset()
@@ -228,8 +210,12 @@ export class StreamingMarkdown extends Container {
       }
       const now = kindOf(line)
       const before = this.previous
-      this.tableLine(line, start)
-      this.header = before === undefined && line.includes("|") ? line : ""
+      const head = this.table.read(line, before === undefined)
+      if (head !== "") {
+        this.plainCut = start
+        this.cutOpener = ""
+        this.cutTable = head
+      }
       const quoted = this.quote.read(line, before?.kind, this.prose)
       if (now.kind !== "prose") this.prose = false
       // Between two lines of a paragraph of prose alone, or of a blockquote's; before an item of the
@@ -247,21 +233,6 @@ export class StreamingMarkdown extends Container {
       else if (now.kind === "other" && !/^\s/.test(line)) this.list = ""
       this.previous = now
     }
-  }
-
-  /** Reads a line as a table's: the delimiter row under its header starts it; between two rows it may be cut. */
-  private tableLine(line: string, start: number): void {
-    if (this.tableHead !== "" && TABLE_ROW.test(line)) {
-      if (this.tableRow) {
-        this.plainCut = start
-        this.cutOpener = ""
-        this.cutTable = this.tableHead
-      }
-      this.tableRow = true
-      return
-    }
-    this.tableHead = this.header !== "" && isTableHead(this.header, line) ? `${this.header}\n${line}` : ""
-    this.tableRow = false
   }
 
   private settle(): void {
@@ -352,7 +323,7 @@ export class StreamingMarkdown extends Container {
     this.continued = inLine
     this.reopen = code !== "" ? sanitize(code) : table !== "" ? sanitize(table) : ""
     this.reopenHead = code !== "" ? "fence" : table !== "" ? "table" : "none"
-    if (inLine) this.tableHead = ""
+    if (inLine) this.table.reset()
     this.blankCut = -1
     this.plainCut = -1
     if (this.tailShown) this.unplace(this.tail)
