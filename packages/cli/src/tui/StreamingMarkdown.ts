@@ -6,10 +6,13 @@
 //
 // Where it may be cut: after a blank line outside a code fence; and, once the tail grows past
 // TAIL_LIMIT (an answer without blank lines), between two lines of plain prose, between two
-// one-line items of a list, or after a line of code that is not blank, where the two halves show as
-// the whole would (a piece of a code block is drawn without the fences that close and reopen it). The complete lines are
-// read once each, as they arrive, so finding the cuts costs time in the new text only; and only the
-// tail is kept as one string that grows (V8 copies a string built by appending whole when it is read).
+// one-line items of a list, after a line of code that is not blank, or between two rows of a table
+// (`BlockLines.ts` reads the lines, `MarkdownPiece.ts` draws a piece of a code block without the
+// fences around it, and one of a table under its hidden header). A table's column widths depend on
+// every row, so its pieces, drawn each with its own widths while it streams, are replaced once it
+// ends by the table whole, parsed once: what stays on screen is what the whole answer shows. The
+// complete lines are read once each, as they arrive, so finding the cuts costs time in the new
+// text only; and only the tail is kept as one string that grows.
 //
 // A line longer than TAIL_LIMIT (minified JSON, a run-on answer) is cut inside too, where
 // `StreamCut.ts` finds it safe, so a single line of hundreds of KB streams in linear time as well;
@@ -25,43 +28,14 @@
 // sequence (OSC, DCS…) still open at a cut goes on in the next block, which is cleaned as if it
 // began with that sequence's introducer, so no part of its payload ever shows.
 
-import { Container, Markdown, type MarkdownTheme, Spacer } from "@earendil-works/pi-tui"
+import { Container, type Markdown, type MarkdownTheme, Spacer } from "@earendil-works/pi-tui"
+import { closesFence, type Kind, kindOf, mayBeFence, opensFence, QuoteLines, TableLines } from "./BlockLines.js"
+import { type Head, Piece } from "./MarkdownPiece.js"
 import { sanitize } from "./Sanitize.js"
 import { DroppedSequence, InLineCuts, OPEN_SEQUENCE_LIMIT, openAt, openString } from "./StreamCut.js"
-import { markdownOptions } from "./Wrap.js"
 
 /** The unfinished tail is cut between plain lines once it holds this many characters. */
 export const TAIL_LIMIT = 1024
-
-const FENCE = /^\s*(```|~~~)/
-/** A line that may start or interrupt a block other than a paragraph, or be a table's row. */
-const BLOCK_START = /^(?:[\s#>|<=~$\\`]|[-*+_](?:[\s*_-]|$)|\d{1,9}[.)](?:\s|$)|\[[^\]]*\]:)|\|/
-/** A line of a blockquote holding prose: the quote's paragraph goes on. */
-const QUOTED_PROSE = /^> ?(?![\s#>|<=~$\\`]|[-*+_](?:[\s*_-]|$)|\d{1,9}[.)](?:\s|$)|\[[^\]]*\]:|$)/
-const LIST_ITEM = /^(?:([-*+])|\d{1,9}([.)])) \S/
-
-type Kind = "prose" | "item" | "other"
-
-/** What a line is, and for a list item its marker ("-", "*", "+", or "." and ")" of a numbered one). */
-const kindOf = (line: string): { readonly kind: Kind; readonly marker: string } => {
-  const item = LIST_ITEM.exec(line)
-  if (item !== null) return { kind: "item", marker: item[1] ?? item[2] ?? "" }
-  return { kind: BLOCK_START.test(line) ? "other" : "prose", marker: "" }
-}
-
-/** Markdown drawn without its first line (the fence of a code block it goes on) or its last (the fence that closes it). */
-class Piece extends Markdown {
-  hideFirst = false
-  hideLast = false
-  private shown: { readonly from: ReadonlyArray<string>; readonly lines: ReadonlyArray<string> } | undefined
-  override render(width: number): ReadonlyArray<string> {
-    const lines = super.render(width)
-    if (!this.hideFirst && !this.hideLast) return lines
-    if (this.shown?.from !== lines)
-      this.shown = { from: lines, lines: lines.slice(this.hideFirst ? 1 : 0, lines.length - (this.hideLast ? 1 : 0)) }
-    return this.shown.lines
-  }
-}
 
 export class StreamingMarkdown extends Container {
   /** The text of the frozen blocks, as it came; and what came after them, the tail (positions below are in it). */
@@ -73,10 +47,13 @@ export class StreamingMarkdown extends Container {
   /** Where the next complete line to read starts, and what the reading knows so far. */
   private scanned = 0
   private fenced = false
+  /** The fence of the code block going on ("```", "~~~~"…), else "". */
+  private mark = ""
+  private readonly table = new TableLines()
   private previous: { readonly kind: Kind; readonly marker: string } | undefined
-  /** Whether every line since the last blank line is prose; or prose in a blockquote. */
+  /** Whether every line since the last blank line is prose; and the blockquote going on. */
   private prose = true
-  private quoted = true
+  private readonly quote = new QuoteLines()
   /** The marker of the list going on since the last blank line, else "". */
   private list = ""
   /** The latest place in the tail after a blank line, and the latest between two plain lines. */
@@ -84,6 +61,8 @@ export class StreamingMarkdown extends Container {
   private plainCut = -1
   /** The opener of the code block `plainCut` falls in (between two of its lines), else "". */
   private cutOpener = ""
+  /** The head of the table `plainCut` falls in (between two of its rows), else "". */
+  private cutTable = ""
   /** Whether the last line read was a line of code, not blank: the next one may start a piece. */
   private codeLine = false
   private tailShown = false
@@ -95,6 +74,7 @@ export class StreamingMarkdown extends Container {
   private opener = ""
   /** The opener, cleaned, when the frozen blocks end inside a code block: the tail goes on in it. */
   private reopen = ""
+  private reopenHead: Head = "none"
   /** Whether the tail starts inside a line cut before (its first line is not a line's start). */
   private continued = false
   /**
@@ -102,7 +82,13 @@ export class StreamingMarkdown extends Container {
    * fences drawn around a piece of a code block), and where in the children the first was placed.
    */
   private chain:
-    | { readonly texts: Array<string>; readonly at: number; readonly gap: boolean; readonly head: string }
+    | {
+        readonly texts: Array<string>
+        readonly at: number
+        readonly gap: boolean
+        readonly head: string
+        readonly headKind: Head
+      }
     | undefined
   /** A sequence left open past the limit, being dropped (its text is the last of `done`). */
   private readonly dropped = new DroppedSequence()
@@ -114,7 +100,7 @@ export class StreamingMarkdown extends Container {
     private readonly paddingX = 0
   ) {
     super()
-    this.tail = new Piece("", paddingX, 0, theme, undefined, markdownOptions)
+    this.tail = new Piece("", paddingX, theme)
   }
 
   /** Everything received so far. */
@@ -145,19 +131,23 @@ export class StreamingMarkdown extends Container {
     this.blocks = 0
     this.scanned = 0
     this.fenced = false
+    this.mark = ""
+    this.table.reset()
     this.previous = undefined
     this.prose = true
-    this.quoted = true
+    this.quote.reset()
     this.list = ""
     this.blankCut = -1
     this.plainCut = -1
     this.cutOpener = ""
+    this.cutTable = ""
     this.codeLine = false
     this.tailShown = false
     this.gapBeforeTail = true
     this.cuts.reset()
     this.opener = ""
     this.reopen = ""
+    this.reopenHead = "none"
     this.continued = false
     this.chain = undefined
     this.dropped.stop()
@@ -184,15 +174,19 @@ export class StreamingMarkdown extends Container {
         this.continued = false
         if (!this.fenced) this.previous = { kind: "prose", marker: "" }
         this.codeLine = this.fenced
-        this.quoted = false
+        this.quote.stop()
+        this.table.reset()
         continue
       }
-      if (FENCE.test(line)) {
-        this.fenced = !this.fenced
+      const mark = this.fenced ? "" : opensFence(line)
+      if (mark !== "" || (this.fenced && closesFence(line, this.mark))) {
+        this.fenced = mark !== ""
+        this.mark = mark
         this.opener = this.fenced ? line : ""
+        this.table.reset()
         this.previous = undefined
         this.prose = true
-        this.quoted = true
+        this.quote.reset()
         this.list = ""
         this.codeLine = false
         continue
@@ -207,25 +201,33 @@ export class StreamingMarkdown extends Container {
       }
       if (line.trim() === "") {
         if (start > 0) this.blankCut = this.scanned
+        this.table.reset()
         this.previous = undefined
         this.prose = true
-        this.quoted = true
+        this.quote.reset()
         this.list = ""
         continue
       }
       const now = kindOf(line)
       const before = this.previous
+      const head = this.table.read(line, before === undefined)
+      if (head !== "") {
+        this.plainCut = start
+        this.cutOpener = ""
+        this.cutTable = head
+      }
+      const quoted = this.quote.read(line, before?.kind, this.prose)
       if (now.kind !== "prose") this.prose = false
-      if (!QUOTED_PROSE.test(line)) this.quoted = false
       // Between two lines of a paragraph of prose alone, or of a blockquote's; before an item of the
       // list going on (the lines between, indented or not, are its last item's).
       if (
         (now.kind === "prose" && before?.kind === "prose" && this.prose) ||
-        (this.quoted && before !== undefined) ||
+        quoted ||
         (now.kind === "item" && this.list === now.marker)
       ) {
         this.plainCut = start
         this.cutOpener = ""
+        this.cutTable = ""
       }
       if (now.kind === "item") this.list = now.marker
       else if (now.kind === "other" && !/^\s/.test(line)) this.list = ""
@@ -238,10 +240,11 @@ export class StreamingMarkdown extends Container {
     this.scan()
     const blank = this.blankCut > 0
     const cut = blank ? this.blankCut : this.rest.length > TAIL_LIMIT && this.plainCut > 0 ? this.plainCut : -1
-    if (cut > 0) this.freeze(cut, blank, blank ? "" : this.cutOpener)
+    if (cut > 0) this.freeze(cut, blank, blank ? "" : this.cutOpener, false, blank ? "" : this.cutTable)
     else if (this.rest.length - this.scanned > TAIL_LIMIT) this.cutInLine()
     const rest = this.clean(this.rest)
-    this.tail.hideFirst = this.reopen !== ""
+    this.tail.head = this.reopenHead
+    this.tail.headText = this.reopen
     this.tail.setText(this.reopen === "" ? rest : `${this.reopen}\n${rest}`)
     this.work += rest.length
     const showTail = rest.trim() !== ""
@@ -292,7 +295,7 @@ export class StreamingMarkdown extends Container {
   /** Cuts the unfinished line, grown past TAIL_LIMIT, where it is safe to. */
   private cutInLine(): void {
     const from = this.scanned
-    if (!this.continued && FENCE.test(this.rest.slice(from, from + 16))) return
+    if (!this.continued && mayBeFence(this.rest.slice(from, from + 16))) return
     const cut = this.cuts.find(this.rest, from, (next) => !this.fenced && kindOf(next).kind !== "prose")
     if (cut > from) this.freeze(cut, false, this.fenced ? this.opener : "")
   }
@@ -300,14 +303,17 @@ export class StreamingMarkdown extends Container {
   /**
    * Freezes the tail up to `cut`: after a blank line, between two lines, or inside a line; `code`:
    * the opener of the code block the cut falls in, which the next piece goes on; `last`: the end of
-   * the answer, where the pieces of a cut line are joined too.
+   * the answer, where the pieces of a cut line are joined too; `table`: the head of the table the
+   * cut falls in (between two rows), which the next piece goes on.
    */
-  private freeze(cut: number, blank: boolean, code = "", last = false): void {
+  private freeze(cut: number, blank: boolean, code = "", last = false, table = ""): void {
     const raw = this.rest.slice(0, cut)
     const carried = this.carry + raw
     const whole = this.clean(raw)
     const head = this.reopen
-    const fence = code === "" ? "" : (/^\s*(`{3,}|~{3,})/.exec(code)?.[1] ?? "```")
+    const headKind = this.reopenHead
+    const fence = code === "" ? "" : opensFence(code) || "```"
+    const end: Head = code !== "" ? "fence" : table !== "" ? "table" : "none"
     this.carry = openString(carried)
     this.done.push(raw)
     this.rest = this.rest.slice(cut)
@@ -315,40 +321,62 @@ export class StreamingMarkdown extends Container {
     const inLine = cut > this.scanned && !last
     this.scanned = Math.max(0, this.scanned - cut)
     this.continued = inLine
-    this.reopen = code === "" ? "" : sanitize(code)
+    this.reopen = code !== "" ? sanitize(code) : table !== "" ? sanitize(table) : ""
+    this.reopenHead = code !== "" ? "fence" : table !== "" ? "table" : "none"
+    if (inLine) this.table.reset()
     this.blankCut = -1
     this.plainCut = -1
     if (this.tailShown) this.unplace(this.tail)
     this.tailShown = false
     const chain = this.chain
-    if (chain !== undefined && !inLine) {
-      // The pieces of a block cut inside a line are replaced by the block whole.
+    const goesOn = inLine || table !== ""
+    if (chain !== undefined && !goesOn) {
+      // The pieces of a block cut inside a line or between a table's rows are replaced by the block whole.
       this.chain = undefined
       this.children.length = chain.at
-      this.add(chain.head, chain.texts.join("") + whole, fence, chain.gap, blank)
+      this.add(
+        { head: chain.head, headKind: chain.headKind, text: chain.texts.join("") + whole, fence, end },
+        chain.gap,
+        blank
+      )
       return
     }
-    if (inLine) {
+    if (goesOn) {
       const texts = chain?.texts ?? []
       texts.push(whole)
-      this.chain ??= { texts, at: this.children.length, gap: this.gapBeforeTail, head }
+      this.chain ??= { texts, at: this.children.length, gap: this.gapBeforeTail, head, headKind }
     }
-    this.add(head, whole, fence, this.gapBeforeTail, blank)
+    this.add({ head, headKind, text: whole, fence, end }, this.gapBeforeTail, blank)
   }
 
-  /** Places a block, drawn without the fence it goes on from (`head`) or the one closing it for the piece (`fence`). */
-  private add(head: string, text: string, fence: string, gap: boolean, blank: boolean): void {
-    const cleaned = text.replace(/\n+$/, "")
+  /**
+   * Places a block, drawn without what it goes on from (`head`: a code block's fence, a table's
+   * head) or what closes it for the piece (`fence`, a table's bottom border: `end`).
+   */
+  private add(
+    piece: {
+      readonly head: string
+      readonly headKind: Head
+      readonly text: string
+      readonly fence: string
+      readonly end: Head
+    },
+    gap: boolean,
+    blank: boolean
+  ): void {
+    const { head, fence } = piece
+    const cleaned = piece.text.replace(/\n+$/, "")
     if (cleaned.trim() === "") {
       this.gapBeforeTail = gap || blank
       return
     }
     const block = `${head === "" ? "" : `${head}\n`}${cleaned}${fence === "" ? "" : `\n${fence}`}`
     this.work += block.length
-    const piece = new Piece(block, this.paddingX, 0, this.theme, undefined, markdownOptions)
-    piece.hideFirst = head !== ""
-    piece.hideLast = fence !== ""
-    this.place(piece, gap)
+    const part = new Piece(block, this.paddingX, this.theme)
+    part.head = piece.headKind
+    part.headText = head
+    part.last = piece.end
+    this.place(part, gap)
     this.blocks += 1
     this.gapBeforeTail = blank
   }
