@@ -5,6 +5,7 @@ import { join } from "node:path"
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import { type CliSandbox, makeSandbox } from "./support/cli.js"
 import { type OpenAiTestServer, startOpenAiServer } from "./support/openaiServer.js"
+import { writePluginPackage } from "./support/pluginPackage.js"
 
 /** A single-file plugin that prints at import, in setup and in its tool. */
 const noisyPlugin = `import { definePlugin, PluginApi } from "@alisio/domain/Plugin"
@@ -106,5 +107,31 @@ describe("hostile plugins (end to end)", () => {
     )
     const resumed = await sandbox.run(["run", "--continue", "-m", "openai/test-model", "again"])
     assert.strictEqual(resumed.stdout, "resumed\n", resumed.stderr)
+  }, 60_000)
+
+  it("PL-6 a plugin whose JavaScript does not parse is one line naming the file, line and column; the run goes on", async () => {
+    server = await startOpenAiServer({ replies: [1, 2].map(() => ({ kind: "text", text: "fine" }) as const) })
+    sandbox = makeSandbox(server.baseURL)
+    const entryBroken = writePluginPackage(sandbox.home, "../entry-broken", {
+      name: "entry-broken",
+      source: 'import * as Effect from "effect/Effect"\nconst x = {\n  a: 1,\n  b: 2 3\n}\nexport default {}\n'
+    })
+    const importsBroken = writePluginPackage(sandbox.home, "../imports-broken", {
+      name: "imports-broken",
+      source: 'import "./lib/helper.js"\nexport default {}\n',
+      files: { "lib/helper.js": "export const f = () => {\n\treturn )\n}\n" }
+    })
+    for (const [plugin, where, message] of [
+      [entryBroken, `${join(entryBroken, "index.js")}:4:8`, "Unexpected number"],
+      [importsBroken, `${join(importsBroken, "lib", "helper.js")}:2:9`, "Unexpected token ')'"]
+    ] as const) {
+      const result = await sandbox.run(["run", "--plugin", plugin, "-m", "openai/test-model", "hi"])
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(result.stdout, "fine\n")
+      assert.deepStrictEqual(
+        result.stderr.split("\n").filter((line) => line.includes(message) || line.includes("    at ")),
+        [`alisio: warning: plugin ${plugin}: syntax error at ${where}: ${message}`]
+      )
+    }
   }, 60_000)
 })

@@ -11,6 +11,7 @@ import { causeMessage, definitionOf, validateDefinition } from "./definition.js"
 import { diagnose } from "./host.js"
 import type { Lifecycle } from "./lifecycle.js"
 import { guardProcess } from "./processGuard.js"
+import { syntaxErrorMessage } from "./syntaxError.js"
 import { discover, type ExternalCandidate, type SourcesInput } from "./sources.js"
 
 const describeSource = (candidate: ExternalCandidate): string => {
@@ -153,12 +154,14 @@ export const loadExternal = (lifecycle: Lifecycle, sources: SourcesInput, readOn
         Effect.either
       )
       if (Either.isLeft(imported)) {
+        const error = imported.left.error
         yield* lifecycle.failedSource(
           candidate.spec,
           from,
           false,
           "import",
-          `could not be imported from ${candidate.entry}: ${causeMessage(Cause.die(imported.left.error))}`
+          syntaxErrorMessage(error, candidate.root, candidate.entry) ??
+            `could not be imported from ${candidate.entry}: ${causeMessage(Cause.die(error))}`
         )
         continue
       }
