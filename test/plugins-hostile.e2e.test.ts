@@ -35,6 +35,46 @@ export default definePlugin({
 })
 `
 
+/** A single-file plugin that prints from callbacks it scheduled: timers, immediates, promises, events. */
+const laterPlugin = `import { EventEmitter } from "node:events"
+import { definePlugin, PluginApi } from "@alisio/domain/Plugin"
+import { defineTool, textResult } from "@alisio/domain/Tool"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+setTimeout(() => process.stdout.write("junk from an import timer\\n"))
+setTimeout(console.log, 0, "junk from a bare console.log timer")
+const bus = new EventEmitter()
+bus.on("tick", () => console.log("junk from an event"))
+
+export default definePlugin({
+  id: "later",
+  version: "1.0.0",
+  setup: Effect.gen(function* () {
+    const api = yield* PluginApi
+    yield* Effect.acquireRelease(
+      Effect.sync(() => setInterval(() => process.stdout.write("junk from an interval\\n"), 5)),
+      (interval) => Effect.sync(() => clearInterval(interval))
+    )
+    yield* api.tools.register(defineTool({
+      name: "schedule",
+      description: "Schedules output",
+      effect: "read",
+      input: Schema.Struct({}),
+      run: () => Effect.sync(() => {
+        setTimeout(() => process.stdout.write("junk from a timer\\n"))
+        setImmediate(() => console.log("junk from an immediate"))
+        Promise.resolve().then(() => process.stdout.write("junk from a promise\\n"))
+        queueMicrotask(() => bus.emit("tick"))
+        setTimeout(process.stdout.write.bind(process.stdout), 0, "junk from a bound write\\n")
+        return textResult("scheduled")
+      }).pipe(Effect.tap(() => Console.log("junk from Console.log")), Effect.tap(() => Effect.forkDaemon(Effect.delay(Console.log("junk from a forked fiber"), "5 millis"))))
+    }))
+  })
+})
+`
+
 /** A single-file plugin whose tool ends the process. */
 const quitterPlugin = `import { definePlugin, PluginApi } from "@alisio/domain/Plugin"
 import { defineTool } from "@alisio/domain/Tool"
@@ -56,6 +96,20 @@ export default definePlugin({
 })
 `
 
+/** The lines of `stdout` that are not JSON. */
+const notJson = (stdout: string): ReadonlyArray<string> =>
+  stdout
+    .split("\n")
+    .filter((line) => line !== "")
+    .filter((line) => {
+      try {
+        JSON.parse(line)
+        return false
+      } catch {
+        return true
+      }
+    })
+
 describe("hostile plugins (end to end)", () => {
   let server: OpenAiTestServer | undefined
   let sandbox: CliSandbox | undefined
@@ -76,8 +130,7 @@ describe("hostile plugins (end to end)", () => {
     writeFileSync(plugin, noisyPlugin)
     const json = await sandbox.run(["run", "--json", "--plugin", plugin, "-m", "openai/test-model", "hi"])
     assert.strictEqual(json.code, 0, json.stderr)
-    const lines = json.stdout.split("\n").filter((line) => line !== "")
-    for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), line)
+    assert.deepStrictEqual(notJson(json.stdout), [])
     assert.include(json.stdout, '"shouted"')
     for (const printed of ["printed at import", "printed in setup", "printed by the tool"]) {
       assert.include(json.stderr, printed)
@@ -85,6 +138,26 @@ describe("hostile plugins (end to end)", () => {
     const text = await sandbox.run(["run", "--plugin", plugin, "-m", "openai/test-model", "hi"])
     assert.strictEqual(text.code, 0, text.stderr)
     assert.strictEqual(text.stdout, "fine\n")
+  }, 60_000)
+
+  it("PL-6 what a plugin prints from a timer, an immediate or a promise it scheduled goes to stderr: every `run --json` stdout line is JSON", async () => {
+    server = await startOpenAiServer({
+      // The answer comes slowly: the plugin's callbacks fire while the run still writes its events.
+      replyFor: (_request, index) =>
+        index % 2 === 0
+          ? { kind: "tool", id: `call_${index}`, name: "p_1d9283d848_schedule", args: {} }
+          : { kind: "text", text: "fine", delayMs: 50 }
+    })
+    sandbox = makeSandbox(server.baseURL)
+    const plugin = join(sandbox.home, "..", "later.mjs")
+    writeFileSync(plugin, laterPlugin)
+    const json = await sandbox.run(["run", "--json", "--plugin", plugin, "-m", "openai/test-model", "hi"])
+    assert.strictEqual(json.code, 0, json.stderr)
+    assert.deepStrictEqual(notJson(json.stdout), [])
+    assert.include(json.stdout, '"scheduled"')
+    for (const junk of ["an import timer", "an interval", "a timer", "an immediate", "a promise", "an event", "a bare console.log timer", "a bound write", "Console.log", "a forked fiber"]) {
+      assert.include(json.stderr, `junk from ${junk}`)
+    }
   }, 60_000)
 
   it("PL-6 a tool calling process.exit is the plugin's crash: the run goes on and its session is kept", async () => {

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import { sanitizeLines } from "../terminalText.js"
 import { causeMessage } from "./definition.js"
+import { asPluginCode } from "./pluginCode.js"
 import { diagnose, type HostInternals, type RegisteredContext } from "./host.js"
 import type { Lifecycle } from "./lifecycle.js"
 
@@ -70,7 +71,11 @@ export const contextSections = (host: HostInternals, lifecycle: Lifecycle) => (i
       providers,
       (registered) => {
         const { pluginId, provider } = registered
-        return Effect.suspend(() => provided(provider(input))).pipe(
+        const builtin = lifecycle.loadedEntry(pluginId)?.record.builtin ?? false
+        return asPluginCode(
+          builtin,
+          Effect.suspend(() => provided(provider(input)))
+        ).pipe(
           Effect.timeoutFail({
             duration: Duration.millis(host.timeouts.contextMs),
             onTimeout: () => new PluginError({ pluginId, message: `took longer than ${host.timeouts.contextMs} ms` })
@@ -117,12 +122,16 @@ export const runCommand =
         return yield* new PluginError({ pluginId: "host", message: `No plugin command named "${name}".` })
       }
       const { command, pluginId } = registered
-      return yield* Effect.suspend(() => {
-        const result: unknown = command.execute(args, context)
-        return Effect.isEffect(result)
-          ? (result as Effect.Effect<unknown, unknown>)
-          : Effect.die(new Error(`its execute returned ${shapeOf(result)}, not an Effect`))
-      }).pipe(
+      const builtin = lifecycle.loadedEntry(pluginId)?.record.builtin ?? false
+      return yield* asPluginCode(
+        builtin,
+        Effect.suspend(() => {
+          const result: unknown = command.execute(args, context)
+          return Effect.isEffect(result)
+            ? (result as Effect.Effect<unknown, unknown>)
+            : Effect.die(new Error(`its execute returned ${shapeOf(result)}, not an Effect`))
+        })
+      ).pipe(
         Effect.flatMap((output) =>
           typeof output === "string"
             ? // What a surface prints as it is: no escape sequence of a plugin reaches the terminal.

@@ -11,6 +11,7 @@ import * as Schema from "effect/Schema"
 import { CurrentRun } from "../../CurrentRun.js"
 import { boundedMessage, boundedResult, MAX_RESULT_CHARS } from "../resultBounds.js"
 import { causeMessage, messageOf } from "./definition.js"
+import { asPluginCode } from "./pluginCode.js"
 import { diagnose, type HostInternals, type PluginRecord } from "./host.js"
 
 /** An error a tool failed with, as the model will read it. */
@@ -67,12 +68,15 @@ export const guardTool = (
 ): Tool => ({
   ...tool,
   execute: (args, context) =>
-    Effect.suspend(() => {
-      const result: unknown = tool.execute(args, context)
-      return Effect.isEffect(result)
-        ? (result as ReturnType<Tool<never, unknown>["execute"]>)
-        : Effect.die(new Error(`its handler returned ${typeof result}, not an Effect`))
-    }).pipe(
+    asPluginCode(
+      record.builtin,
+      Effect.suspend(() => {
+        const result: unknown = tool.execute(args, context)
+        return Effect.isEffect(result)
+          ? (result as ReturnType<Tool<never, unknown>["execute"]>)
+          : Effect.die(new Error(`its handler returned ${typeof result}, not an Effect`))
+      })
+    ).pipe(
       Effect.flatMap(checkedResult),
       Effect.catchAllCause((cause) => {
         if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)

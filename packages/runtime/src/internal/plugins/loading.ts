@@ -10,6 +10,7 @@ import type { BuiltinConfigFile, BuiltinPlugin } from "../../PluginHost.js"
 import { causeMessage, definitionOf, validateDefinition } from "./definition.js"
 import { diagnose } from "./host.js"
 import type { Lifecycle } from "./lifecycle.js"
+import { importingPluginCode } from "./pluginCode.js"
 import { guardProcess } from "./processGuard.js"
 import { syntaxErrorMessage } from "./syntaxError.js"
 import { discover, type ExternalCandidate, type SourcesInput } from "./sources.js"
@@ -142,7 +143,7 @@ export const loadExternal = (lifecycle: Lifecycle, sources: SourcesInput, readOn
       // The import has the setup's time too: a module whose top-level await never settles held
       // the process before anything ran (PL-6). The import itself cannot be stopped; it is left.
       const imported = yield* Effect.tryPromise((signal) =>
-        hooks.sharingModules(roots, () => import(hooks.entryURL(candidate.entry)), signal)
+        hooks.sharingModules(roots, () => importingPluginCode(() => import(hooks.entryURL(candidate.entry))), signal)
       ).pipe(
         Effect.timeoutFail({
           duration: Duration.millis(setupMs),

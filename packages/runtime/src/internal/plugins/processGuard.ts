@@ -2,15 +2,18 @@
 // `console.log` at import, in `setup`, in a tool) goes to stderr, as stdout carries the answer and
 // `run --json` must stay pure JSONL; its `process.exit` throws instead of ending Alisio, so it is
 // the plugin's crash and the session is kept. A call is the plugin's when a frame of its stack
-// lies in one of the plugins' folders.
+// lies in one of the plugins' folders, or when it runs as the plugin's code (pluginCode.ts): a
+// callback it scheduled, a fiber it runs in.
 
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as Effect from "effect/Effect"
+import { followPluginCallbacks, runningPluginCode } from "./pluginCode.js"
 
 /** Deep enough for `console.log`'s own frames between the plugin's call and `write`. */
 const STACK_FRAMES = 40
 
 const calledFrom = (markers: ReadonlyArray<string>, below: (...args: never) => unknown): boolean => {
+  if (runningPluginCode()) return true
   const limit = Error.stackTraceLimit
   Error.stackTraceLimit = STACK_FRAMES
   const holder: { stack?: string } = {}
@@ -31,6 +34,7 @@ export const guardProcess = (roots: ReadonlyArray<string>) => {
   if (markers.length === 0) return Effect.void
   return Effect.acquireRelease(
     Effect.sync(() => {
+      followPluginCallbacks()
       const stdout = process.stdout
       const write = stdout.write
       const exit = process.exit
