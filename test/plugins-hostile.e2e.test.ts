@@ -155,7 +155,18 @@ describe("hostile plugins (end to end)", () => {
     assert.strictEqual(json.code, 0, json.stderr)
     assert.deepStrictEqual(notJson(json.stdout), [])
     assert.include(json.stdout, '"scheduled"')
-    for (const junk of ["an import timer", "an interval", "a timer", "an immediate", "a promise", "an event", "a bare console.log timer", "a bound write", "Console.log", "a forked fiber"]) {
+    for (const junk of [
+      "an import timer",
+      "an interval",
+      "a timer",
+      "an immediate",
+      "a promise",
+      "an event",
+      "a bare console.log timer",
+      "a bound write",
+      "Console.log",
+      "a forked fiber"
+    ]) {
       assert.include(json.stderr, `junk from ${junk}`)
     }
   }, 60_000)

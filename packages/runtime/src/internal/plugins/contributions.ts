@@ -9,9 +9,9 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import { sanitizeLines } from "../terminalText.js"
 import { causeMessage } from "./definition.js"
-import { asPluginCode } from "./pluginCode.js"
 import { diagnose, type HostInternals, type RegisteredContext } from "./host.js"
 import type { Lifecycle } from "./lifecycle.js"
+import { asPluginCode } from "./pluginCode.js"
 
 /** Text a context provider may add to the system prompt; the rest is cut. */
 const CONTEXT_CHARS = 16_000
@@ -52,10 +52,10 @@ const provided = (
     }))
   }
   if (isThenable(value)) {
-    return Effect.map(
-      Effect.tryPromise({ try: async () => await value, catch: (error) => error }),
-      (inner) => ({ value: inner, kind: `a Promise of ${kindOf(inner)}` })
-    )
+    return Effect.map(Effect.tryPromise({ try: async () => await value, catch: (error) => error }), (inner) => ({
+      value: inner,
+      kind: `a Promise of ${kindOf(inner)}`
+    }))
   }
   return Effect.succeed({ value, kind: kindOf(value) })
 }

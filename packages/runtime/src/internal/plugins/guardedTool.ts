@@ -11,8 +11,8 @@ import * as Schema from "effect/Schema"
 import { CurrentRun } from "../../CurrentRun.js"
 import { boundedMessage, boundedResult, MAX_RESULT_CHARS } from "../resultBounds.js"
 import { causeMessage, messageOf } from "./definition.js"
-import { asPluginCode } from "./pluginCode.js"
 import { diagnose, type HostInternals, type PluginRecord } from "./host.js"
+import { asPluginCode } from "./pluginCode.js"
 
 /** An error a tool failed with, as the model will read it. */
 const asToolError = (toolName: string, error: unknown): ToolError => {

@@ -11,9 +11,9 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import type { PluginReport } from "../../PluginHost.js"
 import { causeMessage } from "./definition.js"
-import { asPluginCode } from "./pluginCode.js"
 import { diagnose, type HostInternals, type PluginRecord } from "./host.js"
 import { makeApi } from "./pluginApi.js"
+import { asPluginCode } from "./pluginCode.js"
 
 export interface Entry {
   readonly record: PluginRecord

@@ -12,8 +12,8 @@ import { diagnose } from "./host.js"
 import type { Lifecycle } from "./lifecycle.js"
 import { importingPluginCode } from "./pluginCode.js"
 import { guardProcess } from "./processGuard.js"
-import { syntaxErrorMessage } from "./syntaxError.js"
 import { discover, type ExternalCandidate, type SourcesInput } from "./sources.js"
+import { syntaxErrorMessage } from "./syntaxError.js"
 
 const describeSource = (candidate: ExternalCandidate): string => {
   switch (candidate.origin) {

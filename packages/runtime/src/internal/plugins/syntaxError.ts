@@ -64,5 +64,7 @@ export const syntaxErrorMessage = (error: unknown, root: string, entry: string):
     located(String(error.stack ?? "")) ??
     checkFile(entry) ??
     ownFiles(root, entry).reduce<string | undefined>((found, file) => found ?? checkFile(file), undefined)
-  return where === undefined ? `syntax error in a module it imports: ${message}` : `syntax error at ${where}: ${message}`
+  return where === undefined
+    ? `syntax error in a module it imports: ${message}`
+    : `syntax error at ${where}: ${message}`
 }
