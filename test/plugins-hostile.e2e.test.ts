@@ -218,4 +218,26 @@ describe("hostile plugins (end to end)", () => {
       )
     }
   }, 60_000)
+
+  it("LIM-1 PL-6 a plugin command that never ends, run as `alisio run /x`, ends on Ctrl-C with 130", async () => {
+    server = await startOpenAiServer({ replies: [] })
+    sandbox = makeSandbox(server.baseURL)
+    const plugin = join(sandbox.home, "..", "waiter.mjs")
+    writeFileSync(
+      plugin,
+      `import { definePlugin, PluginApi } from "@alisio/domain/Plugin"
+import * as Effect from "effect/Effect"
+export default definePlugin({ id: "waiter", version: "1.0.0", setup: Effect.flatMap(PluginApi, (api) =>
+  api.commands.register({ name: "wait", description: "Waits", execute: () =>
+    Effect.zipRight(Effect.sync(() => process.stderr.write("waiting\\n")), Effect.promise(() => new Promise(() => { setInterval(() => {}, 1000) })))
+  })
+) })
+`
+    )
+    const running = sandbox.start(["run", "--plugin", plugin, "-m", "openai/test-model", "/waiter:wait"])
+    await running.waitFor("waiting")
+    running.child.kill("SIGINT")
+    const result = await running.done
+    assert.strictEqual(result.code, 130, result.stderr)
+  }, 60_000)
 })
