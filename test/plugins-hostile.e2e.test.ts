@@ -194,7 +194,7 @@ describe("hostile plugins (end to end)", () => {
   }, 60_000)
 
   it("PL-6 a plugin whose JavaScript does not parse is one line naming the file, line and column; the run goes on", async () => {
-    server = await startOpenAiServer({ replies: [1, 2].map(() => ({ kind: "text", text: "fine" }) as const) })
+    server = await startOpenAiServer({ replies: [1, 2, 3].map(() => ({ kind: "text", text: "fine" }) as const) })
     sandbox = makeSandbox(server.baseURL)
     const entryBroken = writePluginPackage(sandbox.home, "../entry-broken", {
       name: "entry-broken",
@@ -217,6 +217,16 @@ describe("hostile plugins (end to end)", () => {
         [`alisio: warning: plugin ${plugin}: syntax error at ${where}: ${message}`]
       )
     }
+    // A SyntaxError the plugin's code throws as it runs is no syntax error of its file.
+    const parsesJson = writePluginPackage(sandbox.home, "../parses-json", {
+      name: "parses-json",
+      source: 'JSON.parse("{")\nexport default {}\n'
+    })
+    const thrown = await sandbox.run(["run", "--plugin", parsesJson, "-m", "openai/test-model", "hi"])
+    assert.include(
+      thrown.stderr,
+      `alisio: warning: plugin ${parsesJson}: could not be imported from ${join(parsesJson, "index.js")}: Expected property name`
+    )
   }, 60_000)
 
   it("LIM-1 PL-6 a plugin command that never ends, run as `alisio run /x`, ends on Ctrl-C with 130", async () => {

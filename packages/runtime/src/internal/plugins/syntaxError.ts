@@ -53,18 +53,23 @@ const ownFiles = (root: string, entry: string): ReadonlyArray<string> => {
 const isSyntaxError = (error: unknown): error is SyntaxError =>
   typeof error === "object" && error !== null && (error as { name?: unknown }).name === "SyntaxError"
 
+/** A SyntaxError the plugin's code threw as it ran (`JSON.parse` at import): a frame outside Node's own. */
+const thrownByCode = (stack: string): boolean =>
+  stack.split("\n").some((line) => /^\s+at /.test(line) && !/\(?node:/.test(line.replace(/^\s+at (async )?/, "")))
+
 /**
  * `syntax error at <file>:<line>:<col>: <message>` when a plugin's import failed because its
- * JavaScript does not parse, or undefined for any other failure.
+ * JavaScript does not parse, or undefined for any other failure (and when the place is not found).
  */
 export const syntaxErrorMessage = (error: unknown, root: string, entry: string): string | undefined => {
   if (!isSyntaxError(error)) return undefined
+  const stack = String(error.stack ?? "")
   const message = String(error.message).split("\n")[0]
   const where =
-    located(String(error.stack ?? "")) ??
-    checkFile(entry) ??
-    ownFiles(root, entry).reduce<string | undefined>((found, file) => found ?? checkFile(file), undefined)
-  return where === undefined
-    ? `syntax error in a module it imports: ${message}`
-    : `syntax error at ${where}: ${message}`
+    located(stack) ??
+    (thrownByCode(stack)
+      ? undefined
+      : (checkFile(entry) ??
+        ownFiles(root, entry).reduce<string | undefined>((found, file) => found ?? checkFile(file), undefined)))
+  return where === undefined ? undefined : `syntax error at ${where}: ${message}`
 }
