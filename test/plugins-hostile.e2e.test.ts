@@ -69,7 +69,12 @@ export default definePlugin({
         queueMicrotask(() => bus.emit("tick"))
         setTimeout(process.stdout.write.bind(process.stdout), 0, "junk from a bound write\\n")
         return textResult("scheduled")
-      }).pipe(Effect.tap(() => Console.log("junk from Console.log")), Effect.tap(() => Effect.forkDaemon(Effect.delay(Console.log("junk from a forked fiber"), "5 millis"))))
+      }).pipe(
+        Effect.tap(() => Console.log("junk from Console.log")),
+        Effect.tap(() => Effect.forkDaemon(Effect.delay(Console.log("junk from a forked fiber"), "5 millis"))),
+        // An event the host emits and writes while it serves the plugin's fiber stays on stdout.
+        Effect.tap(() => api.decisions.completed({ decisionId: "d-1", provider: "rules", latencyMs: 1, decisionCount: 1, rejectedCount: 0, confidenceMin: 1 }))
+      )
     }))
   })
 })
@@ -155,6 +160,8 @@ describe("hostile plugins (end to end)", () => {
     assert.strictEqual(json.code, 0, json.stderr)
     assert.deepStrictEqual(notJson(json.stdout), [])
     assert.include(json.stdout, '"scheduled"')
+    assert.include(json.stdout, '"decision_completed"')
+    assert.notInclude(json.stderr, '"schemaVersion"')
     for (const junk of [
       "an import timer",
       "an interval",

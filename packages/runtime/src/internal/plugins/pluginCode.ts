@@ -3,7 +3,9 @@
 // when it runs in a fiber the host started for the plugin (its setup, tools, commands, context,
 // observers, and every fiber these fork: a `Console.log` of the host's Effect), or in a callback
 // the plugin scheduled (a timer, an immediate, a promise) from its import or from such a fiber.
-// Callbacks are followed with async_hooks, installed only once an external plugin is loaded.
+// Callbacks are followed with async_hooks, installed only once an external plugin is loaded. Only
+// what the plugin's own code schedules (a frame of its files on the stack) is followed: a render
+// or a buffered write the host schedules while serving the plugin's fiber stays the host's.
 
 import { AsyncLocalStorage, createHook, executionAsyncId } from "node:async_hooks"
 import * as Effect from "effect/Effect"
@@ -36,13 +38,17 @@ export const runningPluginCode = (): boolean => {
 
 let following = false
 
-/** Follows what plugin code schedules, from now on (once per process). */
-export const followPluginCallbacks = (): void => {
+/** Follows what plugin code schedules, from now on (once per process); `fromPlugin` reads the stack. */
+export const followPluginCallbacks = (fromPlugin: () => boolean): void => {
   if (following) return
   following = true
   createHook({
     init: (asyncId) => {
-      if (runningPluginCode()) owned.add(asyncId)
+      try {
+        if (runningPluginCode() && fromPlugin()) owned.add(asyncId)
+      } catch {
+        // A throw inside an async hook ends the process; not following one callback is the lesser harm.
+      }
     },
     destroy: (asyncId) => {
       owned.delete(asyncId)

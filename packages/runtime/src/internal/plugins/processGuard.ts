@@ -12,16 +12,29 @@ import { followPluginCallbacks, runningPluginCode } from "./pluginCode.js"
 /** Deep enough for `console.log`'s own frames between the plugin's call and `write`. */
 const STACK_FRAMES = 40
 
-const calledFrom = (markers: ReadonlyArray<string>, below: (...args: never) => unknown): boolean => {
-  if (runningPluginCode()) return true
+// Node's own formatting: a formatter someone installed (source maps) may throw, and a throw inside
+// an async hook ends the process.
+const stackHolds = (markers: ReadonlyArray<string>, below: (...args: never) => unknown): boolean => {
+  const formatter = Error as { prepareStackTrace?: unknown }
   const limit = Error.stackTraceLimit
+  const prepare = formatter.prepareStackTrace
   Error.stackTraceLimit = STACK_FRAMES
-  const holder: { stack?: string } = {}
-  Error.captureStackTrace(holder, below)
-  Error.stackTraceLimit = limit
-  const stack = holder.stack ?? ""
-  return markers.some((marker) => stack.includes(marker))
+  formatter.prepareStackTrace = undefined
+  try {
+    const holder: { stack?: string } = {}
+    Error.captureStackTrace(holder, below)
+    const stack = holder.stack ?? ""
+    return markers.some((marker) => stack.includes(marker))
+  } catch {
+    return false
+  } finally {
+    Error.stackTraceLimit = limit
+    formatter.prepareStackTrace = prepare
+  }
 }
+
+const calledFrom = (markers: ReadonlyArray<string>, below: (...args: never) => unknown): boolean =>
+  runningPluginCode() || stackHolds(markers, below)
 
 /** Guards the process against the plugins in `roots` for the life of the scope. */
 export const guardProcess = (roots: ReadonlyArray<string>) => {
@@ -34,7 +47,8 @@ export const guardProcess = (roots: ReadonlyArray<string>) => {
   if (markers.length === 0) return Effect.void
   return Effect.acquireRelease(
     Effect.sync(() => {
-      followPluginCallbacks()
+      const scheduledByPlugin = (): boolean => stackHolds(markers, scheduledByPlugin)
+      followPluginCallbacks(scheduledByPlugin)
       const stdout = process.stdout
       const write = stdout.write
       const exit = process.exit
