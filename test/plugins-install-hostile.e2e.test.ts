@@ -2,7 +2,7 @@
 // package.json claims: checked before npm runs, one line each, config.yaml untouched (PRV-3, PL-1).
 
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import type { CliSandbox } from "./support/cli.js"
@@ -109,6 +109,53 @@ describe("plugins install and remove of hostile input (end to end)", () => {
     const short = await run(["plugins", "remove", "echo"])
     assert.include(short.stderr, "did you mean alisio-provider-echo?")
     assert.strictEqual(config(sandbox), `${comments}plugins:\n  - alisio-provider-echo\n`)
+  }, 120_000)
+
+  it("PL-6 plugins install runs none of the package's install scripts unless --allow-scripts; npm's output is marked npm:", async () => {
+    const { sandbox, run } = await setup()
+    const marker = join(sandbox.workspace, "postinstall-ran")
+    const source = writePluginPackage(sandbox.workspace, "scripted-src", {
+      name: "alisio-plugin-scripted",
+      source:
+        'import * as Effect from "effect/Effect"\nexport default { id: "scripted", version: "1.0.0", setup: Effect.void }\n',
+      files: {
+        "postinstall.cjs": `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran")\nconsole.error("hello from postinstall")\n`
+      }
+    })
+    const manifest = JSON.parse(readFileSync(join(source, "package.json"), "utf8")) as Record<string, unknown>
+    writeFileSync(
+      join(source, "package.json"),
+      JSON.stringify({ ...manifest, scripts: { postinstall: "node postinstall.cjs" } }, null, 2)
+    )
+    const tarball = execFileSync("npm", ["pack", "--silent", "--ignore-scripts"], {
+      cwd: source,
+      env: { ...process.env, ...npmEnv }
+    })
+      .toString()
+      .trim()
+    const spec = `./${join("scripted-src", tarball)}`
+
+    const quiet = await run(["plugins", "install", spec])
+    assert.strictEqual(quiet.code, 0, quiet.stderr)
+    assert.isFalse(existsSync(marker), "the postinstall script ran without --allow-scripts")
+    assert.notInclude(quiet.stderr, "hello from postinstall")
+    assert.include(
+      quiet.stderr,
+      "alisio: alisio-plugin-scripted's install scripts (postinstall) did not run; if it needs them, install it again with --allow-scripts.\n"
+    )
+    assert.include(quiet.stdout, "Installed alisio-plugin-scripted@1.0.0")
+
+    rmSync(join(sandbox.home, "plugins", "node_modules", "alisio-plugin-scripted"), { recursive: true, force: true })
+    // npm shows a script's output with foreground-scripts (or when the script fails).
+    const allowed = await sandbox.run(["plugins", "install", "--allow-scripts", spec], {
+      env: { ...npmEnv, npm_config_foreground_scripts: "true" }
+    })
+    assert.strictEqual(allowed.code, 0, allowed.stderr)
+    assert.isTrue(existsSync(marker), "the postinstall script did not run with --allow-scripts")
+    const scriptLines = allowed.stderr.split("\n").filter((line) => line.includes("hello from postinstall"))
+    assert.isNotEmpty(scriptLines, allowed.stderr)
+    for (const line of scriptLines) assert.match(line, /^npm: /)
+    assert.notInclude(allowed.stderr, "did not run")
   }, 120_000)
 
   it("PRV-3 plugins remove <folder> takes out the config entries naming that folder, however they were written", async () => {

@@ -90,6 +90,11 @@ export const pluginsInstallFlags = {
     Args.withDescription(
       "A plugin or provider package from npm (npm:name, npm:name@version; the prefix is optional) or the folder of one; installed into the config folder"
     )
+  ),
+  allowScripts: Options.boolean("allow-scripts").pipe(
+    Options.withDescription(
+      "Let npm run the install scripts (preinstall, install, postinstall, prepare) of the package and its dependencies; off by default, so installing runs none of a plugin's code"
+    )
   )
 }
 

@@ -49,12 +49,27 @@ const dependencyFrom = (folder: string, target: string): string | undefined =>
       typeof value === "string" && value.startsWith("file:") && path.resolve(folder, value.slice(5)) === target
   )?.[0]
 
+/** Copies what npm (and a script it runs) prints to our stderr, each line marked `npm: `. */
+const attributed = (stream: NodeJS.ReadableStream) => {
+  let rest = ""
+  const write = (line: string) => process.stderr.write(`npm: ${terminalSafe(line)}\n`)
+  stream.setEncoding("utf8")
+  stream.on("data", (chunk: string) => {
+    const lines = (rest + chunk).split(/\r?\n/)
+    rest = lines.pop() ?? ""
+    for (const line of lines) write(line)
+  })
+  stream.on("end", () => {
+    if (rest !== "") write(rest)
+  })
+}
+
 /** Runs npm, its output on our stderr (stdout stays for results). */
 const npm = (args: ReadonlyArray<string>) =>
   Effect.async<number, CliError>((resume) => {
     const child = spawn("npm", args, { stdio: ["ignore", "pipe", "pipe"], env: process.env })
-    child.stdout.pipe(process.stderr, { end: false })
-    child.stderr.pipe(process.stderr, { end: false })
+    attributed(child.stdout)
+    attributed(child.stderr)
     child.on("error", (error: NodeJS.ErrnoException) =>
       resume(
         Effect.fail(
@@ -72,8 +87,18 @@ const npm = (args: ReadonlyArray<string>) =>
     return Effect.sync(() => child.kill())
   })
 
-const npmIn = (folder: string, args: ReadonlyArray<string>) =>
-  npm([...args, "--prefix", folder, "--no-audit", "--no-fund"])
+/** Without `allowScripts` npm runs no install script of the package or its dependencies: installing runs none of its code. */
+const npmIn = (folder: string, args: ReadonlyArray<string>, allowScripts = false) =>
+  npm([...args, "--prefix", folder, "--no-audit", "--no-fund", ...(allowScripts ? [] : ["--ignore-scripts"])])
+
+const INSTALL_SCRIPTS = ["preinstall", "install", "postinstall", "prepare"]
+
+/** The install scripts a package.json declares, that npm skipped. */
+const skippedScripts = (packageJson: Record<string, unknown> | undefined): ReadonlyArray<string> => {
+  const scripts = packageJson?.scripts
+  if (typeof scripts !== "object" || scripts === null) return []
+  return INSTALL_SCRIPTS.filter((name) => typeof (scripts as Record<string, unknown>)[name] === "string")
+}
 
 const configFailed = (error: { readonly message: string }) => usageError(error.message)
 
@@ -110,7 +135,10 @@ const describeInstalled = (setup: Setup, name: string, remove: string) =>
  * `alisio install <npm:package|package|path>`: npm installs it into `<config>/plugins/`, config.yaml
  * lists it. `remove` is the command a message names to take it out again, as the person typed install.
  */
-export const installPlugin = (flags: { readonly spec: string }, remove = "alisio uninstall") =>
+export const installPlugin = (
+  flags: { readonly spec: string; readonly allowScripts?: boolean | undefined },
+  remove = "alisio uninstall"
+) =>
   Effect.gen(function* () {
     const setup = yield* loadSetup({})
     const file = setup.paths.globalConfigFile
@@ -135,7 +163,7 @@ export const installPlugin = (flags: { readonly spec: string }, remove = "alisio
     })
     const before = new Set(dependenciesOf(folder))
     // Peer dependencies (effect, @alisio/domain) are not installed: Alisio gives plugins its own.
-    const code = yield* npmIn(folder, ["install", "--save", "--legacy-peer-deps", target])
+    const code = yield* npmIn(folder, ["install", "--save", "--legacy-peer-deps", target], flags.allowScripts)
     if (code !== 0) {
       return yield* new CliError({
         message: `npm could not install ${flags.spec} (exit code ${code}); its output is above.`,
@@ -163,6 +191,12 @@ export const installPlugin = (flags: { readonly spec: string }, remove = "alisio
       return yield* usageError(
         `${name} is not an Alisio plugin (its package.json has no "alisio-plugin" keyword)` +
           (removed ? ", so it was removed again." : `; remove it with \`${remove} ${name}\`.`)
+      )
+    }
+    const skipped = flags.allowScripts === true ? [] : skippedScripts(packageJson)
+    if (skipped.length > 0) {
+      process.stderr.write(
+        `alisio: ${name}'s install scripts (${skipped.join(", ")}) did not run; if it needs them, install it again with --allow-scripts.\n`
       )
     }
     const recorded = yield* ConfigEdits.addPlugin(file, name).pipe(Effect.mapError(configFailed))

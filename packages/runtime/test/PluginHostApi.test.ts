@@ -57,6 +57,54 @@ describe("PluginApi", () => {
     }).pipe(Effect.provide(hostLayer([])))
   )
 
+  it.scoped(
+    "PL-6 a context provider giving something other than text is warned about once, naming its plugin and what it gave; the others go on",
+    () =>
+      Effect.gen(function* () {
+        const givers: ReadonlyArray<readonly [string, () => unknown]> = [
+          ["number", () => Effect.succeed(42)],
+          ["object", () => ({ text: "not an Effect" })],
+          ["bare-undefined", () => undefined],
+          ["promise-number", () => Promise.resolve(7)],
+          ["promise-text", () => Promise.resolve("from a Promise")],
+          ["nothing", () => Effect.succeed(undefined)],
+          ["text", () => Effect.succeed("plain text")]
+        ]
+        for (const [id, give] of givers) {
+          const api = yield* apiOf(id)
+          yield* api.context.provide(give as never)
+        }
+        const host = yield* PluginHost.PluginHost
+        for (const _ of [1, 2]) {
+          assert.strictEqual(
+            yield* host.contextFor(contextInput),
+            "Context from the plugin promise-text:\nfrom a Promise\n\nContext from the plugin text:\nplain text"
+          )
+        }
+        assert.deepStrictEqual(
+          (yield* host.diagnostics).map((diagnostic) => [diagnostic.pluginId, diagnostic.stage, diagnostic.message]),
+          [
+            [
+              "number",
+              "context",
+              "its context provider returned an Effect of a number, not a string; its context is left out"
+            ],
+            ["object", "context", "its context provider returned an object, not a string; its context is left out"],
+            [
+              "bare-undefined",
+              "context",
+              "its context provider returned undefined, not a string; its context is left out"
+            ],
+            [
+              "promise-number",
+              "context",
+              "its context provider returned a Promise of a number, not a string; its context is left out"
+            ]
+          ]
+        )
+      }).pipe(Effect.provide(hostLayer([])))
+  )
+
   it.scoped("PL-2 PL-3 commands: builtin keep their name, external ones are <id>:<name>; a taken name is refused", () =>
     Effect.gen(function* () {
       const memory = yield* apiOf("memory")

@@ -113,6 +113,22 @@ describe("PluginHost sources", () => {
       })
   )
 
+  it.scoped(
+    "PL-1 a package installed in the plugins folder and disabled in the configuration (enabled: false) does not load",
+    () =>
+      Effect.gen(function* () {
+        const box = yield* sandbox
+        box.installGlobal("npm-good", "node_modules/alisio-plugin-counter")
+        const loaded = yield* loadHost({
+          external: external(box, { entries: [{ source: "alisio-plugin-counter", enabled: false }] })
+        })
+        assert.deepStrictEqual(summary(loaded.reports), [
+          { id: "alisio-plugin-counter", source: "external", enabled: false, trusted: true, loaded: false }
+        ])
+        assert.deepStrictEqual(loaded.tools, [])
+      })
+  )
+
   // Each import-proof uses a fixture no other test of this file imports: a module is imported once.
   it.scoped("PL-3 under --read-only external plugins are off and not even imported; builtin ones load", () =>
     Effect.gen(function* () {

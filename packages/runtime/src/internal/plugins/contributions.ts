@@ -9,8 +9,9 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import { sanitizeLines } from "../terminalText.js"
 import { causeMessage } from "./definition.js"
-import { diagnose, type HostInternals } from "./host.js"
+import { diagnose, type HostInternals, type RegisteredContext } from "./host.js"
 import type { Lifecycle } from "./lifecycle.js"
+import { asPluginCode } from "./pluginCode.js"
 
 /** Text a context provider may add to the system prompt; the rest is cut. */
 const CONTEXT_CHARS = 16_000
@@ -27,29 +28,75 @@ const report = (
   return entry === undefined ? host.report({ pluginId, stage, message }) : diagnose(host, entry.record, stage, message)
 }
 
+/** What a provider gave when it was not text, in a few words ("a number", "a Promise of an object"). */
+const kindOf = (value: unknown): string => {
+  if (value === null || value === undefined) return String(value)
+  if (Array.isArray(value)) return "a list"
+  const type = typeof value
+  return type === "object" ? "an object" : `a ${type}`
+}
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function"
+
+/** A provider's Effect, or a Promise it returned (awaited), as what it gives and how to name it. */
+const provided = (
+  value: unknown
+): Effect.Effect<{ readonly value: unknown; readonly kind: string; readonly nothing?: boolean }, unknown> => {
+  if (Effect.isEffect(value)) {
+    // An Effect of undefined is the documented "nothing".
+    return Effect.map(value as Effect.Effect<unknown, unknown>, (inner) => ({
+      value: inner,
+      kind: `an Effect of ${kindOf(inner)}`,
+      nothing: inner === undefined
+    }))
+  }
+  if (isThenable(value)) {
+    return Effect.map(Effect.tryPromise({ try: async () => await value, catch: (error) => error }), (inner) => ({
+      value: inner,
+      kind: `a Promise of ${kindOf(inner)}`
+    }))
+  }
+  return Effect.succeed({ value, kind: kindOf(value) })
+}
+
+/** Providers already warned about giving something other than text: once each, not every run. */
+const warnedNotText = new WeakSet<RegisteredContext>()
+
 /** Every context provider at once, each within `contextMs`: the text each plugin adds, in load order. */
 export const contextSections = (host: HostInternals, lifecycle: Lifecycle) => (input: ContextInput) =>
   Effect.gen(function* () {
     const providers = yield* Ref.get(host.contexts)
     const sections = yield* Effect.forEach(
       providers,
-      ({ pluginId, provider }) =>
-        Effect.suspend(() => provider(input)).pipe(
+      (registered) => {
+        const { pluginId, provider } = registered
+        const builtin = lifecycle.loadedEntry(pluginId)?.record.builtin ?? false
+        return asPluginCode(
+          builtin,
+          Effect.suspend(() => provided(provider(input)))
+        ).pipe(
           Effect.timeoutFail({
             duration: Duration.millis(host.timeouts.contextMs),
             onTimeout: () => new PluginError({ pluginId, message: `took longer than ${host.timeouts.contextMs} ms` })
           }),
-          Effect.map((text) => {
-            if (typeof text !== "string" || text.trim() === "") return undefined
-            const body = text.length > CONTEXT_CHARS ? `${text.slice(0, CONTEXT_CHARS)}…` : text
-            return { pluginId, text: body.trim() }
+          Effect.flatMap(({ kind, nothing, value }) => {
+            if (typeof value !== "string" && !nothing && !warnedNotText.has(registered)) {
+              warnedNotText.add(registered)
+              const message = `its context provider returned ${kind}, not a string; its context is left out`
+              return Effect.as(report(host, lifecycle, pluginId, "context", message), undefined)
+            }
+            if (typeof value !== "string" || value.trim() === "") return Effect.succeed(undefined)
+            const body = value.length > CONTEXT_CHARS ? `${value.slice(0, CONTEXT_CHARS)}…` : value
+            return Effect.succeed({ pluginId, text: body.trim() })
           }),
           Effect.catchAllCause((cause) => {
             if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
             const message = `its context provider failed: ${causeMessage(cause)}`
             return Effect.as(report(host, lifecycle, pluginId, "context", message), undefined)
           })
-        ),
+        )
+      },
       { concurrency: "unbounded" }
     )
     return sections.filter((section) => section !== undefined)
@@ -75,12 +122,16 @@ export const runCommand =
         return yield* new PluginError({ pluginId: "host", message: `No plugin command named "${name}".` })
       }
       const { command, pluginId } = registered
-      return yield* Effect.suspend(() => {
-        const result: unknown = command.execute(args, context)
-        return Effect.isEffect(result)
-          ? (result as Effect.Effect<unknown, unknown>)
-          : Effect.die(new Error(`its execute returned ${shapeOf(result)}, not an Effect`))
-      }).pipe(
+      const builtin = lifecycle.loadedEntry(pluginId)?.record.builtin ?? false
+      return yield* asPluginCode(
+        builtin,
+        Effect.suspend(() => {
+          const result: unknown = command.execute(args, context)
+          return Effect.isEffect(result)
+            ? (result as Effect.Effect<unknown, unknown>)
+            : Effect.die(new Error(`its execute returned ${shapeOf(result)}, not an Effect`))
+        })
+      ).pipe(
         Effect.flatMap((output) =>
           typeof output === "string"
             ? // What a surface prints as it is: no escape sequence of a plugin reaches the terminal.

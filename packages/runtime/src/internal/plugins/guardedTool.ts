@@ -12,6 +12,7 @@ import { CurrentRun } from "../../CurrentRun.js"
 import { boundedMessage, boundedResult, MAX_RESULT_CHARS } from "../resultBounds.js"
 import { causeMessage, messageOf } from "./definition.js"
 import { diagnose, type HostInternals, type PluginRecord } from "./host.js"
+import { asPluginCode } from "./pluginCode.js"
 
 /** An error a tool failed with, as the model will read it. */
 const asToolError = (toolName: string, error: unknown): ToolError => {
@@ -67,12 +68,15 @@ export const guardTool = (
 ): Tool => ({
   ...tool,
   execute: (args, context) =>
-    Effect.suspend(() => {
-      const result: unknown = tool.execute(args, context)
-      return Effect.isEffect(result)
-        ? (result as ReturnType<Tool<never, unknown>["execute"]>)
-        : Effect.die(new Error(`its handler returned ${typeof result}, not an Effect`))
-    }).pipe(
+    asPluginCode(
+      record.builtin,
+      Effect.suspend(() => {
+        const result: unknown = tool.execute(args, context)
+        return Effect.isEffect(result)
+          ? (result as ReturnType<Tool<never, unknown>["execute"]>)
+          : Effect.die(new Error(`its handler returned ${typeof result}, not an Effect`))
+      })
+    ).pipe(
       Effect.flatMap(checkedResult),
       Effect.catchAllCause((cause) => {
         if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)

@@ -13,6 +13,7 @@ import type { PluginReport } from "../../PluginHost.js"
 import { causeMessage } from "./definition.js"
 import { diagnose, type HostInternals, type PluginRecord } from "./host.js"
 import { makeApi } from "./pluginApi.js"
+import { asPluginCode } from "./pluginCode.js"
 
 export interface Entry {
   readonly record: PluginRecord
@@ -122,7 +123,7 @@ export const makeLifecycle = (host: HostInternals, disabled: ReadonlySet<string>
       const api = made.right
       // Interruptible whatever the caller's region: what the plugin forks inherits it, and its
       // scope must be able to stop those fibers.
-      const exit = yield* definition.setup.pipe(
+      const exit = yield* asPluginCode(placement.builtin, definition.setup).pipe(
         Effect.provideService(PluginApi, api),
         Scope.extend(scope),
         Effect.interruptible,

@@ -10,8 +10,10 @@ import type { BuiltinConfigFile, BuiltinPlugin } from "../../PluginHost.js"
 import { causeMessage, definitionOf, validateDefinition } from "./definition.js"
 import { diagnose } from "./host.js"
 import type { Lifecycle } from "./lifecycle.js"
+import { importingPluginCode } from "./pluginCode.js"
 import { guardProcess } from "./processGuard.js"
 import { discover, type ExternalCandidate, type SourcesInput } from "./sources.js"
+import { syntaxErrorMessage } from "./syntaxError.js"
 
 const describeSource = (candidate: ExternalCandidate): string => {
   switch (candidate.origin) {
@@ -141,7 +143,7 @@ export const loadExternal = (lifecycle: Lifecycle, sources: SourcesInput, readOn
       // The import has the setup's time too: a module whose top-level await never settles held
       // the process before anything ran (PL-6). The import itself cannot be stopped; it is left.
       const imported = yield* Effect.tryPromise((signal) =>
-        hooks.sharingModules(roots, () => import(hooks.entryURL(candidate.entry)), signal)
+        hooks.sharingModules(roots, () => importingPluginCode(() => import(hooks.entryURL(candidate.entry))), signal)
       ).pipe(
         Effect.timeoutFail({
           duration: Duration.millis(setupMs),
@@ -153,12 +155,14 @@ export const loadExternal = (lifecycle: Lifecycle, sources: SourcesInput, readOn
         Effect.either
       )
       if (Either.isLeft(imported)) {
+        const error = imported.left.error
         yield* lifecycle.failedSource(
           candidate.spec,
           from,
           false,
           "import",
-          `could not be imported from ${candidate.entry}: ${causeMessage(Cause.die(imported.left.error))}`
+          syntaxErrorMessage(error, candidate.root, candidate.entry) ??
+            `could not be imported from ${candidate.entry}: ${causeMessage(Cause.die(error))}`
         )
         continue
       }

@@ -30,6 +30,7 @@ import {
   type RegisteredContext
 } from "./host.js"
 import { observe } from "./observers.js"
+import { asPluginCode } from "./pluginCode.js"
 import { toolDefect } from "./toolShape.js"
 
 const OBSERVER_CAPACITY = 256
@@ -175,7 +176,11 @@ export const makeApi = (
         observe({
           listen: host.events.listen,
           type,
-          handler: handler as (event: KnownRunEvent) => Effect.Effect<void, unknown>,
+          handler: (event: KnownRunEvent) =>
+            asPluginCode(
+              record.builtin,
+              Effect.suspend(() => (handler as (event: KnownRunEvent) => Effect.Effect<void, unknown>)(event))
+            ),
           capacity: OBSERVER_CAPACITY,
           onDropped: ({ caughtUp, count }) =>
             diagnose(

@@ -2,23 +2,39 @@
 // `console.log` at import, in `setup`, in a tool) goes to stderr, as stdout carries the answer and
 // `run --json` must stay pure JSONL; its `process.exit` throws instead of ending Alisio, so it is
 // the plugin's crash and the session is kept. A call is the plugin's when a frame of its stack
-// lies in one of the plugins' folders.
+// lies in one of the plugins' folders, or when it runs as the plugin's code (pluginCode.ts): a
+// callback it scheduled, a fiber it runs in.
 
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as Effect from "effect/Effect"
+import { followPluginCallbacks, runningPluginCode } from "./pluginCode.js"
 
 /** Deep enough for `console.log`'s own frames between the plugin's call and `write`. */
 const STACK_FRAMES = 40
 
-const calledFrom = (markers: ReadonlyArray<string>, below: (...args: never) => unknown): boolean => {
+// Node's own formatting: a formatter someone installed (source maps) may throw, and a throw inside
+// an async hook ends the process.
+const stackHolds = (markers: ReadonlyArray<string>, below: (...args: never) => unknown): boolean => {
+  const formatter = Error as { prepareStackTrace?: unknown }
   const limit = Error.stackTraceLimit
+  const prepare = formatter.prepareStackTrace
   Error.stackTraceLimit = STACK_FRAMES
-  const holder: { stack?: string } = {}
-  Error.captureStackTrace(holder, below)
-  Error.stackTraceLimit = limit
-  const stack = holder.stack ?? ""
-  return markers.some((marker) => stack.includes(marker))
+  formatter.prepareStackTrace = undefined
+  try {
+    const holder: { stack?: string } = {}
+    Error.captureStackTrace(holder, below)
+    const stack = holder.stack ?? ""
+    return markers.some((marker) => stack.includes(marker))
+  } catch {
+    return false
+  } finally {
+    Error.stackTraceLimit = limit
+    formatter.prepareStackTrace = prepare
+  }
 }
+
+const calledFrom = (markers: ReadonlyArray<string>, below: (...args: never) => unknown): boolean =>
+  runningPluginCode() || stackHolds(markers, below)
 
 /** Guards the process against the plugins in `roots` for the life of the scope. */
 export const guardProcess = (roots: ReadonlyArray<string>) => {
@@ -31,6 +47,8 @@ export const guardProcess = (roots: ReadonlyArray<string>) => {
   if (markers.length === 0) return Effect.void
   return Effect.acquireRelease(
     Effect.sync(() => {
+      const scheduledByPlugin = (): boolean => stackHolds(markers, scheduledByPlugin)
+      followPluginCallbacks(scheduledByPlugin)
       const stdout = process.stdout
       const write = stdout.write
       const exit = process.exit

@@ -254,6 +254,9 @@ export const discover = (input: SourcesInput): Effect.Effect<Discovered> =>
           : { enabled: entry.enabled !== false, config: entry.config ?? {} }
       if (!settings.enabled) {
         skipped.push({ spec, origin: "config", reason: "disabled in the configuration (enabled: false)" })
+        // The package stays installed in the plugins folder; the folder's scan must not load it anyway.
+        const disabled = yield* Effect.either(resolveSpec(spec, input.configHome, input.configHome))
+        if (Either.isRight(disabled)) seen.add(disabled.right.entry)
         continue
       }
       yield* add(spec, "config", resolveSpec(spec, input.configHome, input.configHome), settings)
