@@ -65,4 +65,16 @@ describe("model lists and model names (end to end)", () => {
     assert.include(prefixed.stderr, '"no\\u001b]52;c;eA==\\u0007where" is not a provider')
     assert.strictEqual(server.requests.filter((request) => request.path.endsWith("/chat/completions")).length, 0)
   })
+
+  it("PRV-1 CFG-1 models use refuses a name with an escape sequence when the server lists no models to check it against", async () => {
+    server = await startOpenAiServer({ modelsBody: "[]", replies: [] })
+    sandbox = makeSandbox(server.baseURL)
+    const used = await sandbox.run(["models", "use", "openai/a\u001b[2Jb"])
+    assert.strictEqual(used.code, 2, used.stderr)
+    assert.notInclude(used.stdout + used.stderr, "\u001b", "no escape sequence reaches the terminal")
+    assert.include(used.stderr, 'expected "provider/model"')
+    assert.include(used.stderr, "is unchanged")
+    const plain = await sandbox.run(["models", "use", "openai/local-model"])
+    assert.strictEqual(plain.code, 0, plain.stderr)
+  })
 })

@@ -140,7 +140,8 @@ export const ShellSettings = Schema.Struct({ environment: optional(ShellEnvironm
 
 /** `provider/model`, e.g. `openai/gpt-4o`. */
 export const ModelRef = Schema.String.pipe(
-  Schema.pattern(/^[^/\s]+\/\S+$/, { message: () => 'Expected "provider/model", e.g. "openai/gpt-4o"' })
+  // No control characters either: the name is printed back in messages and the status line.
+  Schema.pattern(/^[^/\s\p{Cc}]+\/[^\s\p{Cc}]+$/u, { message: () => 'Expected "provider/model", e.g. "openai/gpt-4o"' })
 )
 
 /**
