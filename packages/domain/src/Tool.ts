@@ -50,6 +50,13 @@ export interface ToolContext {
    * older than this method.
    */
   readonly reviewPlan?: (plan: string) => Effect.Effect<PlanDecision, ToolError>
+  /**
+   * What the model is told of this call, after the host's "The tool call was cancelled before it
+   * finished.", if it is cancelled: called from the tool's interruption finalizer, it names what the
+   * stopped call left behind and where (stored with the call, so a resumed session reads it too).
+   * The last text given wins. Absent in hosts older than this method.
+   */
+  readonly cancelledWith?: (text: string) => Effect.Effect<void>
 }
 
 /** What the person said of a plan. */

@@ -1,7 +1,8 @@
 // MCP servers through their life, on the real SDK fixture server (no mocks): registration through
 // ToolOrigins, failures as diagnostics, restarts, ${VAR} expansion, filters, logs, prompts, close.
-import { statSync } from "node:fs"
+import { readFileSync, statSync } from "node:fs"
 import { ToolCallId } from "@alisio/domain/Ids"
+import { RUNNING_LIMIT_BYTES } from "@alisio/runtime/internal/mcp/logFile"
 import { McpServers } from "@alisio/runtime/McpServers"
 import { Tools } from "@alisio/runtime/Tools"
 import { assert, describe, it } from "@effect/vitest"
@@ -305,6 +306,27 @@ describe("McpServers", () => {
         assert.include(traceOf(world.logFolder, "fixture.log").join("\n"), "fixture server ready")
         assert.strictEqual(statSync(log).mode & 0o777, 0o600)
         assert.strictEqual(statSync(world.logFolder).mode & 0o777, 0o700)
+      }).pipe(Effect.provide(context))
+    })
+  )
+
+  it.scopedLive("MCP-1 a server writing 30 MB to stderr keeps its log bounded and its tools working", () =>
+    Effect.gen(function* () {
+      const { context, world } = yield* mcpWorld({ fixture: stdioFixture({ env: { MCP_FIXTURE_STDERR_MB: "30" } }) })
+      yield* Effect.gen(function* () {
+        const mcp = yield* McpServers
+        yield* mcp.ready
+        assert.strictEqual(
+          textOf((yield* callTool("mcp__fixture__echo", { text: "still here" })).result),
+          "echo: still here"
+        )
+        const log = `${world.logFolder}/fixture.log`
+        assert.isAtMost(statSync(log).size, RUNNING_LIMIT_BYTES)
+        assert.isAtMost(statSync(`${log}.1`).size, RUNNING_LIMIT_BYTES)
+        const latest = readFileSync(log, "utf8")
+        assert.match(latest, /^\[[^\]]+\] the log reached 4 MB: what came before is in fixture\.log\.1$/m)
+        assert.include(latest, "fixture flood done", "the latest output is kept")
+        assert.strictEqual(statSync(log).mode & 0o777, 0o600)
       }).pipe(Effect.provide(context))
     })
   )

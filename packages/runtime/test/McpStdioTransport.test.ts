@@ -35,7 +35,7 @@ describe("MCP stdio transport", () => {
           args: ["-e", server],
           env: process.env as { readonly [name: string]: string },
           cwd: process.cwd(),
-          stderrFd: "ignore"
+          stderr: undefined
         })
         const messages: Array<JSONRPCMessage> = []
         const errors: Array<string> = []

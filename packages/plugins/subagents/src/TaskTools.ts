@@ -2,7 +2,7 @@
 // `task_status` (no wait) and `task_wait` (a wait that counts as the caller's active time).
 import { formatDuration } from "@alisio/domain/Durations"
 import { ToolError } from "@alisio/domain/Errors"
-import { defineTool, type Tool, type ToolResult, textResult } from "@alisio/domain/Tool"
+import { defineTool, type Tool, type ToolContext, type ToolResult, textResult } from "@alisio/domain/Tool"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -110,6 +110,14 @@ const listingAgents = <R>(tasks: Tasks, tool: Tool<R>): Tool<R> => ({
         )
 })
 
+/** A cancelled `task` call's result: the ending the stopped subagent wrote (its worktree, how to merge it). */
+const tellWhatIsLeft = (task: LiveTask, context: ToolContext) =>
+  Effect.flatMap(Deferred.poll(task.done), (done) =>
+    Option.isNone(done) || context.cancelledWith === undefined
+      ? Effect.void
+      : Effect.flatMap(done.value, (end) => context.cancelledWith?.(end.text) ?? Effect.void)
+  )
+
 /** The Schemas the tools decode their arguments with, by tool name (`TaskToolSpecs.ts` holds their JSON Schemas). */
 export const taskToolInputs = { task: TaskArgs, task_status: TaskId, task_wait: WaitArgs } as const
 
@@ -138,11 +146,19 @@ export const taskTools = (tasks: Tasks, specs: TaskToolSpecs) => [
             )
           }
           // The call stopped (its run cancelled, a timeout) stops the subagent, which still ends
-          // through its steps: its worktree and partial work are kept. The run's tasks that have not
-          // started are cancelled first, so the slot this one frees starts none of them.
+          // through its steps: its worktree and partial work are kept, and the cancelled call's
+          // result says where (a resumed session reads it). The run's tasks that have not started
+          // are cancelled first, so the slot this one frees starts none of them.
           const end = yield* tasks
             .wait(task, context.sessionId)
-            .pipe(Effect.onInterrupt(() => Effect.zipRight(tasks.cancelUnstarted(context.runId), tasks.cancel(task))))
+            .pipe(
+              Effect.onInterrupt(() =>
+                Effect.zipRight(
+                  Effect.zipRight(tasks.cancelUnstarted(context.runId), tasks.cancel(task)),
+                  tellWhatIsLeft(task, context)
+                )
+              )
+            )
           task.delivered = true
           return textResult(end.text, { isError: end.isError })
         })

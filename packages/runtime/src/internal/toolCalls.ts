@@ -28,9 +28,19 @@ const resultMessage = (call: ToolCallPart, text: string, isError: boolean): Tool
   isError
 })
 
-/** The result stored for a call that was stopped before it finished: never dropped silently. */
-export const cancelledResult = (call: ToolCallPart): ToolResultMessage =>
-  resultMessage(call, "The tool call was cancelled before it finished.", true)
+const CANCELLED_NOTE_CHARS = 8_000
+
+/**
+ * The result stored for a call that was stopped before it finished: never dropped silently; with
+ * what the tool said it left behind (`ToolContext.cancelledWith`), when it said something.
+ */
+export const cancelledResult = (call: ToolCallPart, note?: string): ToolResultMessage => {
+  const text = "The tool call was cancelled before it finished."
+  const said = note?.trim() ?? ""
+  if (said === "") return resultMessage(call, text, true)
+  const bounded = said.length > CANCELLED_NOTE_CHARS ? `${headOf(said, CANCELLED_NOTE_CHARS)}…` : said
+  return resultMessage(call, `${text}\n${bounded}`, true)
+}
 
 const isInside = (root: string, path: string): boolean => {
   const rel = relative(root, path)
@@ -73,7 +83,9 @@ const offeredNames = (run: CurrentRun["Type"], tools: ReadonlyMap<string, Tool>)
 export const executeToolCall = (
   call: ToolCallPart,
   tools: ReadonlyMap<string, Tool>,
-  refusal?: string
+  refusal?: string,
+  /** Told the result stored when the call is cancelled, which the interrupted call cannot return. */
+  onCancelled?: (result: ToolResultMessage) => void
 ): Effect.Effect<ToolResultMessage, StoreError, CurrentRun | SessionStore | HumanWaits | Interaction> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function* () {
@@ -92,6 +104,7 @@ export const executeToolCall = (
         effect
       })
       let ended = false
+      let cancelledNote: string | undefined
       // The time its approvals waited for a person: not the tool's, as the run's clock pauses too (LIM-1).
       let approvalWaitMs = 0
       const finish = (status: ToolCallStatus, result: ToolResultMessage) =>
@@ -276,7 +289,11 @@ export const executeToolCall = (
                 })
               : waits
                   .around(run.sessionId, "plan_review", interaction.reviewPlan({ sessionId: run.sessionId, plan }))
-                  .pipe(Effect.mapError((error) => new ToolError({ message: error.message })))
+                  .pipe(Effect.mapError((error) => new ToolError({ message: error.message }))),
+          cancelledWith: (text) =>
+            Effect.sync(() => {
+              cancelledNote = text
+            })
         }
 
         const outcome = yield* tool.execute(args.right, context).pipe(
@@ -325,7 +342,11 @@ export const executeToolCall = (
           ended || Exit.isSuccess(exit)
             ? Effect.void
             : Exit.isInterrupted(exit)
-              ? endAnyway("cancelled", cancelledResult(call))
+              ? Effect.suspend(() => {
+                  const result = cancelledResult(call, cancelledNote)
+                  onCancelled?.(result)
+                  return endAnyway("cancelled", result)
+                })
               : endAnyway("error", resultMessage(call, "The tool call failed before it finished.", true))
         )
       )

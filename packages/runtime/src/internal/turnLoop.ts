@@ -75,7 +75,10 @@ const runTools = (state: RunState, tools: RunTools, assistant: AssistantMessage,
           return executeToolCall(
             call,
             tools.byName,
-            refusal !== undefined && i === calls.length - 1 ? refusal : undefined
+            refusal !== undefined && i === calls.length - 1 ? refusal : undefined,
+            (cancelled) => {
+              results[i] = cancelled
+            }
           )
         }).pipe(
           Effect.tap((result) =>

@@ -13,7 +13,16 @@ import { McpCallError, McpStartError } from "./errors.js"
 import type { Environment, Launch } from "./expand.js"
 import { stopPretenuring } from "./heap.js"
 import { boundedFetch } from "./httpBounds.js"
-import { appendLog, appendLogNow, closeFd, lastLine, openLog, type ServerLog } from "./logFile.js"
+import {
+  appendLog,
+  appendLogNow,
+  closeFd,
+  lastLine,
+  openLog,
+  type ServerLog,
+  type StderrSink,
+  stderrSink
+} from "./logFile.js"
 import { type ProgressRoutes, routeProgress } from "./progress.js"
 import { errorCode, messageOf, startFailure } from "./startFailure.js"
 import { type StdioTransport, spawnServer, stopServer, waitAtMost } from "./stdioTransport.js"
@@ -118,7 +127,7 @@ const describe = (launch: Launch): string =>
 export { errorCode, messageOf }
 
 /** Opens the transport for a launch; a stdio server is spawned here, its stderr into its log. */
-const openTransport = (options: ConnectOptions, log: { readonly fd: number | "ignore" }) => {
+const openTransport = (options: ConnectOptions, stderr: StderrSink | undefined) => {
   const { launch } = options
   if (launch.type === "stdio") {
     return spawnServer({
@@ -126,7 +135,7 @@ const openTransport = (options: ConnectOptions, log: { readonly fd: number | "ig
       args: launch.args,
       env: { ...inheritedEnvironment(options.env), ...launch.env },
       cwd: launch.cwd === undefined ? options.cwd : path.resolve(options.cwd, launch.cwd),
-      stderrFd: log.fd
+      stderr
     })
   }
   const requestInit = { headers: launch.headers }
@@ -175,14 +184,17 @@ export const connect = (options: ConnectOptions): Effect.Effect<Connection, McpS
     stopPretenuring()
     const opened = yield* openLog(options.logFolder, server, describe(launch))
     const log: ServerLog = opened.log
+    const stderr = launch.type === "stdio" && opened.fd !== "ignore" ? yield* stderrSink(log, opened.fd) : undefined
     const closed = yield* Deferred.make<void>()
     let closing = false
 
     const transport = yield* Effect.acquireRelease(
       Effect.try({
-        try: () => openTransport(options, opened),
+        try: () => openTransport(options, stderr),
         catch: (error) => new McpStartError({ message: startFailure(error, launch), log: log.file })
-      }).pipe(Effect.ensuring(closeFd(opened.fd))),
+      }).pipe(
+        Effect.onExit((exit) => (stderr === undefined || Exit.isFailure(exit) ? closeFd(opened.fd) : Effect.void))
+      ),
       (transport) => (isStdio(transport) ? stopServer(transport, options.closeMs) : Effect.void)
     )
     const pendingSends = trackCancellations(transport)

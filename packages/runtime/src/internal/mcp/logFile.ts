@@ -10,11 +10,18 @@ import { PRIVATE_FILE, PRIVATE_FOLDER } from "../privateFiles.js"
 // A log past this size is moved to `<name>.log.1` when the server starts again.
 const ROTATE_BYTES = 1024 * 1024
 
+/**
+ * While a server runs, its log never grows past this: the stderr that would pass it first moves the
+ * log to `<name>.log.1` (replacing the older one), so a server writing without end keeps at most
+ * twice this on disk, its latest output.
+ */
+export const RUNNING_LIMIT_BYTES = 4 * 1024 * 1024
+
 /** The log of one server: where it is, and the size it had when this start began. */
 export interface ServerLog {
   readonly file: string
-  /** Where this start's output begins (for the reason a start failed). */
-  readonly startOffset: number
+  /** Where this start's output begins (for the reason a start failed); 0 once the log was moved. */
+  startOffset: number
 }
 
 export const logFileOf = (folder: string, server: string): string =>
@@ -68,6 +75,70 @@ export const openLog = (
       }
     })
   )
+
+/** Where a server's stderr goes: into its log, bounded while it runs. */
+export interface StderrSink {
+  readonly write: (chunk: Buffer) => void
+  readonly close: () => void
+}
+
+/**
+ * Writes a running server's stderr into its log (through `fd`, which the sink owns and closes),
+ * moving the log to `<name>.log.1` whenever a chunk would take it past `limitBytes`, with a line
+ * saying so at the top of the fresh one.
+ */
+export const stderrSink = (
+  log: ServerLog,
+  fd: number,
+  limitBytes: number = RUNNING_LIMIT_BYTES
+): Effect.Effect<StderrSink> =>
+  Effect.map(Effect.clock, (clock) => {
+    let current: number | undefined = fd
+    let size = sizeOf(fd)
+    const megabytes = `${Math.round((limitBytes / (1024 * 1024)) * 10) / 10} MB`
+    const rotate = (open: number) => {
+      fs.renameSync(log.file, `${log.file}.1`)
+      const fresh = fs.openSync(log.file, "a", PRIVATE_FILE)
+      fs.fchmodSync(fresh, PRIVATE_FILE)
+      fs.closeSync(open)
+      const at = new Date(clock.unsafeCurrentTimeMillis()).toISOString()
+      const note = `[${at}] the log reached ${megabytes}: what came before is in ${path.basename(log.file)}.1\n`
+      fs.writeSync(fresh, note)
+      log.startOffset = 0
+      size = note.length
+      return fresh
+    }
+    return {
+      write: (chunk) => {
+        if (current === undefined) return
+        try {
+          if (size + chunk.length > limitBytes && size > 0) current = rotate(current)
+          fs.writeSync(current, chunk)
+          size += chunk.length
+        } catch {
+          // A log that cannot be written is no reason to fail the server.
+        }
+      },
+      close: () => {
+        if (current === undefined) return
+        const open = current
+        current = undefined
+        try {
+          fs.closeSync(open)
+        } catch {
+          // Already closed.
+        }
+      }
+    }
+  })
+
+const sizeOf = (fd: number): number => {
+  try {
+    return fs.fstatSync(fd).size
+  } catch {
+    return 0
+  }
+}
 
 export const closeFd = (fd: number | "ignore"): Effect.Effect<void> =>
   Effect.sync(() => {

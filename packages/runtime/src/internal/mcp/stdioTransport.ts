@@ -8,6 +8,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { makeMarker, stopCommand, type TrackedCommand, track } from "../../tools/internal/processTree.js"
 import { normalizeMessage, oversizedAnswer } from "./answers.js"
+import type { StderrSink } from "./logFile.js"
 import { type JSONRPCMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage, type Transport } from "./thirdParty.js"
 
 /** How a server process ended. */
@@ -205,22 +206,31 @@ export class StdioTransport implements Transport {
   }
 }
 
-/** Spawns a server: its own session and process group, a marker, stderr into `stderrFd`. */
+/**
+ * Spawns a server: its own session and process group, a marker, stderr into `stderr` (closed once
+ * the server and whatever holds its stderr are done), or nowhere.
+ */
 export const spawnServer = (options: {
   readonly command: string
   readonly args: ReadonlyArray<string>
   readonly env: { readonly [name: string]: string }
   readonly cwd: string
-  readonly stderrFd: number | "ignore"
+  readonly stderr: StderrSink | undefined
 }): StdioTransport => {
   const marker = makeMarker()
+  const { stderr } = options
   const child = spawn(options.command, [...options.args], {
     cwd: options.cwd,
     env: { ...options.env, [marker.name]: marker.value },
     detached: true,
-    stdio: ["pipe", "pipe", options.stderrFd],
+    stdio: ["pipe", "pipe", stderr === undefined ? "ignore" : "pipe"],
     windowsHide: true
   })
+  if (stderr !== undefined && child.stderr !== null) {
+    child.stderr.on("data", stderr.write)
+    child.stderr.once("close", stderr.close)
+    child.stderr.once("error", stderr.close)
+  }
   return new StdioTransport(child, `${marker.name}=${marker.value}`)
 }
 
