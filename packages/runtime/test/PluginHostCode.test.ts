@@ -63,37 +63,40 @@ const probing = (seen: Seen) =>
   })
 
 describe("plugin code", () => {
-  it.scoped("PL-6 a host effect an external plugin runs through its API is the host's code; the plugin's own is the plugin's", () => {
-    const seen: Seen = []
-    return Effect.gen(function* () {
-      const host = yield* PluginHost.PluginHost
-      yield* host.load({ definition: probing(seen), external: true })
-      const runner = yield* Runner
-      const outcome = yield* runner.run(baseOptions)
-      assert.strictEqual(outcome.status, "completed")
-      assert.deepStrictEqual(seen, [
-        ["setup", true],
-        ["the host's notify, from setup", false],
-        ["setup after the call", true],
-        ["tool", true],
-        ["the host's notify, from the tool", false],
-        ["work forked in the run", true]
-      ])
-    }).pipe(
-      Effect.provide(
-        PluginHost.layer({}).pipe(
-          Layer.provideMerge(probingUi(seen)),
-          Layer.provideMerge(
-            runnerLayer({
-              script: [
-                Fake.callTools({ id: "call_1", name: `${ToolOrigins.externalPrefix("probing")}probe`, args: {} }),
-                Fake.answer("done")
-              ],
-              tools: []
-            })
+  it.scoped(
+    "PL-6 a host effect an external plugin runs through its API is the host's code; the plugin's own is the plugin's",
+    () => {
+      const seen: Seen = []
+      return Effect.gen(function* () {
+        const host = yield* PluginHost.PluginHost
+        yield* host.load({ definition: probing(seen), external: true })
+        const runner = yield* Runner
+        const outcome = yield* runner.run(baseOptions)
+        assert.strictEqual(outcome.status, "completed")
+        assert.deepStrictEqual(seen, [
+          ["setup", true],
+          ["the host's notify, from setup", false],
+          ["setup after the call", true],
+          ["tool", true],
+          ["the host's notify, from the tool", false],
+          ["work forked in the run", true]
+        ])
+      }).pipe(
+        Effect.provide(
+          PluginHost.layer({}).pipe(
+            Layer.provideMerge(probingUi(seen)),
+            Layer.provideMerge(
+              runnerLayer({
+                script: [
+                  Fake.callTools({ id: "call_1", name: `${ToolOrigins.externalPrefix("probing")}probe`, args: {} }),
+                  Fake.answer("done")
+                ],
+                tools: []
+              })
+            )
           )
         )
       )
-    )
-  })
+    }
+  )
 })
