@@ -2,6 +2,7 @@
 
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { isTerminalType } from "@alisio/domain/RunEvent"
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import { type CliSandbox, makeSandbox } from "./support/cli.js"
 import { type OpenAiTestServer, startOpenAiServer } from "./support/openaiServer.js"
@@ -101,6 +102,19 @@ export default definePlugin({
 })
 `
 
+/** A plugin that leaves an unref'd interval writing to stdout after its host has closed. */
+const leftoverPlugin = `import { definePlugin } from "@alisio/domain/Plugin"
+import * as Effect from "effect/Effect"
+
+export default definePlugin({
+  id: "leftover",
+  version: "1.0.0",
+  setup: Effect.sync(() => {
+    setInterval(() => process.stdout.write("junk from a leftover interval\\n"), 1).unref()
+  })
+})
+`
+
 /** The lines of `stdout` that are not JSON. */
 const notJson = (stdout: string): ReadonlyArray<string> =>
   stdout
@@ -176,6 +190,19 @@ describe("hostile plugins (end to end)", () => {
     ]) {
       assert.include(json.stderr, `junk from ${junk}`)
     }
+  }, 60_000)
+
+  it("PL-6 what a timer a plugin left running prints after its host closed goes to stderr: `run --json` stdout is JSONL ending with the terminal event", async () => {
+    server = await startOpenAiServer({ replies: [{ kind: "text", text: "fine" }] })
+    sandbox = makeSandbox(server.baseURL)
+    const plugin = join(sandbox.home, "..", "leftover.mjs")
+    writeFileSync(plugin, leftoverPlugin)
+    const json = await sandbox.run(["run", "--json", "--plugin", plugin, "-m", "openai/test-model", "hi"])
+    assert.strictEqual(json.code, 0, json.stderr)
+    assert.deepStrictEqual(notJson(json.stdout), [])
+    const last = JSON.parse(json.stdout.trimEnd().split("\n").at(-1) ?? "null") as { readonly type: string }
+    assert.isTrue(isTerminalType(last.type), last.type)
+    assert.include(json.stderr, "junk from a leftover interval")
   }, 60_000)
 
   it("PL-6 a tool calling process.exit is the plugin's crash: the run goes on and its session is kept", async () => {

@@ -30,7 +30,7 @@ import {
   type RegisteredContext
 } from "./host.js"
 import { observe } from "./observers.js"
-import { asPluginCode } from "./pluginCode.js"
+import { asHostCode, asPluginCode } from "./pluginCode.js"
 import { toolDefect } from "./toolShape.js"
 
 const OBSERVER_CAPACITY = 256
@@ -65,6 +65,20 @@ const remove = <A>(list: Array<A>, item: A) => {
   const index = list.indexOf(item)
   if (index >= 0) list.splice(index, 1)
 }
+
+/** The namespace with each of its calls run as the host's code, though the plugin's fiber makes it (PL-6). */
+const hostCalls = <N extends object>(namespace: N): N =>
+  Object.fromEntries(
+    Object.entries(namespace).map(([name, member]: [string, unknown]) => [
+      name,
+      typeof member === "function"
+        ? (...args: ReadonlyArray<unknown>) => {
+            const result: unknown = member(...args)
+            return Effect.isEffect(result) ? asHostCode(result) : result
+          }
+        : member
+    ])
+  ) as N
 
 /** Builds the API of one plugin, whose registrations live in `scope`. */
 export const makeApi = (
@@ -235,7 +249,7 @@ export const makeApi = (
       list: (parent) => Effect.orDie(host.children.list(parent)),
       notify: host.children.notify,
       expectNotice: host.children.expectNotice,
-      forkInRun: host.children.forkInRun
+      forkInRun: (work) => host.children.forkInRun(asPluginCode(record.builtin, work))
     }
 
     const model: PluginApiService["model"] = {
@@ -289,19 +303,19 @@ export const makeApi = (
       configSource: placement.configSource,
       paths,
       trustProject: host.trustProject,
-      plugins,
-      tools,
-      commands,
-      providers,
-      events,
-      context,
-      storage,
-      state,
-      sessions,
-      model,
-      extensions,
-      compaction,
-      decisions: decisionsApi(pluginId, host.decisionTelemetry),
-      ui
+      plugins: asHostCode(plugins),
+      tools: hostCalls(tools),
+      commands: hostCalls(commands),
+      providers: hostCalls(providers),
+      events: hostCalls(events),
+      context: hostCalls(context),
+      storage: hostCalls(storage),
+      state: hostCalls(state),
+      sessions: hostCalls(sessions),
+      model: hostCalls(model),
+      extensions: hostCalls(extensions),
+      compaction: hostCalls(compaction),
+      decisions: hostCalls(decisionsApi(pluginId, host.decisionTelemetry)),
+      ui: hostCalls(ui)
     }
   })

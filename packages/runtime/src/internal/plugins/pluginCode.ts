@@ -25,6 +25,10 @@ const owned = new Set<number>()
 export const asPluginCode = <A, E, R>(builtin: boolean, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   builtin ? effect : Effect.locally(effect, externalCode, true)
 
+/** Runs the host's effect a plugin called through its API as the host's code: only the plugin's own code is redirected. */
+export const asHostCode = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.locally(effect, externalCode, false)
+
 /** Runs the import of external plugins as their code. */
 export const importingPluginCode = <A>(load: () => Promise<A>): Promise<A> => importing.run(true, load)
 

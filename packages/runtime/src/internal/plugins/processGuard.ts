@@ -4,6 +4,8 @@
 // the plugin's crash and the session is kept. A call is the plugin's when a frame of its stack
 // lies in one of the plugins' folders, or when it runs as the plugin's code (pluginCode.ts): a
 // callback it scheduled, a fiber it runs in.
+// An imported module cannot be unloaded, and a timer a plugin left running still fires after its
+// host closed: stdout stays guarded, against every plugin folder seen, until the process ends.
 
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as Effect from "effect/Effect"
@@ -12,9 +14,12 @@ import { followPluginCallbacks, runningPluginCode } from "./pluginCode.js"
 /** Deep enough for `console.log`'s own frames between the plugin's call and `write`. */
 const STACK_FRAMES = 40
 
+/** The folders (as paths and as URLs) of the external plugins imported in this process. */
+const pluginFolders: Array<string> = []
+
 // Node's own formatting: a formatter someone installed (source maps) may throw, and a throw inside
 // an async hook ends the process.
-const stackHolds = (markers: ReadonlyArray<string>, below: (...args: never) => unknown): boolean => {
+const stackHolds = (below: (...args: never) => unknown): boolean => {
   const formatter = Error as { prepareStackTrace?: unknown }
   const limit = Error.stackTraceLimit
   const prepare = formatter.prepareStackTrace
@@ -24,7 +29,7 @@ const stackHolds = (markers: ReadonlyArray<string>, below: (...args: never) => u
     const holder: { stack?: string } = {}
     Error.captureStackTrace(holder, below)
     const stack = holder.stack ?? ""
-    return markers.some((marker) => stack.includes(marker))
+    return pluginFolders.some((folder) => stack.includes(folder))
   } catch {
     return false
   } finally {
@@ -33,10 +38,27 @@ const stackHolds = (markers: ReadonlyArray<string>, below: (...args: never) => u
   }
 }
 
-const calledFrom = (markers: ReadonlyArray<string>, below: (...args: never) => unknown): boolean =>
-  runningPluginCode() || stackHolds(markers, below)
+const calledFrom = (below: (...args: never) => unknown): boolean => runningPluginCode() || stackHolds(below)
 
-/** Guards the process against the plugins in `roots` for the life of the scope. */
+let stdoutGuarded = false
+
+/** Sends plugins' stdout writes to stderr from now on (once per process). */
+const guardStdout = (): void => {
+  if (stdoutGuarded) return
+  stdoutGuarded = true
+  const scheduledByPlugin = (): boolean => stackHolds(scheduledByPlugin)
+  followPluginCallbacks(scheduledByPlugin)
+  const stdout = process.stdout
+  const write = stdout.write
+  const guardedWrite = function guardedWrite(this: unknown, ...args: Parameters<typeof write>) {
+    return calledFrom(guardedWrite)
+      ? process.stderr.write(...(args as Parameters<typeof process.stderr.write>))
+      : write.apply(stdout, args)
+  } as typeof write
+  stdout.write = guardedWrite
+}
+
+/** Guards stdout against the plugins in `roots` until the process ends, `process.exit` for the life of the scope. */
 export const guardProcess = (roots: ReadonlyArray<string>) => {
   const host = fileURLToPath(import.meta.url)
   // A folder holding Alisio itself would send Alisio's own output away.
@@ -47,29 +69,20 @@ export const guardProcess = (roots: ReadonlyArray<string>) => {
   if (markers.length === 0) return Effect.void
   return Effect.acquireRelease(
     Effect.sync(() => {
-      const scheduledByPlugin = (): boolean => stackHolds(markers, scheduledByPlugin)
-      followPluginCallbacks(scheduledByPlugin)
-      const stdout = process.stdout
-      const write = stdout.write
+      for (const marker of markers) if (!pluginFolders.includes(marker)) pluginFolders.push(marker)
+      guardStdout()
       const exit = process.exit
-      const guardedWrite = function guardedWrite(this: unknown, ...args: Parameters<typeof write>) {
-        return calledFrom(markers, guardedWrite)
-          ? process.stderr.write(...(args as Parameters<typeof process.stderr.write>))
-          : write.apply(stdout, args)
-      } as typeof write
       const guardedExit = function guardedExit(code?: number | string | null) {
-        if (calledFrom(markers, guardedExit)) {
+        if (calledFrom(guardedExit)) {
           throw new Error(`it called process.exit(${code ?? ""}), which plugins may not do; Alisio goes on`)
         }
         return exit.call(process, code)
       } as typeof exit
-      stdout.write = guardedWrite
       process.exit = guardedExit
-      return { write, guardedWrite, exit, guardedExit }
+      return { exit, guardedExit }
     }),
     (saved) =>
       Effect.sync(() => {
-        if (process.stdout.write === saved.guardedWrite) process.stdout.write = saved.write
         if (process.exit === saved.guardedExit) process.exit = saved.exit
       })
   ).pipe(Effect.asVoid)
