@@ -2,7 +2,8 @@
 // half-streamed, a bash call running, a subagent running — then resume the session. The database
 // passes integrity_check, the run reads interrupted, no lock holds the session, and the resumed
 // request is well formed: every tool call it carries has its result, no message twice (ST-4, CH-3).
-import { readdirSync, readFileSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import type { CliSandbox, RunningCli } from "./support/cli.js"
@@ -140,5 +141,25 @@ describe("kill -9 at the worst moments, then resume (end to end)", () => {
       db.prepare("SELECT status FROM sessions WHERE parent_id IS NOT NULL").all()
     )
     assert.deepStrictEqual(children, [{ status: "interrupted" }])
+  })
+  it("ST-4 TL-1 the temp file a write killed mid-way left beside a file is removed by the next write of it; a live writer's stays", async () => {
+    const { sandbox } = await world({
+      replyFor: resumedOr({
+        kind: "tool",
+        id: "call_write",
+        name: "write",
+        args: { path: "notes.txt", content: "whole" }
+      })
+    })
+    // What `kill -9` during the write tool leaves: `.<name>.<pid>.<uuid>.tmp`, half written.
+    const dead = spawnSync("true").pid
+    const left = `.notes.txt.${dead}.0b8e4c1e-5f0a-4c3e-9d43-2f4f7e1c9a10.tmp`
+    const live = `.notes.txt.${process.pid}.7d1e2c3b-4a5f-4e6d-8c9b-0a1b2c3d4e5f.tmp`
+    writeFileSync(join(sandbox.workspace, left), "half")
+    writeFileSync(join(sandbox.workspace, live), "being written")
+    const result = await sandbox.run(["run", "--yes", "-q", "-m", "openai/test-model", "write the notes"])
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.strictEqual(readFileSync(join(sandbox.workspace, "notes.txt"), "utf8"), "whole")
+    assert.deepStrictEqual(readdirSync(sandbox.workspace).sort(), [live, "notes.txt"])
   })
 })
