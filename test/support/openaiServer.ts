@@ -19,7 +19,14 @@ export type Reply =
       /** The finish reason; `stop` unless given. */
       readonly finish?: string
     }
-  | { readonly kind: "tool"; readonly id: string; readonly name: string; readonly args: unknown }
+  /** `delayMs`: a pause between the chunks of the arguments (to see a call half-streamed). */
+  | {
+      readonly kind: "tool"
+      readonly id: string
+      readonly name: string
+      readonly args: unknown
+      readonly delayMs?: number
+    }
   /** Several tool calls in one response (the model asks for them in parallel). */
   | {
       readonly kind: "tools"
@@ -126,6 +133,7 @@ export const startOpenAiServer = async (options: {
         })
       )
       res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(0, half) } }] }))
+      if (reply.delayMs !== undefined) await sleep(reply.delayMs)
       res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(half) } }] }))
       res.write(chunk({}, "tool_calls"))
     }

@@ -1,7 +1,7 @@
 // The one atomic file writer of the runtime's state: a private temp file beside the target,
 // fsynced, then renamed over it, so a reader (or a crash) never sees half a file.
 import { randomUUID } from "node:crypto"
-import { open, rename, rm, stat } from "node:fs/promises"
+import { open, readdir, rename, rm, stat } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -27,6 +27,29 @@ const currentMode = (file: string) =>
     () => undefined
   )
 
+const isGone = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return false
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH"
+  }
+}
+
+/**
+ * Removes the temp files of `file` that processes killed mid-write (kill -9, a power cut) left
+ * beside it (`.<name>.<pid>.<uuid>.tmp`, the pid gone); those of live writers stay.
+ */
+const removeLeftTemps = async (folder: string, name: string): Promise<void> => {
+  const prefix = `.${name}.`
+  const entries = await readdir(folder).catch(() => [] as Array<string>)
+  for (const entry of entries) {
+    if (!entry.startsWith(prefix) || !entry.endsWith(".tmp")) continue
+    const pid = Number(/^(\d+)\.[0-9a-f-]{36}\.tmp$/.exec(entry.slice(prefix.length))?.[1])
+    if (Number.isSafeInteger(pid) && pid > 0 && isGone(pid)) await rm(join(folder, entry), { force: true })
+  }
+}
+
 /**
  * Writes `data` to `file` atomically: a temp file beside it, fsynced, renamed over it.
  * Uninterruptible once started, so no temp file is left behind; a failed write removes its temp
@@ -45,7 +68,8 @@ export const writeFileAtomic = (
       // mkdir's mode passes through the umask, and a folder made earlier may be wider.
       if (isPrivate) await tightenNow(folder)
       const mode = isPrivate ? PRIVATE_FILE : await currentMode(file)
-      const temp = join(folder, `.${basename(file)}.${randomUUID()}.tmp`)
+      await removeLeftTemps(folder, basename(file))
+      const temp = join(folder, `.${basename(file)}.${process.pid}.${randomUUID()}.tmp`)
       try {
         const handle = await open(temp, "wx", mode ?? 0o666)
         try {
