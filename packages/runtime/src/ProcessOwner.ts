@@ -51,7 +51,8 @@ const makeCurrentOwner = (): ProcessOwner => {
 /** This process, as the owner of the runs and locks it takes. */
 export const currentOwner: ProcessOwner = makeCurrentOwner()
 
-const signalZero = (pid: number): boolean => {
+/** Whether process `pid` of this machine may still run (it exists, perhaps as another user's). */
+export const signalZero = (pid: number): boolean => {
   try {
     process.kill(pid, 0)
     return true

@@ -6,6 +6,7 @@ import { basename, dirname, join } from "node:path"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { makeFolders } from "../Folders.js"
+import { signalZero } from "../ProcessOwner.js"
 import { PRIVATE_FILE, PRIVATE_FOLDER, tightenNow } from "./privateFiles.js"
 
 /** A write that did not happen; `cause` is the Node error (map it with `errno.ts`). */
@@ -27,15 +28,6 @@ const currentMode = (file: string) =>
     () => undefined
   )
 
-const isGone = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return false
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH"
-  }
-}
-
 /**
  * Removes the temp files of `file` that processes killed mid-write (kill -9, a power cut) left
  * beside it (`.<name>.<pid>.<uuid>.tmp`, the pid gone); those of live writers stay.
@@ -46,7 +38,7 @@ const removeLeftTemps = async (folder: string, name: string): Promise<void> => {
   for (const entry of entries) {
     if (!entry.startsWith(prefix) || !entry.endsWith(".tmp")) continue
     const pid = Number(/^(\d+)\.[0-9a-f-]{36}\.tmp$/.exec(entry.slice(prefix.length))?.[1])
-    if (Number.isSafeInteger(pid) && pid > 0 && isGone(pid)) await rm(join(folder, entry), { force: true })
+    if (Number.isSafeInteger(pid) && pid > 0 && !signalZero(pid)) await rm(join(folder, entry), { force: true })
   }
 }
 
