@@ -58,7 +58,7 @@ export class UserEntry extends Cached {
     const out = lines.slice(0, lines.length - hidden).map((line, index) => (index === 0 ? t.user(prefix) : "  ") + line)
     if (hidden > 0) out.push(t.dim(`  … ${hidden} more lines (Ctrl-O shows them)`))
     if (this.queued) out.push(t.dim("  (queued: sent when the current run ends)"))
-    return out
+    return out.map((line) => truncateToWidth(line, width, ""))
   }
 }
 
