@@ -5,7 +5,7 @@
 import { type Component, type Focusable, Input, Markdown, matchesKey, truncateToWidth } from "@earendil-works/pi-tui"
 import type { GrantOffer } from "./Grants.js"
 import { PasteTracker } from "./PastedText.js"
-import { sanitize } from "./Sanitize.js"
+import { sanitize, sanitizeLine } from "./Sanitize.js"
 import type { Theme } from "./Theme.js"
 import { markdownOptions, wrapLine } from "./Wrap.js"
 
@@ -121,7 +121,13 @@ export class ApprovalDialog extends Framed {
       { label: "Yes", key: "y", value: "yes" },
       ...(offer === undefined
         ? []
-        : [{ label: `Yes, and allow ${offer.label} for this session`, key: "a", value: "always" as const }]),
+        : [
+            {
+              label: `Yes, and allow ${sanitizeLine(offer.label)} for this session`,
+              key: "a",
+              value: "always" as const
+            }
+          ]),
       { label: "No", key: "n", value: "no" }
     ]
     this.list = new ChoiceList(
@@ -150,7 +156,7 @@ export class ApprovalDialog extends Framed {
         "…"
       )
     )
-    return [truncateToWidth(t.bold(t.warn(this.title)), width, "…"), ...rows, ...this.list.render(width)]
+    return [truncateToWidth(t.bold(t.warn(sanitizeLine(this.title))), width, "…"), ...rows, ...this.list.render(width)]
   }
 }
 

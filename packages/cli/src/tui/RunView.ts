@@ -7,7 +7,7 @@ import type { KnownRunEvent, RunStatus } from "@alisio/domain/RunEvent"
 import { Markdown } from "@earendil-works/pi-tui"
 import { toolResults } from "../ToolResults.js"
 import { type NoticeLevel, ReasoningEntry, UserEntry } from "./Entries.js"
-import { sanitize } from "./Sanitize.js"
+import { sanitize, sanitizeLine } from "./Sanitize.js"
 import type { Screen } from "./Screen.js"
 import { compactCount } from "./StatusLine.js"
 import { StreamingMarkdown } from "./StreamingMarkdown.js"
@@ -161,7 +161,7 @@ export class RunView {
         this.endBlocks()
         this.card(event.data.toolCallId, event.data.name, event.data.arguments)
         status.update((s) => {
-          s.activity = { _tag: "Tool", name: event.data.name, since: this.now() }
+          s.activity = { _tag: "Tool", name: sanitizeLine(event.data.name), since: this.now() }
         })
         break
       case "tool_progress":

@@ -32,3 +32,6 @@ export const sanitizeContinuing = (text: string): { readonly text: string; reado
 
 /** Text safe to lay out: no escape sequences, no control characters but newlines. */
 export const sanitize = (text: string): string => sanitizeContinuing(text).text
+
+/** Text for a single row (a tool's name, a title): sanitized, its line breaks made spaces. */
+export const sanitizeLine = (text: string): string => sanitize(text).replace(/\n/g, " ")
