@@ -57,8 +57,9 @@ export class ChoiceList implements Component {
       const index = start + offset
       const mine = index === this.selected
       const key = choice.key === undefined ? "" : t.dim(` (${choice.key})`)
-      const label = `${mine ? t.accent(`${t.glyphs.prompt} `) : "  "}${mine ? t.bold(choice.label) : choice.label}${key}`
-      const detail = choice.detail === undefined ? "" : `  ${t.dim(choice.detail)}`
+      const text = sanitizeLine(choice.label)
+      const label = `${mine ? t.accent(`${t.glyphs.prompt} `) : "  "}${mine ? t.bold(text) : text}${key}`
+      const detail = choice.detail === undefined ? "" : `  ${t.dim(sanitizeLine(choice.detail))}`
       return truncateToWidth(label + detail, width, "…")
     })
     if (this.choices.length > this.maxVisible) lines.push(t.dim(`  ${this.selected + 1}/${this.choices.length}`))

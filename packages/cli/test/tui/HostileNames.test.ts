@@ -3,7 +3,7 @@
 import { ToolCallId } from "@alisio/domain/Ids"
 import type { KnownRunEvent } from "@alisio/domain/RunEvent"
 import { assert, describe, it } from "@effect/vitest"
-import { ApprovalDialog } from "../../src/tui/Dialogs.js"
+import { ApprovalDialog, PickerDialog } from "../../src/tui/Dialogs.js"
 import { RunView } from "../../src/tui/RunView.js"
 import { Screen } from "../../src/tui/Screen.js"
 import { makeTheme } from "../../src/tui/Theme.js"
@@ -50,6 +50,32 @@ describe("TUI hostile names", () => {
       assert.include(rows, "evil second")
       assert.include(rows, "Allow evil second (external)?")
       assert.include(rows, "Yes, and allow `evil second` commands for this session")
+    } finally {
+      screen.tui.stop()
+    }
+  })
+
+  it("UI-1 a session picked from /resume whose title or first prompt holds escape sequences is listed as plain text", async () => {
+    const terminal = new VirtualTerminal(120, 20)
+    const screen = new Screen(terminal, makeTheme({ color: false }))
+    screen.tui.start()
+    try {
+      screen.showDialog(
+        new PickerDialog(
+          screen.theme,
+          "Resume a session",
+          [
+            { label: `1a2b3c4d  ${hostile}`, detail: `2m ago\x1b]0;pwned\x07` },
+            { label: "5e6f7a8b  plain", detail: "1h ago" }
+          ],
+          () => {}
+        )
+      )
+      await settle()
+      assert.notInclude(terminal.written, "\x1b]0;")
+      assert.notInclude(terminal.written, "\x1b[2J")
+      assert.notMatch(terminal.written, /[\u0080-\u009f]/)
+      assert.include((await terminal.all()).join("\n"), "1a2b3c4d  evil second  2m ago")
     } finally {
       screen.tui.stop()
     }
