@@ -2,12 +2,13 @@
 // (yes / yes for this session / no), a question with its options or an answer of their own, a plan
 // to approve or send back, and a list to pick from (the session picker of /resume).
 
-import { type Component, type Focusable, Input, Markdown, matchesKey, truncateToWidth } from "@earendil-works/pi-tui"
+import { type Component, type Focusable, Input, matchesKey, truncateToWidth } from "@earendil-works/pi-tui"
 import type { GrantOffer } from "./Grants.js"
 import { PasteTracker } from "./PastedText.js"
+import { SafeMarkdown } from "./SafeMarkdown.js"
 import { sanitize, sanitizeLine } from "./Sanitize.js"
 import type { Theme } from "./Theme.js"
-import { markdownOptions, wrapLine } from "./Wrap.js"
+import { wrapLine } from "./Wrap.js"
 
 export interface Choice {
   readonly label: string
@@ -242,14 +243,14 @@ export class QuestionDialog extends Framed {
 
 /** A plan to approve, or to send back with what to change. */
 export class PlanDialog extends Framed {
-  private readonly markdown: Markdown
+  private readonly markdown: SafeMarkdown
   private readonly list: ChoiceList
   private readonly input = new AnswerInput()
   private typing = false
 
   constructor(theme: Theme, plan: string, answer: (approved: boolean, feedback?: string) => void) {
     super(theme)
-    this.markdown = new Markdown(sanitize(plan), 2, 0, theme.markdown, undefined, markdownOptions)
+    this.markdown = new SafeMarkdown(sanitize(plan), 2, 0, theme.markdown)
     this.list = new ChoiceList(
       [
         { label: "Approve the plan", key: "y" },
