@@ -96,14 +96,18 @@ export class Screen {
   /**
    * The last frame: the conversation stays in the scrollback, the editor and the status line go. A
    * blank line ends it, where the cursor rests: pi-tui's stop writes a space there, which would
-   * otherwise erase the first character of the conversation's last line.
+   * otherwise erase the first character of the conversation's last line. A block that cannot be
+   * drawn (what made the interface crash) leaves the frame before as it was: thrown here, the error
+   * would end the process from its crash handler, before the terminal is given back.
    */
   leave(): void {
     this.tui.removeChild(this.input)
     this.tui.removeChild(this.queued)
     this.tui.removeChild(this.status)
     this.tui.addChild(new Gap())
-    this.tui.renderNow()
+    try {
+      this.tui.renderNow()
+    } catch {}
   }
 
   /** Adds a block to the conversation, with a blank line before it. */

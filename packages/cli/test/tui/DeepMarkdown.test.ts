@@ -4,8 +4,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { PlanDialog } from "../../src/tui/Dialogs.js"
 import { visibleWidth } from "../../src/tui/PiTuiCore.js"
 import { SafeMarkdown } from "../../src/tui/SafeMarkdown.js"
+import { Screen } from "../../src/tui/Screen.js"
 import { StreamingMarkdown } from "../../src/tui/StreamingMarkdown.js"
 import { makeTheme } from "../../src/tui/Theme.js"
+import { settle, VirtualTerminal } from "./VirtualTerminal.js"
 
 const plain = makeTheme({ color: false })
 const deep = `${">".repeat(3000)} deep quote\n\n${"- ".repeat(3000)}deep item\n\nafter it\n\n${">".repeat(2000)} quoted again`
@@ -28,5 +30,27 @@ describe("TUI deeply nested Markdown", () => {
     assert.include(text, "deep quote")
     assert.include(text, "after it")
     assert.include(text, "quoted again")
+  })
+})
+
+describe("TUI leaving after a block failed to draw", () => {
+  it("UI-1 a block whose drawing throws does not stop the screen from being left: the cursor is shown and the terminal's modes are undone", async () => {
+    const terminal = new VirtualTerminal(60, 12)
+    const screen = new Screen(terminal, plain)
+    screen.tui.start()
+    let broken = false
+    screen.add({
+      invalidate: () => {},
+      render: () => {
+        if (broken) throw new RangeError("Maximum call stack size exceeded")
+        return ["a block"]
+      }
+    })
+    await settle()
+    broken = true
+    assert.doesNotThrow(() => screen.leave())
+    screen.tui.stop()
+    await settle()
+    assert.isAbove(terminal.written.lastIndexOf("\x1b[?25h"), terminal.written.lastIndexOf("\x1b[?25l"))
   })
 })
