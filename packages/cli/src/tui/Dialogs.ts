@@ -58,9 +58,9 @@ export class ChoiceList implements Component {
       const index = start + offset
       const mine = index === this.selected
       const key = choice.key === undefined ? "" : t.dim(` (${choice.key})`)
-      const text = sanitizeLine(choice.label)
+      const text = sanitizeLine(choice.label, width)
       const label = `${mine ? t.accent(`${t.glyphs.prompt} `) : "  "}${mine ? t.bold(text) : text}${key}`
-      const detail = choice.detail === undefined ? "" : `  ${t.dim(sanitizeLine(choice.detail))}`
+      const detail = choice.detail === undefined ? "" : `  ${t.dim(sanitizeLine(choice.detail, width))}`
       return truncateToWidth(label + detail, width, "…")
     })
     if (this.choices.length > this.maxVisible) lines.push(t.dim(`  ${this.selected + 1}/${this.choices.length}`))
@@ -158,7 +158,11 @@ export class ApprovalDialog extends Framed {
         "…"
       )
     )
-    return [truncateToWidth(t.bold(t.warn(sanitizeLine(this.title))), width, "…"), ...rows, ...this.list.render(width)]
+    return [
+      truncateToWidth(t.bold(t.warn(sanitizeLine(this.title, width))), width, "…"),
+      ...rows,
+      ...this.list.render(width)
+    ]
   }
 }
 

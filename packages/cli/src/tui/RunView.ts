@@ -13,6 +13,9 @@ import { compactCount } from "./StatusLine.js"
 import { StreamingMarkdown } from "./StreamingMarkdown.js"
 import { ToolCard } from "./ToolCard.js"
 
+/** The most of a tool's name the status line could show. */
+const STATUS_NAME_COLUMNS = 120
+
 const retryReason: Record<string, string> = {
   first_token_timeout: "no answer yet",
   rate_limited: "rate limited",
@@ -160,7 +163,7 @@ export class RunView {
         this.endBlocks()
         this.card(event.data.toolCallId, event.data.name, event.data.arguments)
         status.update((s) => {
-          s.activity = { _tag: "Tool", name: sanitizeLine(event.data.name), since: this.now() }
+          s.activity = { _tag: "Tool", name: sanitizeLine(event.data.name, STATUS_NAME_COLUMNS), since: this.now() }
         })
         break
       case "tool_progress":

@@ -168,8 +168,8 @@ export class ToolCard implements Component {
             : this.durationMs === undefined
               ? ""
               : t.dim(` ${formatDuration(this.durationMs)}`)
-    const summary = sanitize(summariseArguments(this.name, this.args))
-    const head = `${mark} ${t.bold(sanitizeLine(this.name))} ${summary}`
+    const summary = sanitizeLine(summariseArguments(this.name, this.args), width)
+    const head = `${mark} ${t.bold(sanitizeLine(this.name, width))} ${summary}`
     const lines: Array<string> = []
     const tailWidth = visibleWidth(tail)
     if (visibleWidth(head) + tailWidth <= width) lines.push(head + tail)
