@@ -2,12 +2,13 @@
 // (yes / yes for this session / no), a question with its options or an answer of their own, a plan
 // to approve or send back, and a list to pick from (the session picker of /resume).
 
-import { type Component, type Focusable, Input, Markdown, matchesKey, truncateToWidth } from "@earendil-works/pi-tui"
+import { type Component, type Focusable, Input, matchesKey, truncateToWidth } from "@earendil-works/pi-tui"
 import type { GrantOffer } from "./Grants.js"
 import { PasteTracker } from "./PastedText.js"
-import { sanitize } from "./Sanitize.js"
+import { SafeMarkdown } from "./SafeMarkdown.js"
+import { sanitize, sanitizeLine } from "./Sanitize.js"
 import type { Theme } from "./Theme.js"
-import { markdownOptions, wrapLine } from "./Wrap.js"
+import { wrapLine } from "./Wrap.js"
 
 export interface Choice {
   readonly label: string
@@ -57,8 +58,9 @@ export class ChoiceList implements Component {
       const index = start + offset
       const mine = index === this.selected
       const key = choice.key === undefined ? "" : t.dim(` (${choice.key})`)
-      const label = `${mine ? t.accent(`${t.glyphs.prompt} `) : "  "}${mine ? t.bold(choice.label) : choice.label}${key}`
-      const detail = choice.detail === undefined ? "" : `  ${t.dim(choice.detail)}`
+      const text = sanitizeLine(choice.label, width)
+      const label = `${mine ? t.accent(`${t.glyphs.prompt} `) : "  "}${mine ? t.bold(text) : text}${key}`
+      const detail = choice.detail === undefined ? "" : `  ${t.dim(sanitizeLine(choice.detail, width))}`
       return truncateToWidth(label + detail, width, "…")
     })
     if (this.choices.length > this.maxVisible) lines.push(t.dim(`  ${this.selected + 1}/${this.choices.length}`))
@@ -121,7 +123,13 @@ export class ApprovalDialog extends Framed {
       { label: "Yes", key: "y", value: "yes" },
       ...(offer === undefined
         ? []
-        : [{ label: `Yes, and allow ${offer.label} for this session`, key: "a", value: "always" as const }]),
+        : [
+            {
+              label: `Yes, and allow ${sanitizeLine(offer.label)} for this session`,
+              key: "a",
+              value: "always" as const
+            }
+          ]),
       { label: "No", key: "n", value: "no" }
     ]
     this.list = new ChoiceList(
@@ -150,7 +158,11 @@ export class ApprovalDialog extends Framed {
         "…"
       )
     )
-    return [truncateToWidth(t.bold(t.warn(this.title)), width, "…"), ...rows, ...this.list.render(width)]
+    return [
+      truncateToWidth(t.bold(t.warn(sanitizeLine(this.title, width))), width, "…"),
+      ...rows,
+      ...this.list.render(width)
+    ]
   }
 }
 
@@ -235,14 +247,14 @@ export class QuestionDialog extends Framed {
 
 /** A plan to approve, or to send back with what to change. */
 export class PlanDialog extends Framed {
-  private readonly markdown: Markdown
+  private readonly markdown: SafeMarkdown
   private readonly list: ChoiceList
   private readonly input = new AnswerInput()
   private typing = false
 
   constructor(theme: Theme, plan: string, answer: (approved: boolean, feedback?: string) => void) {
     super(theme)
-    this.markdown = new Markdown(sanitize(plan), 2, 0, theme.markdown, undefined, markdownOptions)
+    this.markdown = new SafeMarkdown(sanitize(plan), 2, 0, theme.markdown)
     this.list = new ChoiceList(
       [
         { label: "Approve the plan", key: "y" },

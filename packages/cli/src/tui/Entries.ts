@@ -55,9 +55,11 @@ export class UserEntry extends Cached {
     const prefix = `${t.glyphs.prompt} `
     const lines = wrapped(sanitize(this.text), width - prefix.length, this.queued ? t.dim : t.user)
     const hidden = this.expanded || lines.length <= USER_LINES ? 0 : lines.length - USER_LINES_COLLAPSED
-    const out = lines.slice(0, lines.length - hidden).map((line, index) => (index === 0 ? t.user(prefix) : "  ") + line)
-    if (hidden > 0) out.push(t.dim(`  … ${hidden} more lines (Ctrl-O shows them)`))
-    if (this.queued) out.push(t.dim("  (queued: sent when the current run ends)"))
+    const out = lines
+      .slice(0, lines.length - hidden)
+      .map((line, index) => truncateToWidth((index === 0 ? t.user(prefix) : "  ") + line, width, ""))
+    if (hidden > 0) out.push(...wrapped(`… ${hidden} more lines (Ctrl-O shows them)`, width, t.dim, "  "))
+    if (this.queued) out.push(...wrapped("(queued: sent when the current run ends)", width, t.dim, "  "))
     return out
   }
 }

@@ -3,9 +3,9 @@
 // the one closing it for the piece; a piece of a table without the header it is parsed under (the
 // rule under the header stays: it is the rule between the rows) or the bottom border closing it.
 
-import { Markdown, type MarkdownTheme } from "@earendil-works/pi-tui"
+import type { MarkdownTheme } from "@earendil-works/pi-tui"
 import { wrapTextWithAnsi } from "./PiTuiCore.js"
-import { markdownOptions } from "./Wrap.js"
+import { SafeMarkdown } from "./SafeMarkdown.js"
 
 /** What goes before a piece's text and is not drawn: nothing, a code block's fence, a table's head. */
 export type Head = "none" | "fence" | "table"
@@ -17,7 +17,7 @@ const headRows = (lines: ReadonlyArray<string>, head: string, width: number): nu
   return rule === -1 ? 0 : rule
 }
 
-export class Piece extends Markdown {
+export class Piece extends SafeMarkdown {
   /** What goes before the text, not drawn; and what closes the piece, not drawn either. */
   head: Head = "none"
   last: Head = "none"
@@ -32,7 +32,7 @@ export class Piece extends Markdown {
     private readonly padding: number,
     theme: MarkdownTheme
   ) {
-    super(text, padding, 0, theme, undefined, markdownOptions)
+    super(text, padding, 0, theme)
   }
 
   override render(width: number): ReadonlyArray<string> {

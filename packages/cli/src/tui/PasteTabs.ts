@@ -13,12 +13,18 @@
 // whose width depends on the text before it would have to be padded again after every edit, with
 // the padding kept apart from spaces typed after it, inside the editor's text model.
 import { PasteTracker } from "./PastedText.js"
-import { Editor } from "./PiTuiCore.js"
+import { Editor, truncateToWidth } from "./PiTuiCore.js"
 
 const PRIVATE_USE_FIRST = 0xe000
 const PRIVATE_USE_LAST = 0xf8ff
 // biome-ignore lint/suspicious/noControlCharactersInRegex: a key's escape sequence
 const CTRL_I = /\x1b\[(?:105|73);5u/g
+/**
+ * pi-tui lays the editor out one column narrower than it is drawn, and never ends wrapping a
+ * two-column character into a single column (its stack overflows): narrower than this, the editor
+ * is laid out at this width and its rows cut back to the terminal's.
+ */
+const NARROWEST_LAYOUT = 3
 
 /** What of the editor's private state holds text, as pi-tui 0.x keeps it. */
 interface EditorText {
@@ -54,7 +60,11 @@ export class TabKeepingEditor extends Editor {
 
   /** The mark is drawn as a space: both are one column wide, so the editor's layout holds. */
   override render(width: number): Array<string> {
-    return super.render(width).map((line) => (line.includes(this.mark) ? line.replaceAll(this.mark, " ") : line))
+    const laidOut = Math.max(width, NARROWEST_LAYOUT)
+    return super.render(laidOut).map((row) => {
+      const line = row.includes(this.mark) ? row.replaceAll(this.mark, " ") : row
+      return laidOut === width ? line : truncateToWidth(line, Math.max(0, width), "")
+    })
   }
 
   override setText(text: string): void {

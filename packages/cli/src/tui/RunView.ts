@@ -4,15 +4,17 @@
 import { formatDuration } from "@alisio/domain/Durations"
 import { type Message, textOf } from "@alisio/domain/Message"
 import type { KnownRunEvent, RunStatus } from "@alisio/domain/RunEvent"
-import { Markdown } from "@earendil-works/pi-tui"
 import { toolResults } from "../ToolResults.js"
 import { type NoticeLevel, ReasoningEntry, UserEntry } from "./Entries.js"
-import { sanitize } from "./Sanitize.js"
+import { SafeMarkdown } from "./SafeMarkdown.js"
+import { sanitize, sanitizeLine } from "./Sanitize.js"
 import type { Screen } from "./Screen.js"
 import { compactCount } from "./StatusLine.js"
 import { StreamingMarkdown } from "./StreamingMarkdown.js"
 import { ToolCard } from "./ToolCard.js"
-import { markdownOptions } from "./Wrap.js"
+
+/** The most of a tool's name the status line could show. */
+const STATUS_NAME_COLUMNS = 120
 
 const retryReason: Record<string, string> = {
   first_token_timeout: "no answer yet",
@@ -161,7 +163,7 @@ export class RunView {
         this.endBlocks()
         this.card(event.data.toolCallId, event.data.name, event.data.arguments)
         status.update((s) => {
-          s.activity = { _tag: "Tool", name: event.data.name, since: this.now() }
+          s.activity = { _tag: "Tool", name: sanitizeLine(event.data.name, STATUS_NAME_COLUMNS), since: this.now() }
         })
         break
       case "tool_progress":
@@ -328,7 +330,7 @@ export class RunView {
             screen.add(entry)
           } else if (part._tag === "text" && part.text.trim() !== "") {
             this.lastAnswer = part.text
-            screen.add(new Markdown(sanitize(part.text), 0, 0, screen.theme.markdown, undefined, markdownOptions))
+            screen.add(new SafeMarkdown(sanitize(part.text), 0, 0, screen.theme.markdown))
           } else if (part._tag === "tool_call") {
             const card = this.card(part.id, part.name, part.arguments)
             const result = resultOf(index, part.id)

@@ -32,3 +32,11 @@ export const sanitizeContinuing = (text: string): { readonly text: string; reado
 
 /** Text safe to lay out: no escape sequences, no control characters but newlines. */
 export const sanitize = (text: string): string => sanitizeContinuing(text).text
+
+/**
+ * Text for a single row (a tool's name, a title): sanitized, its line breaks made spaces; given the
+ * row's columns, cut first to what they could show (pi-tui measures a long line that is not all
+ * ASCII in time that grows far faster than its length: minutes for 80 KB).
+ */
+export const sanitizeLine = (text: string, columns = Number.POSITIVE_INFINITY): string =>
+  sanitize(text.length > columns * 4 ? text.slice(0, columns * 4) : text).replace(/\n/g, " ")

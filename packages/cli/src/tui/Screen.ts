@@ -7,7 +7,16 @@ import type { Dialog } from "./Dialogs.js"
 import { LinesEntry, NoticeEntry, type NoticeLevel, UserEntry } from "./Entries.js"
 import { PanelRegion } from "./Panels.js"
 import { TabKeepingEditor } from "./PasteTabs.js"
-import { type Component, Container, matchesKey, type Terminal, type TUI, TuiMainScreen } from "./PiTuiCore.js"
+import {
+  type Component,
+  Container,
+  matchesKey,
+  type Terminal,
+  type TUI,
+  TuiMainScreen,
+  truncateToWidth,
+  visibleWidth
+} from "./PiTuiCore.js"
 import { StatusLine } from "./StatusLine.js"
 import type { Theme } from "./Theme.js"
 
@@ -16,6 +25,17 @@ class Gap implements Component {
   invalidate(): void {}
   render(): ReadonlyArray<string> {
     return [""]
+  }
+}
+
+/**
+ * pi-tui ends the whole interface when a line it draws is wider than the terminal (it throws from
+ * its render timer): a block that miscounts at some width, say a prefix wider than a terminal one
+ * column wide, is cut to the width instead.
+ */
+class FittedScreen extends TuiMainScreen {
+  override render(width: number): ReadonlyArray<string> {
+    return super.render(width).map((line) => (visibleWidth(line) > width ? truncateToWidth(line, width, "") : line))
   }
 }
 
@@ -47,7 +67,7 @@ export class Screen {
     readonly theme: Theme,
     private readonly options: ScreenOptions = {}
   ) {
-    this.tui = new TuiMainScreen(terminal)
+    this.tui = new FittedScreen(terminal)
     this.panels = new PanelRegion(theme)
     this.status = new StatusLine(theme)
     this.status.onChange = () => this.tui.requestRender()
@@ -76,14 +96,18 @@ export class Screen {
   /**
    * The last frame: the conversation stays in the scrollback, the editor and the status line go. A
    * blank line ends it, where the cursor rests: pi-tui's stop writes a space there, which would
-   * otherwise erase the first character of the conversation's last line.
+   * otherwise erase the first character of the conversation's last line. A block that cannot be
+   * drawn (what made the interface crash) leaves the frame before as it was: thrown here, the error
+   * would end the process from its crash handler, before the terminal is given back.
    */
   leave(): void {
     this.tui.removeChild(this.input)
     this.tui.removeChild(this.queued)
     this.tui.removeChild(this.status)
     this.tui.addChild(new Gap())
-    this.tui.renderNow()
+    try {
+      this.tui.renderNow()
+    } catch {}
   }
 
   /** Adds a block to the conversation, with a blank line before it. */

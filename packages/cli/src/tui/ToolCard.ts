@@ -3,7 +3,7 @@
 import { formatDuration } from "@alisio/domain/Durations"
 import type { ToolCallStatus } from "@alisio/domain/RunEvent"
 import { type Component, truncateToWidth, visibleWidth } from "@earendil-works/pi-tui"
-import { sanitize } from "./Sanitize.js"
+import { sanitize, sanitizeLine } from "./Sanitize.js"
 import { CleanStream } from "./StreamCut.js"
 import type { Theme } from "./Theme.js"
 import { wrapLine } from "./Wrap.js"
@@ -168,8 +168,8 @@ export class ToolCard implements Component {
             : this.durationMs === undefined
               ? ""
               : t.dim(` ${formatDuration(this.durationMs)}`)
-    const summary = sanitize(summariseArguments(this.name, this.args))
-    const head = `${mark} ${t.bold(this.name)} ${summary}`
+    const summary = sanitizeLine(summariseArguments(this.name, this.args), width)
+    const head = `${mark} ${t.bold(sanitizeLine(this.name, width))} ${summary}`
     const lines: Array<string> = []
     const tailWidth = visibleWidth(tail)
     if (visibleWidth(head) + tailWidth <= width) lines.push(head + tail)
