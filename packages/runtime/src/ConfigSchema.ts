@@ -140,8 +140,12 @@ export const ShellSettings = Schema.Struct({ environment: optional(ShellEnvironm
 
 /** `provider/model`, e.g. `openai/gpt-4o`. */
 export const ModelRef = Schema.String.pipe(
-  // No control characters either: the name is printed back in messages and the status line.
-  Schema.pattern(/^[^/\s\p{Cc}]+\/[^\s\p{Cc}]+$/u, { message: () => 'Expected "provider/model", e.g. "openai/gpt-4o"' })
+  // No control characters either: the name is printed back in messages and the status line. Spelled
+  // as ranges, not `\p{Cc}`: the pattern goes into config.schema.json, read by editors without `u`.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
+  Schema.pattern(/^[^/\s\u0000-\u001f\u007f-\u009f]+\/[^\s\u0000-\u001f\u007f-\u009f]+$/, {
+    message: () => 'Expected "provider/model", e.g. "openai/gpt-4o"'
+  })
 )
 
 /**
